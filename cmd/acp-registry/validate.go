@@ -1,0 +1,14 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+)
+
+// PLACEHOLDER: replaced by the real command.
+func newValidateCmd(s cli.Streams) *cobra.Command {
+	return &cobra.Command{Use: "validate", RunE: func(*cobra.Command, []string) error { return errors.New("validate: not built yet") }}
+}

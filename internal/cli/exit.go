@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Exit codes, as documented in README and ../shared/spec/cli.md.
+const (
+	ExitOK       = 0 // success, warnings allowed
+	ExitFailure  = 1 // I/O, network, install, launch or publish failure
+	ExitUsage    = 2 // unknown command or flag, bad argument
+	ExitProblems = 3 // validate/build found errors, verify found a failing agent
+	ExitUpdates  = 4 // update --exit-code: updates are available
+)
+
+// UsageError marks a bad command line; usage is printed with it.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// Usagef builds a UsageError.
+func Usagef(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// ExitError carries a specific exit code out of a command, e.g. 3 when
+// problems were found (the report itself has already been printed) or an
+// agent's own exit status. Msg, when set, is printed to stderr.
+type ExitError struct {
+	Code int
+	Msg  string
+}
+
+func (e *ExitError) Error() string {
+	if e.Msg != "" {
+		return e.Msg
+	}
+	return fmt.Sprintf("exit status %d", e.Code)
+}
+
+// ErrProblems is returned when a report with error-level problems was printed.
+var ErrProblems = &ExitError{Code: ExitProblems}
+
+// Code maps an error returned by a command to an exit code, printing its
+// message to stderr prefixed by the program name once.
+func Code(prog string, err error, stderr io.Writer) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Msg != "" {
+			fmt.Fprintf(stderr, "%s: %s\n", prog, ee.Msg)
+		}
+		return ee.Code
+	}
+	msg := strings.TrimPrefix(err.Error(), prog+": ")
+	fmt.Fprintf(stderr, "%s: %s\n", prog, msg)
+	var ue *UsageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// cobra reports flag and argument errors as plain errors; recognise the
+// ones it writes so they exit 2, as the contract says.
+func isCobraUsage(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "requires at most", "if any flags in the group", "required flag"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}

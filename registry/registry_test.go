@@ -1,0 +1,213 @@
+package registry
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func TestParseNPM(t *testing.T) {
+	cases := []struct {
+		spec, name, version string
+		bad                 bool
+	}{
+		{"@agentclientprotocol/claude-agent-acp@0.85.1", "@agentclientprotocol/claude-agent-acp", "0.85.1", false},
+		{"9router@0.5.96", "9router", "0.5.96", false},
+		{"gptme-acp", "gptme-acp", "", false},
+		{"@stdiobus/workers-registry", "@stdiobus/workers-registry", "", false},
+		{"aider-acp@latest", "aider-acp", "latest", false},
+		{"cline@", "", "", true},
+		{"Bad_Name@1.0.0", "", "", true},
+		{"@scope@1.0.0", "", "", true},
+		{"", "", "", true},
+	}
+	for _, c := range cases {
+		s, err := ParseNPM(c.spec)
+		if c.bad {
+			if err == nil {
+				t.Errorf("ParseNPM(%q) = %+v, want error", c.spec, s)
+			}
+			continue
+		}
+		if err != nil || s.Name != c.name || s.Version != c.version {
+			t.Errorf("ParseNPM(%q) = %+v, %v; want %s %s", c.spec, s, err, c.name, c.version)
+		}
+		if s.String() != c.spec {
+			t.Errorf("ParseNPM(%q).String() = %q", c.spec, s.String())
+		}
+	}
+}
+
+func TestParsePyPI(t *testing.T) {
+	cases := []struct {
+		spec, name, extras, version string
+		bad                         bool
+	}{
+		{"fast-agent-acp==0.10.1", "fast-agent-acp", "", "0.10.1", false},
+		{"aither-adk==3.0.3", "aither-adk", "", "3.0.3", false},
+		{"gptme-acp", "gptme-acp", "", "", false},
+		{"mistral-vibe[acp]==1.2.0", "mistral-vibe", "[acp]", "1.2.0", false},
+		{"superqode@0.2.7", "superqode", "", "0.2.7", false},
+		{"pkg>=1.0", "", "", "", true},
+		{"pkg==", "", "", "", true},
+		{"-pkg==1.0", "", "", "", true},
+		{"pkg[==1.0", "", "", "", true},
+	}
+	for _, c := range cases {
+		s, err := ParsePyPI(c.spec)
+		if c.bad {
+			if err == nil {
+				t.Errorf("ParsePyPI(%q) = %+v, want error", c.spec, s)
+			}
+			continue
+		}
+		if err != nil || s.Name != c.name || s.Extras != c.extras || s.Version != c.version {
+			t.Errorf("ParsePyPI(%q) = %+v, %v", c.spec, s, err)
+		}
+	}
+	if got := NormalizePyPIName("Fast_Agent..ACP"); got != "fast-agent-acp" {
+		t.Errorf("NormalizePyPIName = %q", got)
+	}
+}
+
+func TestVersions(t *testing.T) {
+	if !StrictVersion("1.2.3") || StrictVersion("1.2") || StrictVersion("1.18.31.1") || StrictVersion("1.2.3-beta.1") || StrictVersion("v1.2.3") {
+		t.Error("StrictVersion accepts or rejects the wrong forms")
+	}
+	if !HasLeadingZero("2026.10.01") || HasLeadingZero("2026.10.10") || HasLeadingZero("0.1.0") {
+		t.Error("HasLeadingZero is wrong")
+	}
+	if !SameVersion("1.2", "1.2.0") || SameVersion("1.2.1", "1.2.0") {
+		t.Error("SameVersion should compare semantically")
+	}
+	if !Newer("0.85.2-preview.22", "0.85.1") || Newer("0.85.1", "0.85.2-preview.22") || Newer("1.10.0", "1.10.0") || !Newer("1.10.0", "1.9.9") {
+		t.Error("Newer does not follow semver precedence")
+	}
+	if Newer("garbage", "1.0.0") {
+		t.Error("an unparsable version must never be newer")
+	}
+}
+
+func TestSlugAndIDs(t *testing.T) {
+	for name, want := range map[string]string{"Claude Agent": "claude-agent", "Gemini CLI": "gemini-cli", "  goose!! ": "goose", "Qwen  Code": "qwen-code"} {
+		if got := Slug(name); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", name, got, want)
+		}
+	}
+	if !ValidID("claude-agent") || ValidID("Claude") || ValidID("1agent") || ValidID("") {
+		t.Error("ValidID is wrong")
+	}
+}
+
+func TestPlatforms(t *testing.T) {
+	p, err := ParsePlatform("darwin-aarch64")
+	if err != nil || p.OS() != "darwin" || p.Arch() != "aarch64" {
+		t.Fatalf("ParsePlatform: %v %v", p, err)
+	}
+	_, err = ParsePlatform("linux-arm64")
+	if err == nil || !strings.Contains(err.Error(), "linux-aarch64") {
+		t.Fatalf("unknown platform error should list the known ones, got %v", err)
+	}
+}
+
+func TestParseIndexRefusesHostileInput(t *testing.T) {
+	good := `{"version":"1.0.0","agents":[{"id":"a","name":"A","version":"1.0.0","description":"d","distribution":{"npx":{"package":"a@1.0.0"}}}]}`
+	x, err := ParseIndex([]byte(good))
+	if err != nil || len(x.Agents) != 1 || x.Extensions == nil {
+		t.Fatalf("ParseIndex(good) = %+v, %v", x, err)
+	}
+	for name, body := range map[string]string{
+		"not json":      `<html>`,
+		"no agents":     `{"version":"1.0.0"}`,
+		"duplicate id":  `{"version":"1.0.0","agents":[{"id":"a","distribution":{"npx":{"package":"a"}}},{"id":"a","distribution":{"npx":{"package":"a"}}}]}`,
+		"bad id":        `{"version":"1.0.0","agents":[{"id":"../etc","distribution":{"npx":{"package":"a"}}}]}`,
+		"no dist":       `{"version":"1.0.0","agents":[{"id":"a","distribution":{}}]}`,
+		"bad platform":  `{"version":"1.0.0","agents":[{"id":"a","distribution":{"binary":{"beos-m68k":{"archive":"x","cmd":"y"}}}}]}`,
+		"wrong types":   `{"version":"1.0.0","agents":[{"id":7}]}`,
+		"empty version": `{"agents":[]}`,
+	} {
+		if _, err := ParseIndex([]byte(body)); err == nil {
+			t.Errorf("%s: ParseIndex accepted %s", name, body)
+		}
+	}
+}
+
+func TestLoadTree(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, body string) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("b/agent.json", `{"id":"b","name":"B","version":"1.0.0","description":"d","distribution":{"npx":{"package":"b@1.0.0"}}}`)
+	write("a/agent.json", `{"id":"a","name":"A","version":"1.0.0","description":"d","distribution":{"uvx":{"package":"a==1.0.0"}}}`)
+	write("_parked/agent.json", `{"id":"parked"}`)
+	write(".git/agent.json", `{}`)
+	write("dist/agent.json", `{}`)
+	write("empty/README", `no manifest here`)
+	x, err := LoadTree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x.Agents) != 2 || x.Agents[0].ID != "a" || x.Agents[1].ID != "b" {
+		t.Fatalf("LoadTree got %+v", x.Agents)
+	}
+	write("c/agent.json", `{"id":`)
+	if _, err := LoadTree(root); err == nil || !strings.Contains(err.Error(), filepath.Join("c", "agent.json")) {
+		t.Fatalf("a broken manifest must be named in the error, got %v", err)
+	}
+}
+
+func TestReadLimited(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(p, make([]byte, 2048), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := ReadLimited(p, 1024)
+	if _, ok := err.(*TooLargeError); !ok {
+		t.Fatalf("ReadLimited over the limit = %v, want *TooLargeError", err)
+	}
+	if data, err := ReadLimited(p, 4096); err != nil || len(data) != 2048 {
+		t.Fatalf("ReadLimited under the limit = %d, %v", len(data), err)
+	}
+}
+
+// The corpus is real registry data; every manifest in it must decode with
+// the types of this package (validity is validate's business).
+func TestDecodeCorpusManifests(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	corpus := filepath.Join(filepath.Dir(file), "..", "..", "shared", "corpus", "registry")
+	dirs, err := ScanRoot(corpus)
+	if err != nil {
+		t.Skipf("corpus not available (%v): skipping", err)
+	}
+	n := 0
+	for _, d := range dirs {
+		data, err := os.ReadFile(d.ManifestPath())
+		if err != nil {
+			continue
+		}
+		m, err := DecodeManifest(data)
+		if err != nil {
+			// aider-acp's authors are objects: a real type error, expected.
+			if d.Name == "aider-acp" {
+				continue
+			}
+			t.Errorf("%s: %v", d.Name, err)
+			continue
+		}
+		if len(m.Distribution.Kinds()) == 0 {
+			t.Errorf("%s: no distribution decoded", d.Name)
+		}
+		n++
+	}
+	if n < 100 {
+		t.Errorf("decoded only %d corpus manifests", n)
+	}
+}

@@ -1,0 +1,151 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Agent files have fixed names inside an agent folder.
+const (
+	ManifestFile = "agent.json"
+	IconFile     = "icon.svg"
+)
+
+// MaxManifestSize bounds how much of an agent.json is read; real manifests
+// are a few KiB, and a hostile 100 MB one must not be slurped.
+const MaxManifestSize = 1 << 20
+
+// AgentDir is one folder of a registry tree.
+type AgentDir struct {
+	Name string // folder name, which must equal the manifest id
+	Dir  string // path as given by the caller joined with Name
+}
+
+// ManifestPath is Dir/agent.json.
+func (a AgentDir) ManifestPath() string { return filepath.Join(a.Dir, ManifestFile) }
+
+// IconPath is Dir/icon.svg.
+func (a AgentDir) IconPath() string { return filepath.Join(a.Dir, IconFile) }
+
+// Skipped reports folder names that are never agents: hidden, parked
+// ("_not_yet_unsupported") and build output.
+func Skipped(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "dist"
+}
+
+// ScanRoot lists the agent folders directly under root, sorted by name.
+// Folders without agent.json are returned too: whether that is a problem is
+// the caller's call.
+func ScanRoot(root string) ([]AgentDir, error) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("read registry folder %s: %w", root, err)
+	}
+	var dirs []AgentDir
+	for _, e := range entries {
+		if Skipped(e.Name()) {
+			continue
+		}
+		isDir := e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 {
+			if st, err := os.Stat(filepath.Join(root, e.Name())); err == nil {
+				isDir = st.IsDir()
+			}
+		}
+		if !isDir {
+			continue
+		}
+		dirs = append(dirs, AgentDir{Name: e.Name(), Dir: filepath.Join(root, e.Name())})
+	}
+	sort.Slice(dirs, func(i, j int) bool { return dirs[i].Name < dirs[j].Name })
+	return dirs, nil
+}
+
+// ReadLimited reads at most limit bytes of path; a larger file is an error
+// that says how large it is, so callers can report it without reading it.
+func ReadLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, &TooLargeError{Path: path, Limit: limit}
+	}
+	return data, nil
+}
+
+// TooLargeError is returned by ReadLimited.
+type TooLargeError struct {
+	Path  string
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s is larger than %d KiB", e.Path, e.Limit>>10)
+}
+
+// DecodeManifest decodes agent.json strictly enough for tools that consume
+// an already validated registry: syntax errors and wrong types fail, unknown
+// fields are ignored.
+func DecodeManifest(data []byte) (*Manifest, error) {
+	var m Manifest
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("unexpected data after the JSON object")
+	}
+	return &m, nil
+}
+
+// LoadTree reads every agent of a registry folder into an Index, for tools
+// (acp, build) that use a tree as a registry. Folders without agent.json
+// are skipped; an unreadable or undecodable manifest is an error naming it.
+func LoadTree(root string) (*Index, error) {
+	dirs, err := ScanRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	idx := &Index{Version: IndexVersion, Agents: []Manifest{}, Extensions: []json.RawMessage{}}
+	for _, d := range dirs {
+		data, err := ReadLimited(d.ManifestPath(), MaxManifestSize)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", d.ManifestPath(), err)
+		}
+		m, err := DecodeManifest(data)
+		if err != nil {
+			return nil, fmt.Errorf("decode %s: %w (run acp-registry validate for details)", d.ManifestPath(), err)
+		}
+		idx.Agents = append(idx.Agents, *m)
+	}
+	return idx, nil
+}
+
+// IndexVersion is the registry.json format version this module writes.
+const IndexVersion = "1.0.0"
+
+// Find returns the agent with the given id.
+func (x *Index) Find(id string) (*Manifest, bool) {
+	for i := range x.Agents {
+		if x.Agents[i].ID == id {
+			return &x.Agents[i], true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,58 @@
+package registry
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/Masterminds/semver/v3"
+)
+
+var strictVersionRe = regexp.MustCompile(`^(0|[1-9][0-9]*|[0-9]+)\.([0-9]+)\.([0-9]+)$`)
+
+// StrictVersion reports whether v is exactly MAJOR.MINOR.PATCH with numeric
+// parts (leading zeros allowed here; see HasLeadingZero).
+func StrictVersion(v string) bool { return strictVersionRe.MatchString(v) }
+
+var leadingZeroRe = regexp.MustCompile(`(^|\.)0[0-9]`)
+
+// HasLeadingZero reports a numeric part such as "01" in "2026.10.01".
+func HasLeadingZero(v string) bool { return leadingZeroRe.MatchString(v) }
+
+// ParseVersion parses a version with semver, tolerating a leading "v",
+// shorter forms ("1.2" is 1.2.0) and leading zeros. It rejects anything
+// that is not a version at all, including four-part versions.
+func ParseVersion(v string) (*semver.Version, error) {
+	sv, err := semver.NewVersion(v)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a semantic version: %w", v, err)
+	}
+	return sv, nil
+}
+
+// SameVersion compares two versions as semantic versions; unparsable ones
+// are compared as strings.
+func SameVersion(a, b string) bool {
+	va, errA := ParseVersion(a)
+	vb, errB := ParseVersion(b)
+	if errA != nil || errB != nil {
+		return a == b
+	}
+	return va.Equal(vb)
+}
+
+// Newer reports whether a is strictly newer than b by semantic-version
+// precedence. Unparsable versions are never newer.
+func Newer(a, b string) bool {
+	va, errA := ParseVersion(a)
+	vb, errB := ParseVersion(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	return va.GreaterThan(vb)
+}
+
+// IsPrerelease reports whether v parses and carries a pre-release part.
+func IsPrerelease(v string) bool {
+	sv, err := ParseVersion(v)
+	return err == nil && sv.Prerelease() != ""
+}

@@ -1,0 +1,54 @@
+package validate
+
+import "github.com/agentclientprotocol/acp-registry-go/registry"
+
+// Severity of a problem.
+type Severity string
+
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+)
+
+// Problem is one finding, positioned in the file it concerns. Line and
+// Column are 1-based; Column is 0 when only the line is known; both are 0
+// when the problem is about the whole file.
+type Problem struct {
+	File     string   `json:"file"`
+	Line     int      `json:"line"`
+	Column   int      `json:"column"`
+	Pointer  string   `json:"pointer"`
+	Rule     string   `json:"rule"`
+	Severity Severity `json:"severity"`
+	Message  string   `json:"message"`
+}
+
+// AgentResult is the verdict on one agent folder.
+type AgentResult struct {
+	ID       string    `json:"id"`
+	Path     string    `json:"path"`
+	Valid    bool      `json:"valid"`
+	Problems []Problem `json:"problems"`
+
+	// ManifestFile is the agent.json path as reported in problems.
+	ManifestFile string `json:"-"`
+	// Manifest is the decoded manifest when the file parsed (even if it has
+	// problems); nil otherwise.
+	Manifest *registry.Manifest `json:"-"`
+	// Icon is the icon.svg content when it was read.
+	Icon []byte `json:"-"`
+}
+
+// Summary counts a report.
+type Summary struct {
+	Agents   int `json:"agents"`
+	Invalid  int `json:"invalid"`
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+}
+
+// Report is the result of a validation run, agents sorted by id.
+type Report struct {
+	Agents  []*AgentResult `json:"agents"`
+	Summary Summary        `json:"summary"`
+}
