@@ -3,4 +3,28 @@
 // icons (through package icons) and, unless skipped, the network (archive
 // URLs, npm and PyPI packages). Every problem of every agent is collected
 // in one run and positioned as file:line:col plus a JSON pointer.
+//
+// What it owns:
+//   - Run (paths → Report), ValidateManifest (one agent.json, offline), and
+//     the three report formats (WriteText, WriteJSON, WriteGitHub).
+//   - The embedded JSON Schemas (schema/agent.schema.json and
+//     schema/registry.schema.json, draft-07), exported for the build.
+//   - A JSON scanner of its own (jsonpos.go): it decodes each file once,
+//     finds duplicate keys and places syntax errors at the exact byte, and
+//     positions any pointer on demand. Columns count characters, not bytes.
+//
+// Decisions worth knowing:
+//   - A UTF-8 byte order mark is an error (json-syntax): Go's and Node's
+//     JSON parsers reject it, so tools reading the tree would fail; parsing
+//     continues past it so the file's other problems are reported too.
+//   - Where a semantic rule judges a value (id-format, version-semver, …),
+//     the schema's complaint about the same value is dropped.
+//   - Most manifests conform to the schema, so a hand-written walk proves
+//     that first (schemafast.go) and the general validator runs only when it
+//     cannot; tests and fuzzing pin that the two agree.
+//   - Hostile input is bounded: 1 MiB per manifest, 64 levels of nesting,
+//     200 problems per file, no schema pass over documents with more than
+//     10,000 values, and FIFOs or devices are refused without being opened.
+//   - The network checks live in network.go (another engineer's); Run calls
+//     them after the offline checks and positions their problems.
 package validate

@@ -37,6 +37,10 @@ type AgentResult struct {
 	Manifest *registry.Manifest `json:"-"`
 	// Icon is the icon.svg content when it was read.
 	Icon []byte `json:"-"`
+
+	// index positions pointers of agent.json, for problems added after the
+	// offline checks (network) that carry only a pointer.
+	index *posIndex
 }
 
 // Summary counts a report.
@@ -51,4 +55,13 @@ type Summary struct {
 type Report struct {
 	Agents  []*AgentResult `json:"agents"`
 	Summary Summary        `json:"summary"`
+
+	// Strict makes warnings count as errors (validate --strict).
+	Strict bool `json:"-"`
+}
+
+// HasErrors reports whether the report fails the run: error-level problems,
+// or any problem at all under --strict.
+func (r *Report) HasErrors() bool {
+	return r.Summary.Errors > 0 || (r.Strict && r.Summary.Warnings > 0)
 }

@@ -1,14 +1,124 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentclientprotocol/acp-registry-go/build"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
 
-// PLACEHOLDER: replaced by the real command.
+type buildFlags struct {
+	out              string
+	baseURL          string
+	skipURLs         bool
+	dryRun           bool
+	json             bool
+	allowPrivateURLs bool
+	npmRegistry      string
+	pypiURL          string
+}
+
 func newBuildCmd(s cli.Streams) *cobra.Command {
-	return &cobra.Command{Use: "build", RunE: func(*cobra.Command, []string) error { return errors.New("build: not built yet") }}
+	var f buildFlags
+	cmd := &cobra.Command{
+		Use:   "build [PATH]",
+		Short: "Validate the registry and write registry.json, icons and schemas",
+		Long: `Validate the registry exactly as validate does, then write the folder clients
+fetch: registry.json (agents sorted by id, icons at --base-url, preview removed),
+registry-preview.json (newer previews promoted), registry-<name>.json for every
+variant of variants.json, <id>.svg icons, agent.schema.json and
+registry.schema.json. Unknown top-level manifest fields are not copied into
+the indexes.
+
+The output folder is written beside --out and renamed into place, so it is
+replaced as a whole or not at all. The same input gives byte-identical output.
+
+PATH defaults to ./agents if it exists, else the current folder.
+
+Exit status: 0 built, 3 validation found errors (nothing written), 1 the
+output could not be written, 2 bad usage.`,
+		Example: `  acp-registry build --skip-urls
+  acp-registry build agents --out dist --base-url https://cdn.example.com/registry/v1/latest --json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runBuild(c.Context(), s, args, f, c.Flags().Changed("base-url"))
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.out, "out", "dist", "output folder (replaced as a whole)")
+	fl.StringVar(&f.baseURL, "base-url", build.DefaultBaseURL, "prefix of the icon URLs (also REGISTRY_BASE_URL)")
+	fl.BoolVar(&f.skipURLs, "skip-urls", false, "skip network checks (also SKIP_URL_VALIDATION=1|true|yes)")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "validate and compute everything, write nothing")
+	fl.BoolVar(&f.json, "json", false, "print what was written as JSON")
+	fl.BoolVar(&f.allowPrivateURLs, "allow-private-urls", false, "allow archive URLs on loopback and private networks (tests, private mirrors)")
+	fl.StringVar(&f.npmRegistry, "npm-registry", "https://registry.npmjs.org/", "npm registry to check npx packages against")
+	fl.StringVar(&f.pypiURL, "pypi-url", "https://pypi.org/", "PyPI to check uvx packages against")
+	return cmd
+}
+
+func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, baseURLSet bool) error {
+	root := validate.DefaultPaths()[0]
+	if len(args) == 1 {
+		root = args[0]
+	}
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		return cli.Usagef("registry folder %q does not exist: pass the folder that holds <id>/agent.json", root)
+	}
+	baseURL := f.baseURL
+	if env := os.Getenv("REGISTRY_BASE_URL"); env != "" && !baseURLSet {
+		baseURL = env
+	}
+	if !strings.HasPrefix(baseURL, "https://") && !strings.HasPrefix(baseURL, "http://") {
+		return cli.Usagef("--base-url %q must be an http(s) URL", baseURL)
+	}
+	vo := validate.Options{
+		SkipURLs:         f.skipURLs || buildEnvTrue(os.Getenv("SKIP_URL_VALIDATION")),
+		AllowPrivateURLs: f.allowPrivateURLs,
+		NPMRegistry:      f.npmRegistry,
+		PyPIURL:          f.pypiURL,
+		Stderr:           s.Err,
+	}
+	res, err := build.Build(ctx, build.Options{
+		Root:     root,
+		Out:      f.out,
+		BaseURL:  baseURL,
+		DryRun:   f.dryRun,
+		Validate: build.Validator(vo),
+		Schemas:  build.Schemas(),
+	})
+	if errors.Is(err, build.ErrProblems) {
+		// The report is diagnostics here: stdout is for what was built.
+		if werr := validate.WriteText(s.Err, res.Report, cli.Color(s.Err)); werr != nil {
+			return werr
+		}
+		return &cli.ExitError{Code: cli.ExitProblems, Msg: err.Error()}
+	}
+	if err != nil {
+		return err
+	}
+	if f.json {
+		return cli.WriteJSON(s.Out, res)
+	}
+	verb := "built"
+	if res.DryRun {
+		verb = "would build"
+	}
+	_, err = fmt.Fprintf(s.Out, "%s %d agents into %s (%d files)\n", verb, res.Agents, res.Out, len(res.Files))
+	return err
+}
+
+// buildEnvTrue reads boolean environment switches such as SKIP_URL_VALIDATION.
+func buildEnvTrue(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes":
+		return true
+	}
+	return false
 }

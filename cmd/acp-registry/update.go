@@ -1,14 +1,148 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/remote"
+	"github.com/agentclientprotocol/acp-registry-go/update"
+	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
 
-// PLACEHOLDER: replaced by the real command.
+type updateFlags struct {
+	apply            bool
+	agents           []string
+	json             bool
+	exitCode         bool
+	preview          bool
+	jobs             int
+	npmRegistry      string
+	pypiURL          string
+	githubAPIURL     string
+	allowPrivateURLs bool
+}
+
 func newUpdateCmd(s cli.Streams) *cobra.Command {
-	return &cobra.Command{Use: "update", RunE: func(*cobra.Command, []string) error { return errors.New("update: not built yet") }}
+	var f updateFlags
+	cmd := &cobra.Command{
+		Use:   "update [PATH]",
+		Short: "Find newer agent releases and, with --apply, bump the manifests",
+		Long: `Look up the newest stable release of each agent at its source: npm for npx,
+PyPI for uvx, GitHub releases (of "repository") for binary-only agents.
+Versions never move backwards and pre-releases are ignored; --preview also
+moves "preview" to the npm dist-tag next (or preview).
+
+With --apply, each manifest is edited in place: only the changed values
+(version, package pins, archive URLs, sha256) are rewritten, keeping the
+file's formatting and key order. Binary agents whose repository is not on
+GitHub have no source: they are listed as skipped, not as failures. New archives are downloaded to recompute
+sha256 (an agent with a missing archive is left unchanged), and the result
+is validated before it is written. GITHUB_TOKEN is sent to the GitHub API
+when set. One agent's failure never stops the others.
+
+Exit status: 0 done, 1 a lookup or an apply failed, 4 updates are available
+(only with --exit-code), 2 bad usage.`,
+		Example: `  acp-registry update
+  acp-registry update --apply --agent gemini,claude-acp
+  acp-registry update --json --exit-code`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return runUpdate(c.Context(), s, args, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.apply, "apply", false, "rewrite the manifests")
+	fl.StringSliceVar(&f.agents, "agent", nil, "only these agent ids (comma-separated or repeated)")
+	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
+	fl.BoolVar(&f.exitCode, "exit-code", false, "exit 4 when updates are available")
+	fl.BoolVar(&f.preview, "preview", false, "also move preview channels to npm's next/preview dist-tag")
+	fl.IntVar(&f.jobs, "jobs", 4, "agents looked up at once")
+	fl.StringVar(&f.npmRegistry, "npm-registry", remote.DefaultNPMRegistry, "npm registry")
+	fl.StringVar(&f.pypiURL, "pypi-url", remote.DefaultPyPIURL, "PyPI")
+	fl.StringVar(&f.githubAPIURL, "github-api-url", "https://api.github.com/", "GitHub API")
+	fl.BoolVar(&f.allowPrivateURLs, "allow-private-urls", false, "allow archive downloads from loopback and private networks (tests, private mirrors)")
+	return cmd
+}
+
+func runUpdate(ctx context.Context, s cli.Streams, args []string, f updateFlags) error {
+	root := validate.DefaultPaths()[0]
+	if len(args) == 1 {
+		root = args[0]
+	}
+	if f.jobs < 1 {
+		return cli.Usagef("--jobs must be at least 1, not %d", f.jobs)
+	}
+	var agents []string
+	for _, a := range f.agents {
+		if a = strings.TrimSpace(a); a != "" {
+			agents = append(agents, a)
+		}
+	}
+	gh, err := update.NewGitHubClient(nil, f.githubAPIURL, os.Getenv("GITHUB_TOKEN"), nil)
+	if err != nil {
+		return &cli.UsageError{Err: err}
+	}
+	rep, err := update.Run(ctx, update.Options{
+		Root:    root,
+		Agents:  agents,
+		Apply:   f.apply,
+		Preview: f.preview,
+		Jobs:    f.jobs,
+		Remote:  &remote.Client{NPMRegistry: f.npmRegistry, PyPIURL: f.pypiURL, AllowPrivate: f.allowPrivateURLs},
+		GitHub:  gh,
+	})
+	if errors.Is(err, registry.ErrNotFound) {
+		return &cli.UsageError{Err: err}
+	}
+	if err != nil {
+		return err
+	}
+	if f.json {
+		if err := cli.WriteJSON(s.Out, rep); err != nil {
+			return err
+		}
+	} else if err := writeUpdateText(s, rep); err != nil {
+		return err
+	}
+	switch {
+	case len(rep.Errors) > 0:
+		return &cli.ExitError{Code: cli.ExitFailure, Msg: fmt.Sprintf("%d agent(s) could not be updated", len(rep.Errors))}
+	case f.exitCode && len(rep.Updates) > 0:
+		return &cli.ExitError{Code: cli.ExitUpdates}
+	}
+	return nil
+}
+
+func writeUpdateText(s cli.Streams, rep *update.Report) error {
+	tw := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
+	for _, u := range rep.Updates {
+		state := "available"
+		if u.Applied {
+			state = "applied"
+		}
+		id := u.ID
+		if u.Channel != "" {
+			id += " (" + u.Channel + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s -> %s\t%s\t%s\n", id, u.Current, u.Latest, u.Source, state)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, e := range rep.Skipped {
+		fmt.Fprintf(s.Err, "%s: skip %s: %s\n", prog, e.ID, e.Error)
+	}
+	for _, e := range rep.Errors {
+		fmt.Fprintf(s.Err, "%s: update %s: %s\n", prog, e.ID, e.Error)
+	}
+	fmt.Fprintf(s.Err, "%d update(s), %d up to date, %d skipped, %d error(s)\n", len(rep.Updates), len(rep.UpToDate), len(rep.Skipped), len(rep.Errors))
+	return nil
 }

@@ -1,14 +1,151 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
 
-// PLACEHOLDER: replaced by the real command.
+type validateFlags struct {
+	skipURLs         bool
+	agents           []string
+	format           string
+	json             bool
+	strict           bool
+	verifyArchives   bool
+	jobs             int
+	allowPrivateURLs bool
+	npmRegistry      string
+	pypiURL          string
+}
+
 func newValidateCmd(s cli.Streams) *cobra.Command {
-	return &cobra.Command{Use: "validate", RunE: func(*cobra.Command, []string) error { return errors.New("validate: not built yet") }}
+	var f validateFlags
+	cmd := &cobra.Command{
+		Use:   "validate [PATH...]",
+		Short: "Check agent manifests and icons against the registry rules",
+		Long: `Check every agent of a registry: agent.json (JSON syntax, schema, versions,
+distributions, packages, environment) and icon.svg, and, unless --skip-urls,
+that archive URLs answer and npm/PyPI packages exist.
+
+PATH is a registry root (folders <id>/agent.json beneath it), one agent folder,
+or one agent.json. Default: ./agents if it exists, else the current folder.
+Every problem is reported with file:line:col, a rule id and how to fix it.
+
+Exit status: 0 valid (warnings allowed), 3 problems found (warnings too with
+--strict), 1 a path could not be read, 2 bad usage.`,
+		Example: `  acp-registry validate --skip-urls
+  acp-registry validate agents/gemini --json
+  acp-registry validate --agent gemini,claude-acp --strict`,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runValidate(c.Context(), s, args, f, c.Flags().Changed("format"))
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVar(&f.skipURLs, "skip-urls", false, "skip network checks (also SKIP_URL_VALIDATION=1|true|yes)")
+	fl.StringSliceVar(&f.agents, "agent", nil, "report only these agent ids (comma-separated or repeated); uniqueness is still checked against all")
+	fl.StringVar(&f.format, "format", "", "output format: text, json or github (default github when GITHUB_ACTIONS=true, else text)")
+	fl.BoolVar(&f.json, "json", false, "same as --format json")
+	fl.BoolVar(&f.strict, "strict", false, "count warnings as errors")
+	fl.BoolVar(&f.verifyArchives, "verify-archives", false, "download every binary archive: check sha256, safe extraction and that cmd exists")
+	fl.IntVar(&f.jobs, "jobs", 16, "network checks run at once")
+	fl.BoolVar(&f.allowPrivateURLs, "allow-private-urls", false, "allow archive URLs on loopback and private networks (tests, private mirrors)")
+	fl.StringVar(&f.npmRegistry, "npm-registry", "https://registry.npmjs.org/", "npm registry to check npx packages against")
+	fl.StringVar(&f.pypiURL, "pypi-url", "https://pypi.org/", "PyPI to check uvx packages against")
+	return cmd
+}
+
+func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateFlags, formatSet bool) error {
+	format := f.format
+	switch {
+	case f.json && formatSet && format != "json":
+		return cli.Usagef("--json and --format %s disagree: use one of them", format)
+	case f.json:
+		format = "json"
+	case !formatSet:
+		format = "text"
+		if os.Getenv("GITHUB_ACTIONS") == "true" {
+			format = "github"
+		}
+	}
+	if format != "text" && format != "json" && format != "github" {
+		return cli.Usagef("unknown --format %q: use text, json or github", format)
+	}
+	if f.jobs < 1 {
+		return cli.Usagef("--jobs must be at least 1, not %d", f.jobs)
+	}
+	var agents []string
+	for _, a := range f.agents {
+		if a = strings.TrimSpace(a); a != "" {
+			agents = append(agents, a)
+		}
+	}
+	opts := validate.Options{
+		SkipURLs:         f.skipURLs || envTrue(os.Getenv("SKIP_URL_VALIDATION")),
+		Strict:           f.strict,
+		Agents:           agents,
+		VerifyArchives:   f.verifyArchives,
+		Jobs:             f.jobs,
+		AllowPrivateURLs: f.allowPrivateURLs,
+		NPMRegistry:      f.npmRegistry,
+		PyPIURL:          f.pypiURL,
+		Stderr:           s.Err,
+	}
+	rep, err := validate.Run(ctx, paths, opts)
+	if errors.Is(err, validate.ErrUnknownAgent) {
+		return &cli.UsageError{Err: err}
+	}
+	if err != nil {
+		return err
+	}
+	switch format {
+	case "json":
+		err = validate.WriteJSON(s.Out, rep)
+	case "github":
+		err = writeGitHub(s, rep)
+	default:
+		err = validate.WriteText(s.Out, rep, cli.Color(s.Out))
+	}
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	if rep.HasErrors() {
+		return cli.ErrProblems
+	}
+	return nil
+}
+
+// writeGitHub appends the Markdown summary to $GITHUB_STEP_SUMMARY when the
+// runner provides one; failing to is a warning, not a failed validation.
+func writeGitHub(s cli.Streams, rep *validate.Report) error {
+	path := os.Getenv("GITHUB_STEP_SUMMARY")
+	if path == "" {
+		return validate.WriteGitHub(s.Out, nil, rep)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		fmt.Fprintf(s.Err, "%s: warning: cannot write the step summary: %v\n", prog, err)
+		return validate.WriteGitHub(s.Out, nil, rep)
+	}
+	if err := validate.WriteGitHub(s.Out, f, rep); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// envTrue reads boolean environment switches such as SKIP_URL_VALIDATION.
+func envTrue(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes":
+		return true
+	}
+	return false
 }

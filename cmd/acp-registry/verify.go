@@ -1,14 +1,209 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/launch"
+	"github.com/agentclientprotocol/acp-registry-go/platform"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/validate"
+	"github.com/agentclientprotocol/acp-registry-go/verify"
 )
 
-// PLACEHOLDER: replaced by the real command.
+// installTimeout bounds one install in the sandbox. It is separate from
+// --timeout, which is the handshake's: a cold npm install of a large
+// agent can take minutes and says nothing about the agent's behaviour.
+const installTimeout = 10 * time.Minute
+
+type verifyFlags struct {
+	agents    []string
+	kind      string
+	jobs      int
+	timeout   time.Duration
+	sandbox   string
+	json      bool
+	authCheck bool
+}
+
 func newVerifyCmd(s cli.Streams) *cobra.Command {
-	return &cobra.Command{Use: "verify", RunE: func(*cobra.Command, []string) error { return errors.New("verify: not built yet") }}
+	var f verifyFlags
+	cmd := &cobra.Command{
+		Use:   "verify [PATH] [--agent IDS] [--type binary|npx|uvx] [--jobs N] [--timeout DUR] [--sandbox DIR] [--json]",
+		Short: "Install and launch every agent in a sandbox and check that it offers authentication",
+		Long: `For every agent and every distribution that can run on this machine:
+install it into a sandbox, launch it with a throw-away HOME and TERM=dumb
+in its own process group, send the ACP initialize request and judge the
+auth methods of the answer. An agent passes when it offers at least one
+method of type agent or terminal. Install time is reported separately and
+does not count against --timeout.
+
+Agents listed in quarantine.json ({"id": "reason"}) at the registry root
+are skipped with that reason. ACP_PLATFORM=<os>-<arch> picks the binary
+target. Exit status 3 when any agent fails.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rep, err := runVerify(cmd.Context(), s, args, f)
+			if err != nil {
+				return err
+			}
+			if f.json {
+				err = cli.WriteJSON(s.Out, rep)
+			} else {
+				rep.WriteText(s.Out)
+			}
+			if err != nil {
+				return fmt.Errorf("write report: %w", err)
+			}
+			if rep.Failed() {
+				return cli.ErrProblems
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.agents, "agent", nil, "verify only these agent ids (comma-separated or repeated)")
+	fl.StringVar(&f.kind, "type", "", "verify only this distribution: binary, npx or uvx")
+	addRunFlags(cmd, &f)
+	fl.BoolVar(&f.json, "json", false, "print the results as JSON")
+	fl.BoolVar(&f.authCheck, "auth-check", false, "check auth methods (what verify always does; accepted for compatibility)")
+	return cmd
+}
+
+// addRunFlags are the flags verify and matrix share.
+func addRunFlags(cmd *cobra.Command, f *verifyFlags) {
+	fl := cmd.Flags()
+	fl.IntVar(&f.jobs, "jobs", 4, "agents handled at once")
+	fl.DurationVar(&f.timeout, "timeout", verify.DefaultTimeout, "how long each agent has to answer initialize (install time not included)")
+	fl.StringVar(&f.sandbox, "sandbox", "", "folder for installs and throw-away homes, kept afterwards (default: a temporary folder, removed)")
+}
+
+// runVerify loads the registry, installs and handshakes. Progress goes to
+// stderr, one line per finished result, when someone may be watching.
+func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags) (*verify.Report, error) {
+	root := validate.DefaultPaths()[0]
+	if len(args) == 1 {
+		root = args[0]
+	}
+	if f.jobs < 1 {
+		return nil, cli.Usagef("--jobs must be at least 1, not %d", f.jobs)
+	}
+	if f.timeout <= 0 {
+		return nil, cli.Usagef("--timeout must be positive, e.g. 120s")
+	}
+	var kinds []registry.Kind
+	if f.kind != "" {
+		k, err := registry.ParseKind(f.kind)
+		if err != nil {
+			return nil, &cli.UsageError{Err: fmt.Errorf("--type: %w", err)}
+		}
+		kinds = []registry.Kind{k}
+	}
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		return nil, cli.Usagef("registry folder %q does not exist: pass the folder that holds <id>/agent.json", root)
+	}
+	idx, err := registry.LoadTree(root)
+	if err != nil {
+		return nil, err
+	}
+	agents, err := selectAgents(idx, root, f.agents)
+	if err != nil {
+		return nil, err
+	}
+	quarantine, err := verify.LoadQuarantine(root)
+	if err != nil {
+		return nil, err
+	}
+	plat, err := platform.Current()
+	if err != nil {
+		return nil, err
+	}
+	sandbox := f.sandbox
+	if sandbox == "" {
+		tmp, err := os.MkdirTemp("", "acp-verify-")
+		if err != nil {
+			return nil, fmt.Errorf("create sandbox: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		sandbox = tmp
+	}
+	if sandbox, err = filepath.Abs(sandbox); err != nil {
+		return nil, err
+	}
+	var progress io.Writer
+	if f.json || cli.IsTerminal(s.Err) {
+		progress = s.Err
+	}
+	return verify.Run(ctx, agents, verify.Options{
+		Kinds:      kinds,
+		Jobs:       f.jobs,
+		Timeout:    f.timeout,
+		Sandbox:    sandbox,
+		Quarantine: quarantine,
+		Install:    sandboxInstall(plat),
+		Client:     verify.ClientInfo(prog),
+		Progress:   progress,
+	})
+}
+
+// selectAgents picks --agent ids out of the tree, all when none given.
+func selectAgents(idx *registry.Index, root string, ids []string) ([]*registry.Manifest, error) {
+	var out []*registry.Manifest
+	if len(ids) == 0 {
+		for i := range idx.Agents {
+			out = append(out, &idx.Agents[i])
+		}
+		return out, nil
+	}
+	var missing []string
+	for _, id := range ids {
+		id = strings.TrimSpace(id)
+		if id == "" {
+			continue
+		}
+		m, ok := idx.Find(id)
+		if !ok {
+			missing = append(missing, id)
+			continue
+		}
+		out = append(out, m)
+	}
+	if len(missing) > 0 {
+		return nil, cli.Usagef("no agent %s in %s: --agent takes folder names under the registry root", strings.Join(missing, ", "), root)
+	}
+	return out, nil
+}
+
+// sandboxInstall installs with the real installer, its Root inside the
+// sandbox: binaries are downloaded and checked there, npx packages are
+// npm-installed there. A distribution this machine cannot run (no build
+// for the platform, node or uv missing) is a skip, not a failure.
+func sandboxInstall(plat registry.Platform) verify.InstallFunc {
+	return func(ctx context.Context, m *registry.Manifest, kind registry.Kind, dir string) (launch.Spec, error) {
+		if _, err := installer.Choose(m, plat, kind, false, exec.LookPath); err != nil {
+			if errors.Is(err, installer.ErrNoDistribution) || errors.Is(err, installer.ErrRunnerMissing) {
+				return launch.Spec{}, verify.Skip(err.Error())
+			}
+			return launch.Spec{}, err
+		}
+		ctx, cancel := context.WithTimeout(ctx, installTimeout)
+		defer cancel()
+		in := &installer.Installer{Root: dir, Platform: plat, LookPath: exec.LookPath}
+		spec, err := in.Resolve(ctx, installer.Request{Agent: m, Dist: kind}, false)
+		if err != nil {
+			return launch.Spec{}, err
+		}
+		return launch.Spec{Command: spec.Command, Args: spec.Args, Env: spec.Env, Dir: spec.Cwd}, nil
+	}
 }

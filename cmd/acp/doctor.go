@@ -1,12 +1,207 @@
 package main
 
 import (
-	"errors"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/platform"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/source"
 )
 
-// PLACEHOLDER: replaced by the real command.
+// Check statuses: only "fail" makes doctor exit 1; a missing runner is a
+// warning because agents of other kinds still work.
+const (
+	statusOK   = "ok"
+	statusWarn = "warn"
+	statusFail = "fail"
+	statusSkip = "skip"
+)
+
+type check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+}
+
+type doctorReport struct {
+	Checks []check `json:"checks"`
+}
+
 func newDoctorCmd(g *globalOpts) *cobra.Command {
-	return &cobra.Command{Use: "doctor", RunE: func(*cobra.Command, []string) error { return errors.New("doctor: not built yet") }}
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "doctor [--json]",
+		Short: "Check runners (node, npm, uv), directories, registry reachability and platform",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			rep := doctor(cmd.Context(), g)
+			if asJSON {
+				if err := cli.WriteJSON(g.streams.Out, rep); err != nil {
+					return err
+				}
+			} else {
+				tw := tabwriter.NewWriter(g.streams.Out, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "CHECK\tSTATUS\tDETAIL")
+				for _, c := range rep.Checks {
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Name, c.Status, c.Detail)
+				}
+				tw.Flush()
+			}
+			for _, c := range rep.Checks {
+				if c.Status == statusFail {
+					return &cli.ExitError{Code: cli.ExitFailure, Msg: "doctor: " + c.Name + ": " + c.Detail}
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func doctor(ctx context.Context, g *globalOpts) *doctorReport {
+	rep := &doctorReport{}
+	add := func(name, status, detail string) {
+		rep.Checks = append(rep.Checks, check{Name: name, Status: status, Detail: detail})
+	}
+
+	if p, err := platform.Current(); err != nil {
+		add("platform", statusFail, err.Error())
+	} else {
+		d := string(p)
+		if libc := platform.Libc(); libc != "" {
+			d += " (" + libc + ")"
+			if libc == "musl" {
+				add("platform", statusWarn, d+": registry binaries are built for glibc and may not start; prefer --dist npx")
+				d = ""
+			}
+		}
+		if os.Getenv(platform.EnvOverride) != "" {
+			d += ", set by " + platform.EnvOverride
+		}
+		if d != "" {
+			add("platform", statusOK, d)
+		}
+	}
+
+	for _, r := range []struct{ name, hint string }{
+		{"node", "npx agents need Node.js: install it from https://nodejs.org"},
+		{"npm", "npx agents need npm, which comes with Node.js: https://nodejs.org"},
+		{"uv", "uvx agents need uv: https://docs.astral.sh/uv/getting-started/installation/"},
+	} {
+		if v, err := programVersion(ctx, r.name); err != nil {
+			add(r.name, statusWarn, err.Error()+": "+r.hint)
+		} else {
+			add(r.name, statusOK, v)
+		}
+	}
+
+	if d, err := dataDir(); err != nil {
+		add("data dir", statusFail, err.Error())
+	} else if err := writable(d); err != nil {
+		add("data dir", statusFail, err.Error())
+	} else {
+		add("data dir", statusOK, d)
+	}
+	if d, err := cacheDir(); err != nil {
+		add("cache dir", statusFail, err.Error())
+	} else if err := writable(d); err != nil {
+		add("cache dir", statusFail, err.Error())
+	} else {
+		add("cache dir", statusOK, d)
+	}
+
+	src := g.registrySource()
+	switch {
+	case src != "" && !strings.Contains(src, "://"), strings.HasPrefix(src, "file://"):
+		idx, _, err := source.Load(ctx, source.Options{Registry: src})
+		if err != nil {
+			add("registry", statusFail, err.Error())
+		} else {
+			add("registry", statusOK, fmt.Sprintf("%s (%d agents)", src, len(idx.Agents)))
+		}
+	case g.offline:
+		add("registry", statusSkip, "--offline")
+	default:
+		if src == "" {
+			src = source.DefaultURL
+		}
+		if n, err := reachable(ctx, src); err != nil {
+			add("registry", statusWarn, err.Error()+" (acp falls back to the cached or built-in registry)")
+		} else {
+			add("registry", statusOK, fmt.Sprintf("%s (%d agents)", src, n))
+		}
+	}
+	return rep
+}
+
+// programVersion runs `name --version` with a timeout; a hung runner must
+// not hang doctor.
+func programVersion(ctx context.Context, name string) (string, error) {
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("%s not found on PATH", name)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w", path, err)
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return truncate(line, 80) + " (" + path + ")", nil
+}
+
+// writable creates dir if needed and proves a file can be written in it.
+func writable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		return fmt.Errorf("%s is not writable: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// reachable fetches the registry index and counts its agents.
+func reachable(ctx context.Context, raw string) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	if err != nil {
+		return 0, err
+	}
+	if err := source.CheckURL(req.URL); err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("fetch %s: %w", raw, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("fetch %s: unexpected status %s", raw, resp.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, registry.MaxIndexSize+1))
+	if err != nil {
+		return 0, fmt.Errorf("fetch %s: %w", raw, err)
+	}
+	idx, err := registry.ParseIndex(body)
+	if err != nil {
+		return 0, fmt.Errorf("fetch %s: %w", raw, err)
+	}
+	return len(idx.Agents), nil
 }

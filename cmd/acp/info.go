@@ -1,12 +1,157 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentclientprotocol/acp-registry-go/installer"
+	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
-// PLACEHOLDER: replaced by the real command.
 func newInfoCmd(g *globalOpts) *cobra.Command {
-	return &cobra.Command{Use: "info", RunE: func(*cobra.Command, []string) error { return errors.New("info: not built yet") }}
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "info ID [--json]",
+		Short: "Show one agent: its manifest, what would run here, what is installed",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			idx, err := g.index(cmd.Context())
+			if err != nil {
+				return err
+			}
+			m, err := g.lookup(idx, args[0])
+			if err != nil {
+				return err
+			}
+			in, err := g.installer()
+			if err != nil {
+				return err
+			}
+			info, err := agentInfo(m, in)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return cli.WriteJSON(g.streams.Out, info)
+			}
+			writeInfo(g.streams.Out, info)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+// infoDoc is `acp info --json`.
+type infoDoc struct {
+	Agent *registry.Manifest `json:"agent"`
+	// Here is what `acp install` would install on this machine, or null
+	// with HereError saying why nothing can.
+	Here      *hereDoc       `json:"here"`
+	HereError string         `json:"hereError,omitempty"`
+	Installed []installedDoc `json:"installed"`
+}
+
+type hereDoc struct {
+	Platform     registry.Platform `json:"platform"`
+	Distribution registry.Kind     `json:"distribution"`
+	Version      string            `json:"version"`
+	Archive      string            `json:"archive,omitempty"`
+	Package      string            `json:"package,omitempty"`
+}
+
+type installedDoc struct {
+	Version      string        `json:"version"`
+	Distribution registry.Kind `json:"distribution"`
+	Dir          string        `json:"dir"`
+	Current      bool          `json:"current"`
+}
+
+func agentInfo(m *registry.Manifest, in *installer.Installer) (*infoDoc, error) {
+	doc := &infoDoc{Agent: m, Installed: []installedDoc{}}
+	c, err := installer.Choose(m, in.Platform, "", false, exec.LookPath)
+	if err != nil {
+		doc.HereError = err.Error()
+	} else {
+		h := &hereDoc{Platform: in.Platform, Distribution: c.Kind, Version: c.Version}
+		if c.Binary != nil {
+			h.Archive = c.Binary.Archive
+		}
+		if c.Package != nil {
+			h.Package = c.Package.Package
+		}
+		doc.Here = h
+	}
+	rs, err := in.Installed(m.ID)
+	if err != nil {
+		return nil, err
+	}
+	cur, _ := in.Current(m.ID)
+	for _, r := range rs {
+		doc.Installed = append(doc.Installed, installedDoc{
+			Version: r.Version, Distribution: r.Distribution, Dir: r.Dir,
+			Current: cur != nil && cur.Version == r.Version,
+		})
+	}
+	return doc, nil
+}
+
+func writeInfo(w io.Writer, d *infoDoc) {
+	m := d.Agent
+	fmt.Fprintf(w, "%s (%s) %s\n", m.Name, m.ID, m.Version)
+	if m.Description != "" {
+		fmt.Fprintf(w, "%s\n", m.Description)
+	}
+	fmt.Fprintln(w)
+	field := func(k, v string) {
+		if v != "" {
+			fmt.Fprintf(w, "%-14s %s\n", k+":", v)
+		}
+	}
+	field("repository", m.Repository)
+	field("website", m.Website)
+	field("authors", strings.Join(m.Authors, ", "))
+	field("license", m.License)
+	var dists []string
+	for _, k := range m.Distribution.Kinds() {
+		switch k {
+		case registry.KindBinary:
+			ps := registry.SortedPlatforms(m.Distribution.Binary)
+			names := make([]string, len(ps))
+			for i, p := range ps {
+				names[i] = string(p)
+			}
+			dists = append(dists, "binary ("+strings.Join(names, ", ")+")")
+		default:
+			dists = append(dists, string(k)+" "+m.Distribution.PackageFor(k).Package)
+		}
+	}
+	field("distributions", strings.Join(dists, "; "))
+	if m.Preview != nil {
+		field("preview", m.Preview.Version)
+	}
+	if d.Here != nil {
+		what := d.Here.Package
+		if what == "" {
+			what = d.Here.Archive
+		}
+		field("here", fmt.Sprintf("%s %s (%s)", d.Here.Distribution, what, d.Here.Platform))
+	} else {
+		field("here", "nothing runs here: "+d.HereError)
+	}
+	if len(d.Installed) == 0 {
+		field("installed", "no (acp install "+m.ID+")")
+	}
+	for _, r := range d.Installed {
+		cur := ""
+		if r.Current {
+			cur = ", current"
+		}
+		field("installed", fmt.Sprintf("%s (%s%s) %s", r.Version, r.Distribution, cur, r.Dir))
+	}
 }

@@ -1,12 +1,151 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentclientprotocol/acp-registry-go/installer"
+	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
-// PLACEHOLDER: replaced by the real command.
+type listOpts struct {
+	installedOnly bool
+	json          bool
+}
+
 func newListCmd(g *globalOpts) *cobra.Command {
-	return &cobra.Command{Use: "list", RunE: func(*cobra.Command, []string) error { return errors.New("list: not built yet") }}
+	var o listOpts
+	cmd := &cobra.Command{
+		Use:   "list [--installed] [--json]",
+		Short: "List the registry's agents and what is installed",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			idx, err := g.index(cmd.Context())
+			if err != nil {
+				return err
+			}
+			in, err := g.installer()
+			if err != nil {
+				return err
+			}
+			rows, err := agentRows(idx, in, o.installedOnly)
+			if err != nil {
+				return err
+			}
+			if o.json {
+				return cli.WriteJSON(g.streams.Out, agentList{Agents: rows})
+			}
+			return writeAgentTable(g.streams.Out, rows, false)
+		},
+	}
+	cmd.Flags().BoolVar(&o.installedOnly, "installed", false, "only agents installed here")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
+	return cmd
+}
+
+// agentRow is one agent in list and search output.
+type agentRow struct {
+	ID            string          `json:"id"`
+	Name          string          `json:"name"`
+	Version       string          `json:"version"`
+	Description   string          `json:"description"`
+	Distributions []registry.Kind `json:"distributions"`
+	// Installed is the version Resolve would launch, "" when none.
+	Installed string `json:"installed"`
+}
+
+type agentList struct {
+	Agents []agentRow `json:"agents"`
+}
+
+func rowFor(m *registry.Manifest, installed string) agentRow {
+	kinds := m.Distribution.Kinds()
+	if kinds == nil {
+		kinds = []registry.Kind{}
+	}
+	return agentRow{ID: m.ID, Name: m.Name, Version: m.Version, Description: m.Description, Distributions: kinds, Installed: installed}
+}
+
+// installedVersions maps agent ids to their current installed version.
+func installedVersions(in *installer.Installer) (map[string]string, error) {
+	rs, err := in.List()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(rs))
+	for _, r := range rs {
+		out[r.ID] = r.Version
+	}
+	return out, nil
+}
+
+// agentRows lists the registry's agents with what is installed; with
+// installedOnly, installed agents only, including ones the registry no
+// longer lists.
+func agentRows(idx *registry.Index, in *installer.Installer, installedOnly bool) ([]agentRow, error) {
+	inst, err := installedVersions(in)
+	if err != nil {
+		return nil, err
+	}
+	rows := []agentRow{}
+	for i := range idx.Agents {
+		m := &idx.Agents[i]
+		v, ok := inst[m.ID]
+		if installedOnly && !ok {
+			continue
+		}
+		rows = append(rows, rowFor(m, v))
+		delete(inst, m.ID)
+	}
+	if installedOnly {
+		for id, v := range inst {
+			rows = append(rows, agentRow{ID: id, Distributions: []registry.Kind{}, Installed: v})
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
+	return rows, nil
+}
+
+func writeAgentTable(w io.Writer, rows []agentRow, withDescription bool) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	header := "ID\tNAME\tVERSION\tDISTRIBUTIONS\tINSTALLED"
+	if withDescription {
+		header += "\tDESCRIPTION"
+	}
+	fmt.Fprintln(tw, header)
+	for _, r := range rows {
+		kinds := make([]string, len(r.Distributions))
+		for i, k := range r.Distributions {
+			kinds[i] = string(k)
+		}
+		line := strings.Join([]string{r.ID, dash(r.Name), dash(r.Version), dash(strings.Join(kinds, ",")), dash(r.Installed)}, "\t")
+		if withDescription {
+			line += "\t" + truncate(r.Description, 60)
+		}
+		fmt.Fprintln(tw, line)
+	}
+	return tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// truncate shortens s to n runes, on one line, so tables stay aligned.
+func truncate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

@@ -2,11 +2,69 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	acplaunch "github.com/agentclientprotocol/acp-registry-go/launch"
+	"github.com/agentclientprotocol/acp-registry-go/verify"
 )
 
-// PLACEHOLDER: replaced by the real command.
+type loginOpts struct {
+	resolveOpts
+	method string
+}
+
 func newLoginCmd(g *globalOpts) *cobra.Command {
-	return &cobra.Command{Use: "login", RunE: func(*cobra.Command, []string) error { return errors.New("login: not built yet") }}
+	var o loginOpts
+	var timeout = defaultProbeTimeout
+	cmd := &cobra.Command{
+		Use:   "login ID [--method METHOD] [--dist binary|npx|uvx]",
+		Short: "Sign in to an agent by running its terminal auth method interactively",
+		Long: `Ask the agent which auth methods it offers (as acp probe does), then run
+its terminal sign-in on this terminal: the agent's own command with the
+method's arguments after the launch arguments and the method's
+environment variables added, in your environment and HOME, so the
+credentials land where the agent will look for them. Without --method,
+the only terminal method is used; when there are several, they are
+listed. acp exits with the sign-in's exit status.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			spec, init, err := probeAgent(ctx, g, args[0], o.resolveOpts, timeout)
+			if err != nil {
+				return err
+			}
+			m, err := verify.ChooseTerminalMethod(spec.ID, init.AuthMethods, o.method)
+			var ce *verify.ChoiceError
+			if errors.As(err, &ce) {
+				// Exit 2 like a usage error, but the list is the help
+				// needed, not the flag summary.
+				return &cli.ExitError{Code: cli.ExitUsage, Msg: err.Error()}
+			}
+			if err != nil {
+				return err
+			}
+			ls := verify.LoginSpec(toLaunch(spec), m)
+			fmt.Fprintf(g.streams.Err, "Signing in to %s with %q: %s\n", spec.ID, m.Name, ls.String())
+			code, err := acplaunch.Interactive(ctx, ls, acplaunch.UserEnv(os.Environ(), ls.Env), g.streams.In, g.streams.Out, g.streams.Err)
+			if err != nil {
+				return fmt.Errorf("login %s: %w", spec.ID, err)
+			}
+			if code != 0 {
+				if code < 0 { // killed by a signal
+					code = cli.ExitFailure
+				}
+				return &cli.ExitError{Code: code, Msg: fmt.Sprintf("login %s: sign-in with %s exited with status %d", spec.ID, m.ID, code)}
+			}
+			fmt.Fprintf(g.streams.Err, "Signed in to %s.\n", spec.ID)
+			return nil
+		},
+	}
+	addResolveFlags(cmd, &o.resolveOpts)
+	cmd.Flags().StringVar(&o.method, "method", "", "the auth method id to run (default: the only terminal method)")
+	cmd.Flags().DurationVar(&timeout, "timeout", defaultProbeTimeout, "how long the agent has to answer initialize")
+	return cmd
 }

@@ -1,12 +1,184 @@
 package main
 
 import (
-	"errors"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentclientprotocol/acp-registry-go/acpclient"
+	"github.com/agentclientprotocol/acp-registry-go/installer"
+	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	acplaunch "github.com/agentclientprotocol/acp-registry-go/launch"
+	"github.com/agentclientprotocol/acp-registry-go/verify"
 )
 
-// PLACEHOLDER: replaced by the real command.
+// defaultProbeTimeout is shorter than verify's 120 s: a developer is
+// waiting, and an installed agent that needs more than 30 s to answer
+// initialize is worth hearing about.
+const defaultProbeTimeout = 30 * time.Second
+
+type probeOpts struct {
+	resolveOpts
+	timeout time.Duration
+}
+
 func newProbeCmd(g *globalOpts) *cobra.Command {
-	return &cobra.Command{Use: "probe", RunE: func(*cobra.Command, []string) error { return errors.New("probe: not built yet") }}
+	var o probeOpts
+	cmd := &cobra.Command{
+		Use:   "probe ID [--dist binary|npx|uvx] [--timeout DUR] [--json]",
+		Short: "Show what an agent offers: its initialize answer (protocol, capabilities, auth methods)",
+		Long: `Install the agent if needed, launch it with a throw-away HOME and only
+basic environment variables (your tokens stay out), send the ACP initialize
+request and summarise the answer: protocol version, agentInfo,
+capabilities and auth methods with their types. --json prints the answer's
+result object exactly as the agent sent it.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, init, err := probeAgent(cmd.Context(), g, args[0], o.resolveOpts, o.timeout)
+			if err != nil {
+				return err
+			}
+			if o.json {
+				return cli.WriteJSON(g.streams.Out, init.Raw)
+			}
+			return writeProbe(g.streams.Out, spec, init)
+		},
+	}
+	addResolveFlags(cmd, &o.resolveOpts)
+	cmd.Flags().DurationVar(&o.timeout, "timeout", defaultProbeTimeout, "how long the agent has to answer initialize")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the raw initialize result")
+	return cmd
+}
+
+// probeAgent resolves (installing if needed) and handshakes with id in a
+// temporary sandbox, which is removed afterwards.
+func probeAgent(ctx context.Context, g *globalOpts, id string, ro resolveOpts, timeout time.Duration) (*installer.LaunchSpec, *acpclient.InitializeResult, error) {
+	if timeout <= 0 {
+		return nil, nil, cli.Usagef("--timeout must be positive, e.g. 30s")
+	}
+	spec, err := resolveAgent(ctx, g, id, ro)
+	if err != nil {
+		return nil, nil, err
+	}
+	sandbox, err := os.MkdirTemp("", "acp-probe-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("probe %s: create sandbox: %w", spec.ID, err)
+	}
+	defer os.RemoveAll(sandbox)
+	out := verify.Handshake(ctx, toLaunch(spec), verify.HandshakeOptions{Sandbox: sandbox, Timeout: timeout, Client: verify.ClientInfo(prog)})
+	if out.Init == nil {
+		msg := fmt.Sprintf("probe %s %s (%s): %s", spec.ID, spec.Version, spec.Distribution, out.Failure)
+		if out.StderrTail != "" && !strings.Contains(out.Failure, "stderr:") {
+			msg += "\nagent stderr (end):\n" + out.StderrTail
+		}
+		return nil, nil, &cli.ExitError{Code: cli.ExitFailure, Msg: msg}
+	}
+	if n := out.Stats.NonJSONLines; n > 0 {
+		fmt.Fprintf(g.streams.Err, "warning: %s wrote %d non-JSON line(s) on stdout (first: %q); editors may choke on them\n", spec.ID, n, out.NonJSON[0])
+	}
+	return spec, out.Init, nil
+}
+
+func toLaunch(s *installer.LaunchSpec) acplaunch.Spec {
+	return acplaunch.Spec{Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Cwd}
+}
+
+// writeProbe summarises an initialize answer for people.
+func writeProbe(w io.Writer, spec *installer.LaunchSpec, init *acpclient.InitializeResult) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s (%s)\n", spec.ID, spec.Version, spec.Distribution)
+	proto := "(not given)"
+	if len(init.ProtocolVersion) > 0 {
+		proto = string(init.ProtocolVersion)
+	}
+	fmt.Fprintf(&b, "protocol:      %s\n", proto)
+	if ai := init.AgentInfo; ai != nil {
+		name := ai.Name
+		if ai.Title != "" && ai.Title != ai.Name {
+			name += " (" + ai.Title + ")"
+		}
+		fmt.Fprintf(&b, "agent:         %s %s\n", verify.Printable(name), verify.Printable(ai.Version))
+	}
+	fmt.Fprintf(&b, "capabilities:  %s\n", capabilities(init.AgentCapabilities))
+	if !init.AuthMethodsPresent || len(init.AuthMethods) == 0 {
+		b.WriteString("auth methods:  none\n")
+	} else {
+		b.WriteString("auth methods:\n")
+		for _, m := range init.AuthMethods {
+			fmt.Fprintf(&b, "  %-20s %-9s %s", verify.Printable(m.ID), verify.Printable(m.Type), verify.Printable(m.Name))
+			var extra []string
+			if m.DeclaredType == "" {
+				extra = append(extra, "type not given")
+			}
+			if len(m.Args) > 0 {
+				extra = append(extra, "args: "+acplaunch.Quote(m.Args))
+			}
+			if len(m.Vars) > 0 {
+				extra = append(extra, "variables: "+strings.Join(m.Vars, ", "))
+			}
+			// The older _meta form matters only when the standard fields
+			// are absent (acp login then runs it).
+			if m.DeclaredType != "terminal" && m.Legacy != nil && m.Legacy.Command != "" {
+				extra = append(extra, "command: "+acplaunch.Quote(append([]string{m.Legacy.Command}, m.Legacy.Args...)))
+			}
+			if len(extra) > 0 {
+				b.WriteString("  (" + strings.Join(extra, "; ") + ")")
+			}
+			b.WriteString("\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// capabilities lists agentCapabilities as "loadSession, prompt: image,
+// embeddedContext; mcp: http; session: list, resume; auth: logout".
+func capabilities(raw json.RawMessage) string {
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(raw, &caps) != nil || len(caps) == 0 {
+		return "none"
+	}
+	var parts []string
+	var flags []string
+	keys := make([]string, 0, len(caps))
+	for k := range caps {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := caps[k]
+		if string(v) == "true" {
+			flags = append(flags, k)
+			continue
+		}
+		var sub map[string]json.RawMessage
+		if json.Unmarshal(v, &sub) != nil || k == "_meta" {
+			continue
+		}
+		var on []string
+		for sk, sv := range sub {
+			if s := string(sv); s != "false" && s != "null" && sk != "_meta" {
+				on = append(on, sk)
+			}
+		}
+		if len(on) > 0 {
+			sort.Strings(on)
+			parts = append(parts, strings.TrimSuffix(strings.TrimSuffix(k, "Capabilities"), "Capability")+": "+strings.Join(on, ", "))
+		}
+	}
+	all := append([]string{strings.Join(flags, ", ")}, parts...)
+	if all[0] == "" {
+		all = all[1:]
+	}
+	if len(all) == 0 {
+		return "none"
+	}
+	return strings.Join(all, "; ")
 }

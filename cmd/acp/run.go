@@ -2,11 +2,120 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentclientprotocol/acp-registry-go/installer"
+	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 )
 
-// PLACEHOLDER: replaced by the real command.
 func newRunCmd(g *globalOpts) *cobra.Command {
-	return &cobra.Command{Use: "run", RunE: func(*cobra.Command, []string) error { return errors.New("run: not built yet") }}
+	var o resolveOpts
+	cmd := &cobra.Command{
+		Use:   "run ID [--dist binary|npx|uvx] [--preview] [-- ARGS...]",
+		Short: "Launch an agent on this terminal's stdin/stdout/stderr, installing it first if needed",
+		Long: `Launch an agent with the caller's stdin, stdout and stderr, installing
+it first if needed. ARGS after -- are appended to the agent's own args.
+acp exits with the agent's exit status. On Unix acp replaces itself with
+the agent, so the editor talks to the agent directly.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			n := cmd.ArgsLenAtDash()
+			if n < 0 {
+				n = len(args)
+			}
+			if n != 1 {
+				return cli.Usagef("run takes one agent id before --, got %d; agent arguments go after --", n)
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			spec, err := resolveAgent(cmd.Context(), g, args[0], o)
+			if err != nil {
+				return err
+			}
+			return launch(g, spec, args[1:])
+		},
+	}
+	addResolveFlags(cmd, &o)
+	return cmd
+}
+
+// launch starts spec with extra args. With the process's own stdio on Unix
+// it execs, so no acp process stays between the editor and the agent;
+// otherwise (Windows, in-process tests) it runs the agent as a child,
+// forwards interrupts, and returns its exit status as a cli.ExitError.
+func launch(g *globalOpts, spec *installer.LaunchSpec, extra []string) error {
+	path := spec.Command
+	if lp, err := exec.LookPath(path); err == nil {
+		path = lp
+	} else {
+		return fmt.Errorf("launch %s %s: %w (reinstall with acp install --force %s)", spec.ID, spec.Version, err, spec.ID)
+	}
+	argv := append(append([]string{spec.Command}, spec.Args...), extra...)
+	env := mergeEnv(os.Environ(), spec.Env)
+
+	if canExec && g.streams.In == os.Stdin && g.streams.Out == os.Stdout && g.streams.Err == os.Stderr {
+		if spec.Cwd != "" {
+			if err := os.Chdir(spec.Cwd); err != nil {
+				return fmt.Errorf("launch %s %s: %w", spec.ID, spec.Version, err)
+			}
+		}
+		err := execReplace(path, argv, env)
+		// Only reached when exec failed.
+		return fmt.Errorf("launch %s %s: exec %s: %w", spec.ID, spec.Version, path, err)
+	}
+
+	c := exec.Command(path, argv[1:]...)
+	c.Env, c.Dir = env, spec.Cwd
+	c.Stdin, c.Stdout, c.Stderr = g.streams.In, g.streams.Out, g.streams.Err
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, forwardedSignals...)
+	defer signal.Stop(sigs)
+	if err := c.Start(); err != nil {
+		return fmt.Errorf("launch %s %s: %w", spec.ID, spec.Version, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				_ = c.Process.Signal(s) // Windows cannot signal; the console already told the child
+			case <-done:
+				return
+			}
+		}
+	}()
+	err := c.Wait()
+	close(done)
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return &cli.ExitError{Code: exitStatus(ee)}
+	}
+	if err != nil {
+		return fmt.Errorf("launch %s %s: %w", spec.ID, spec.Version, err)
+	}
+	return nil
+}
+
+// mergeEnv returns base with add applied, each name once: syscall.Exec,
+// unlike exec.Cmd, passes duplicates through and programs disagree on which
+// one wins.
+func mergeEnv(base []string, add map[string]string) []string {
+	out := make([]string, 0, len(base)+len(add))
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, ok := add[k]; ok {
+			continue
+		}
+		out = append(out, kv)
+	}
+	for k, v := range add {
+		out = append(out, k+"="+v)
+	}
+	return out
 }

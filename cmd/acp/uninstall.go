@@ -1,12 +1,52 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentclientprotocol/acp-registry-go/installer"
 )
 
-// PLACEHOLDER: replaced by the real command.
 func newUninstallCmd(g *globalOpts) *cobra.Command {
-	return &cobra.Command{Use: "uninstall", RunE: func(*cobra.Command, []string) error { return errors.New("uninstall: not built yet") }}
+	return &cobra.Command{
+		Use:   "uninstall ID",
+		Short: "Remove every installed version of an agent",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, err := g.installer()
+			if err != nil {
+				return err
+			}
+			id := args[0]
+			rs, err := in.Installed(id)
+			if err != nil {
+				return err
+			}
+			if len(rs) == 0 {
+				return notInstalled(in, id)
+			}
+			if err := in.Uninstall(id); err != nil {
+				return err
+			}
+			fmt.Fprintf(g.streams.Out, "uninstalled %s\n", id)
+			return nil
+		},
+	}
+}
+
+// notInstalled says id is not installed and names the installed agents
+// closest to it, which is what the user most likely meant.
+func notInstalled(in *installer.Installer, id string) error {
+	var ids []string
+	if rs, err := in.List(); err == nil {
+		for _, r := range rs {
+			ids = append(ids, r.ID)
+		}
+	}
+	if near := closest(id, ids, 5); len(near) > 0 {
+		return fmt.Errorf("%s is not installed; installed agents like it: %s", id, strings.Join(near, ", "))
+	}
+	return fmt.Errorf("%s is not installed (acp list --installed shows what is)", id)
 }

@@ -1,12 +1,132 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"sort"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentclientprotocol/acp-registry-go/installer"
+	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
-// PLACEHOLDER: replaced by the real command.
+type upgradeOpts struct {
+	all  bool
+	json bool
+}
+
 func newUpgradeCmd(g *globalOpts) *cobra.Command {
-	return &cobra.Command{Use: "upgrade", RunE: func(*cobra.Command, []string) error { return errors.New("upgrade: not built yet") }}
+	var o upgradeOpts
+	cmd := &cobra.Command{
+		Use:   "upgrade [ID...|--all] [--json]",
+		Short: "Install the registry's version of installed agents where it is newer",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.all == (len(args) > 0) {
+				return cli.Usagef("name the agents to upgrade, or pass --all (not both)")
+			}
+			rep, err := upgrade(cmd.Context(), g, args)
+			if err != nil {
+				return err
+			}
+			if o.json {
+				if err := cli.WriteJSON(g.streams.Out, rep); err != nil {
+					return err
+				}
+			} else {
+				for _, u := range rep.Upgraded {
+					fmt.Fprintf(g.streams.Out, "upgraded %s %s -> %s\n", u.ID, u.From, u.To)
+				}
+				for _, id := range rep.UpToDate {
+					fmt.Fprintf(g.streams.Out, "%s is up to date\n", id)
+				}
+				for _, e := range rep.Errors {
+					fmt.Fprintf(g.streams.Err, "upgrade %s: %s\n", e.ID, e.Error)
+				}
+			}
+			if len(rep.Errors) > 0 {
+				return &cli.ExitError{Code: cli.ExitFailure, Msg: fmt.Sprintf("%d of %d agents failed to upgrade", len(rep.Errors), len(rep.Errors)+len(rep.Upgraded)+len(rep.UpToDate))}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&o.all, "all", false, "upgrade every installed agent")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
+	return cmd
+}
+
+// upgradeReport is `acp upgrade --json`.
+type upgradeReport struct {
+	Upgraded []upgraded     `json:"upgraded"`
+	UpToDate []string       `json:"upToDate"`
+	Errors   []upgradeError `json:"errors"`
+}
+
+type upgraded struct {
+	ID   string `json:"id"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+type upgradeError struct {
+	ID    string `json:"id"`
+	Error string `json:"error"`
+}
+
+// upgrade moves each installed agent (all when ids is empty) to the
+// registry's version of its channel when that is newer, keeping its
+// distribution. One agent's failure does not stop the others.
+func upgrade(ctx context.Context, g *globalOpts, ids []string) (*upgradeReport, error) {
+	in, err := g.installer()
+	if err != nil {
+		return nil, err
+	}
+	idx, err := g.index(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		rs, err := in.List()
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			ids = append(ids, r.ID)
+		}
+	}
+	sort.Strings(ids)
+	rep := &upgradeReport{Upgraded: []upgraded{}, UpToDate: []string{}, Errors: []upgradeError{}}
+	fail := func(id string, err error) { rep.Errors = append(rep.Errors, upgradeError{ID: id, Error: err.Error()}) }
+	for _, id := range ids {
+		m, err := g.lookup(idx, id)
+		if err != nil {
+			fail(id, err)
+			continue
+		}
+		cur, err := in.Current(m.ID)
+		if err != nil || cur == nil {
+			if err == nil || errors.Is(err, installer.ErrNotInstalled) {
+				err = fmt.Errorf("%s is not installed: run acp install %s", m.ID, m.ID)
+			}
+			fail(m.ID, err)
+			continue
+		}
+		want := m.Version
+		if cur.Preview && m.Preview != nil {
+			want = m.Preview.Version
+		}
+		if !registry.Newer(want, cur.Version) {
+			rep.UpToDate = append(rep.UpToDate, m.ID)
+			continue
+		}
+		rc, _, err := in.Install(ctx, installer.Request{Agent: m, Dist: cur.Distribution, Preview: cur.Preview && m.Preview != nil})
+		if err != nil {
+			fail(m.ID, err)
+			continue
+		}
+		rep.Upgraded = append(rep.Upgraded, upgraded{ID: m.ID, From: cur.Version, To: rc.Version})
+	}
+	return rep, nil
 }

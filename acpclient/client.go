@@ -1,0 +1,361 @@
+package acpclient
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Limits on what an agent may send. The defaults follow registry-rules.md:
+// 16 MiB per line (a real initialize answer is a few KiB), 64 MiB in all.
+const (
+	DefaultMaxLine    = 16 << 20
+	DefaultMaxTotal   = 64 << 20
+	DefaultStderrTail = 4 << 10
+	DefaultMaxNonJSON = 20
+)
+
+// Options bound what the client keeps from an untrusted agent. Zero values
+// take the defaults above.
+type Options struct {
+	MaxLine    int   // longest stdout line accepted
+	MaxTotal   int64 // most stdout bytes read in all
+	StderrTail int   // bytes of stderr kept (the last ones)
+	MaxNonJSON int   // non-JSON stdout lines recorded (each cut to 200 bytes)
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxLine <= 0 {
+		o.MaxLine = DefaultMaxLine
+	}
+	if o.MaxTotal <= 0 {
+		o.MaxTotal = DefaultMaxTotal
+	}
+	if o.StderrTail <= 0 {
+		o.StderrTail = DefaultStderrTail
+	}
+	if o.MaxNonJSON <= 0 {
+		o.MaxNonJSON = DefaultMaxNonJSON
+	}
+	return o
+}
+
+// Stats counts what the agent sent besides answers, for diagnostics.
+type Stats struct {
+	Notifications  int // notifications received
+	AgentRequests  int // requests from the agent, refused with -32601
+	StrayResponses int // responses whose id matched no pending request
+	NonJSONLines   int // stdout lines that were not JSON-RPC messages
+}
+
+// Client talks to one agent. It is safe for concurrent use.
+type Client struct {
+	opts Options
+
+	wmu sync.Mutex
+	w   io.Writer
+
+	mu       sync.Mutex
+	nextID   int64
+	pending  map[int64]chan response
+	readErr  error
+	nonJSON  []string
+	stats    Stats
+	readDone chan struct{}
+
+	tail       *tailBuffer
+	stderrDone chan struct{}
+}
+
+type response struct {
+	result json.RawMessage
+	err    error
+}
+
+// New starts reading the agent's stdout and (when not nil) stderr in the
+// background. stdin receives our messages. The readers stop at EOF or at
+// the first fatal problem (a line or the stream too long); close the
+// readers, or kill the agent, to stop them earlier.
+func New(stdin io.Writer, stdout, stderr io.Reader, opts Options) *Client {
+	c := &Client{
+		opts:       opts.withDefaults(),
+		w:          stdin,
+		pending:    map[int64]chan response{},
+		readDone:   make(chan struct{}),
+		stderrDone: make(chan struct{}),
+	}
+	c.tail = &tailBuffer{max: c.opts.StderrTail}
+	go c.readLoop(stdout)
+	if stderr != nil {
+		go func() {
+			defer close(c.stderrDone)
+			// Drain continuously: an agent that logs a lot while we wait
+			// would otherwise block on a full pipe and never answer.
+			_, _ = io.Copy(c.tail, stderr)
+		}()
+	} else {
+		close(c.stderrDone)
+	}
+	return c
+}
+
+// Call sends a request and waits for the response with its id, skipping
+// everything else the agent sends meanwhile. An error object in the
+// response comes back as *RPCError.
+func (c *Client) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	ch := make(chan response, 1)
+	c.mu.Lock()
+	if c.readErr != nil {
+		err := c.readErr
+		c.mu.Unlock()
+		return nil, fmt.Errorf("call %s: %w", method, err)
+	}
+	c.nextID++
+	id := c.nextID
+	c.pending[id] = ch
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+	}()
+
+	msg := struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      int64  `json:"id"`
+		Method  string `json:"method"`
+		Params  any    `json:"params,omitempty"`
+	}{"2.0", id, method, params}
+	if err := c.send(ctx, msg); err != nil {
+		return nil, fmt.Errorf("send %s request: %w", method, err)
+	}
+	select {
+	case r := <-ch:
+		return r.result, r.err
+	case <-c.readDone:
+		// The answer may have arrived just before the stream ended.
+		select {
+		case r := <-ch:
+			return r.result, r.err
+		default:
+		}
+		return nil, fmt.Errorf("wait for %s answer: %w", method, c.Err())
+	case <-ctx.Done():
+		return nil, fmt.Errorf("wait for %s answer: %w", method, ctx.Err())
+	}
+}
+
+// Notify sends a notification (no answer expected).
+func (c *Client) Notify(ctx context.Context, method string, params any) error {
+	msg := struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		Params  any    `json:"params,omitempty"`
+	}{"2.0", method, params}
+	if err := c.send(ctx, msg); err != nil {
+		return fmt.Errorf("send %s notification: %w", method, err)
+	}
+	return nil
+}
+
+// send writes one message as one line. The write runs aside so that an
+// agent which never reads its stdin cannot hold the caller past ctx.
+func (c *Client) send(ctx context.Context, msg any) error {
+	data, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	done := make(chan error, 1)
+	go func() {
+		c.wmu.Lock()
+		defer c.wmu.Unlock()
+		_, err := c.w.Write(data)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Done is closed when the client stops reading stdout (EOF or a fatal
+// problem); Err then says why.
+func (c *Client) Done() <-chan struct{} { return c.readDone }
+
+// StderrDone is closed when stderr reached EOF.
+func (c *Client) StderrDone() <-chan struct{} { return c.stderrDone }
+
+// Err is why reading stopped: ErrClosed at EOF, ErrLineTooLong or
+// ErrTooMuchOutput (wrapped) when the agent broke a limit, or a read error.
+// It is nil while reading goes on.
+func (c *Client) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.readErr
+}
+
+// StderrTail is the end of what the agent wrote on stderr, as valid UTF-8
+// with surrounding space trimmed.
+func (c *Client) StderrTail() string { return c.tail.String() }
+
+// NonJSONLines are the first stdout lines that were not JSON-RPC messages,
+// each cut to 200 bytes.
+func (c *Client) NonJSONLines() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.nonJSON...)
+}
+
+// Stats counts what was skipped.
+func (c *Client) Stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stats
+}
+
+func (c *Client) readLoop(r io.Reader) {
+	// A buffer no larger than the cap lets a too-long line be noticed as
+	// soon as it is too long, not only when more data arrives.
+	br := bufio.NewReaderSize(r, min(64<<10, c.opts.MaxLine+1))
+	var line []byte
+	var total int64
+	for {
+		chunk, err := br.ReadSlice('\n')
+		total += int64(len(chunk))
+		if total > c.opts.MaxTotal {
+			c.finish(fmt.Errorf("%w: the agent wrote more than %s on stdout", ErrTooMuchOutput, sizeString(c.opts.MaxTotal)))
+			return
+		}
+		if len(line)+len(chunk) > c.opts.MaxLine {
+			c.finish(fmt.Errorf("%w: the agent wrote a stdout line longer than %s", ErrLineTooLong, sizeString(int64(c.opts.MaxLine))))
+			return
+		}
+		line = append(line, chunk...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			c.handle(line)
+		}
+		if err != nil {
+			if err == io.EOF {
+				c.finish(ErrClosed)
+			} else {
+				c.finish(fmt.Errorf("read agent stdout: %w", err))
+			}
+			return
+		}
+		if cap(line) > 1<<20 {
+			line = nil // do not keep one huge line's buffer forever
+		} else {
+			line = line[:0]
+		}
+	}
+}
+
+func (c *Client) finish(err error) {
+	c.mu.Lock()
+	c.readErr = err
+	c.mu.Unlock()
+	close(c.readDone)
+}
+
+// message is any JSON-RPC 2.0 message. Presence matters more than values,
+// so ids and results stay raw.
+type message struct {
+	ID     json.RawMessage `json:"id"`
+	Method *string         `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  *RPCError       `json:"error"`
+}
+
+func (c *Client) handle(line []byte) {
+	line = bytes.TrimSpace(line)
+	var m message
+	if line[0] != '{' || json.Unmarshal(line, &m) != nil {
+		c.recordNonJSON(line)
+		return
+	}
+	hasID := len(m.ID) > 0 && string(m.ID) != "null"
+	switch {
+	case m.Method != nil && hasID:
+		c.mu.Lock()
+		c.stats.AgentRequests++
+		c.mu.Unlock()
+		// We offer no client methods during a probe; saying so lets an
+		// agent that waits for an answer carry on.
+		reply := struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   RPCError        `json:"error"`
+		}{"2.0", m.ID, RPCError{Code: -32601, Message: "Method not found: " + *m.Method}}
+		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+		_ = c.send(ctx, reply)
+		cancel()
+	case m.Method != nil:
+		c.mu.Lock()
+		c.stats.Notifications++
+		c.mu.Unlock()
+	case hasID && (m.Result != nil || m.Error != nil):
+		id, err := strconv.ParseInt(string(m.ID), 10, 64)
+		c.mu.Lock()
+		ch, ok := c.pending[id]
+		if err != nil || !ok {
+			c.stats.StrayResponses++
+			c.mu.Unlock()
+			return
+		}
+		delete(c.pending, id)
+		c.mu.Unlock()
+		r := response{result: m.Result}
+		if m.Error != nil {
+			r = response{err: m.Error}
+		}
+		ch <- r
+	default:
+		// Valid JSON but no JSON-RPC message (e.g. a JSON log line).
+		c.recordNonJSON(line)
+	}
+}
+
+func (c *Client) recordNonJSON(line []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stats.NonJSONLines++
+	if len(c.nonJSON) >= c.opts.MaxNonJSON {
+		return
+	}
+	c.nonJSON = append(c.nonJSON, cut(string(line), 200))
+}
+
+// cut shortens s to at most n bytes without splitting a UTF-8 sequence.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return strings.ToValidUTF8(s, "?")
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return strings.ToValidUTF8(s[:i], "?") + "…"
+}
+
+func sizeString(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	if n >= 1<<10 && n%(1<<10) == 0 {
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

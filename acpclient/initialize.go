@@ -1,0 +1,278 @@
+package acpclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// ProtocolVersion is the ACP version we speak.
+const ProtocolVersion = 1
+
+// Auth method types. An absent type means TypeAgent (the protocol default).
+const (
+	TypeAgent    = "agent"
+	TypeTerminal = "terminal"
+	TypeEnvVar   = "env_var"
+)
+
+// Implementation names a client or agent program.
+type Implementation struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version"`
+}
+
+// InitializeParams builds the initialize request registry-rules.md
+// describes: protocol 1, every client capability a probe can honestly
+// claim, and the older `_meta` opt-ins that some agents still read before
+// they advertise terminal auth.
+func InitializeParams(client Implementation) any {
+	type fs struct {
+		ReadTextFile  bool `json:"readTextFile"`
+		WriteTextFile bool `json:"writeTextFile"`
+	}
+	type auth struct {
+		Terminal bool `json:"terminal"`
+	}
+	type caps struct {
+		FS       fs              `json:"fs"`
+		Terminal bool            `json:"terminal"`
+		Auth     auth            `json:"auth"`
+		Meta     map[string]bool `json:"_meta"`
+	}
+	return struct {
+		ProtocolVersion    int            `json:"protocolVersion"`
+		ClientInfo         Implementation `json:"clientInfo"`
+		ClientCapabilities caps           `json:"clientCapabilities"`
+	}{
+		ProtocolVersion: ProtocolVersion,
+		ClientInfo:      client,
+		ClientCapabilities: caps{
+			FS:       fs{true, true},
+			Terminal: true,
+			Auth:     auth{Terminal: true},
+			Meta:     map[string]bool{"terminal-auth": true, "terminal_output": true},
+		},
+	}
+}
+
+// Initialize sends initialize and parses the answer. The raw result is
+// kept in InitializeResult.Raw, unknown fields included.
+func (c *Client) Initialize(ctx context.Context, client Implementation) (*InitializeResult, error) {
+	raw, err := c.Call(ctx, "initialize", InitializeParams(client))
+	if err != nil {
+		return nil, err
+	}
+	return ParseInitializeResult(raw)
+}
+
+// InitializeResult is an agent's initialize answer, read leniently: the
+// fields a probe reports are decoded, everything stays in Raw.
+type InitializeResult struct {
+	// ProtocolVersion as sent (normally a number); nil when absent.
+	ProtocolVersion json.RawMessage
+	AgentInfo       *Implementation
+	// AgentCapabilities as sent; nil when absent.
+	AgentCapabilities json.RawMessage
+	// AuthMethodsPresent distinguishes a missing authMethods from [].
+	AuthMethodsPresent bool
+	AuthMethods        []AuthMethod
+	// Raw is the whole result object.
+	Raw json.RawMessage
+}
+
+// ErrBadResult is returned (wrapped) when the initialize result is not an
+// object or its authMethods is not a list.
+var ErrBadResult = errors.New("malformed initialize result")
+
+// ParseInitializeResult reads the result object of an initialize answer.
+func ParseInitializeResult(raw json.RawMessage) (*InitializeResult, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil || top == nil {
+		return nil, fmt.Errorf("%w: the result is %s, not an object", ErrBadResult, describeJSON(raw))
+	}
+	r := &InitializeResult{Raw: raw, ProtocolVersion: top["protocolVersion"], AgentCapabilities: top["agentCapabilities"]}
+	if ai, ok := top["agentInfo"]; ok {
+		var info Implementation
+		if json.Unmarshal(ai, &info) == nil {
+			r.AgentInfo = &info
+		}
+	}
+	am, ok := top["authMethods"]
+	if !ok || string(am) == "null" {
+		return r, nil
+	}
+	r.AuthMethodsPresent = true
+	var items []json.RawMessage
+	if err := json.Unmarshal(am, &items); err != nil {
+		return r, fmt.Errorf("%w: authMethods is %s, not a list", ErrBadResult, describeJSON(am))
+	}
+	r.AuthMethods = make([]AuthMethod, 0, len(items))
+	for _, it := range items {
+		r.AuthMethods = append(r.AuthMethods, parseAuthMethod(it))
+	}
+	return r, nil
+}
+
+// AuthMethod is one advertised way to sign in, normalised across the
+// protocol's revisions: v1 (`id`, `env` as an object), v2 (`methodId`,
+// `env` as a list of {name, value}) and the older `_meta["terminal-auth"]`
+// form that carries its own command.
+type AuthMethod struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// Type is the effective type: the `type` field, else what `_meta`
+	// says (terminal-auth / agent-auth), else TypeAgent.
+	Type string `json:"type"`
+	// DeclaredType is the `type` field as sent ("" when absent).
+	DeclaredType string `json:"-"`
+	// Args and Env are a terminal method's additions to the launch.
+	Args []string          `json:"args,omitempty"`
+	Env  map[string]string `json:"env,omitempty"`
+	// Vars are the variable names of an env_var method.
+	Vars []string `json:"vars,omitempty"`
+	// Legacy is the `_meta["terminal-auth"]` object, when sent.
+	Legacy *LegacyTerminalAuth `json:"-"`
+	Raw    json.RawMessage     `json:"-"`
+}
+
+// LegacyTerminalAuth is `_meta["terminal-auth"]` as older agents send it:
+// a complete command line of its own.
+type LegacyTerminalAuth struct {
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env"`
+	Label   string            `json:"label"`
+}
+
+func parseAuthMethod(raw json.RawMessage) AuthMethod {
+	m := AuthMethod{Raw: raw}
+	var f map[string]json.RawMessage
+	if json.Unmarshal(raw, &f) != nil {
+		m.Type = "invalid"
+		return m
+	}
+	str := func(k string) string {
+		var s string
+		_ = json.Unmarshal(f[k], &s)
+		return s
+	}
+	m.ID = str("id")
+	if m.ID == "" {
+		m.ID = str("methodId")
+	}
+	m.Name, m.Description, m.DeclaredType = str("name"), str("description"), str("type")
+	_ = json.Unmarshal(f["args"], &m.Args)
+	m.Env = parseEnv(f["env"])
+
+	var meta map[string]json.RawMessage
+	_ = json.Unmarshal(f["_meta"], &meta)
+	if ta, ok := meta["terminal-auth"]; ok {
+		var l LegacyTerminalAuth
+		if json.Unmarshal(ta, &l) == nil && (l.Command != "" || len(l.Args) > 0 || len(l.Env) > 0 || l.Label != "") {
+			m.Legacy = &l
+		}
+	}
+	switch {
+	case m.DeclaredType != "":
+		m.Type = m.DeclaredType
+	case hasKey(meta, "terminal-auth"):
+		m.Type = TypeTerminal
+	case hasKey(meta, "agent-auth"):
+		m.Type = TypeAgent
+	default:
+		m.Type = TypeAgent
+	}
+
+	// env_var methods name their variables as `varName` (early v1) or
+	// `vars: [{name}]` (later); either is worth reporting.
+	if v := str("varName"); v != "" {
+		m.Vars = append(m.Vars, v)
+	}
+	var vars []struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(f["vars"], &vars) == nil {
+		for _, v := range vars {
+			if v.Name != "" {
+				m.Vars = append(m.Vars, v.Name)
+			}
+		}
+	}
+	return m
+}
+
+func hasKey(m map[string]json.RawMessage, k string) bool {
+	v, ok := m[k]
+	return ok && string(v) != "null" && string(v) != "false"
+}
+
+// parseEnv accepts {"K":"V"} (v1) and [{"name":"K","value":"V"}] (v2).
+func parseEnv(raw json.RawMessage) map[string]string {
+	if len(raw) == 0 {
+		return nil
+	}
+	var obj map[string]string
+	if json.Unmarshal(raw, &obj) == nil {
+		if len(obj) == 0 {
+			return nil
+		}
+		return obj
+	}
+	var list []struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	}
+	if json.Unmarshal(raw, &list) != nil {
+		return nil
+	}
+	env := map[string]string{}
+	for _, kv := range list {
+		if kv.Name != "" {
+			env[kv.Name] = kv.Value
+		}
+	}
+	if len(env) == 0 {
+		return nil
+	}
+	return env
+}
+
+// Types lists the distinct effective types of methods, sorted.
+func Types(ms []AuthMethod) []string {
+	seen := map[string]bool{}
+	var ts []string
+	for _, m := range ms {
+		if !seen[m.Type] {
+			seen[m.Type] = true
+			ts = append(ts, m.Type)
+		}
+	}
+	sort.Strings(ts)
+	return ts
+}
+
+func describeJSON(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "missing"
+	}
+	switch raw[0] {
+	case '[':
+		return "a list"
+	case '"':
+		return "a string"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	case '{':
+		return "an object"
+	}
+	return "a number"
+}

@@ -1,0 +1,216 @@
+package build
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/validate"
+)
+
+func buildOpts(root, out string) Options {
+	return Options{Root: root, Out: out, BaseURL: "https://cdn.example.com/v1",
+		Validate: Validator(validate.Options{SkipURLs: true}), Schemas: Schemas()}
+}
+
+func readAll(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	m := map[string][]byte{}
+	for _, n := range listDir(t, dir) {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m[n] = b
+	}
+	return m
+}
+
+func TestBuildWritesEverythingAndRebuildsIdentically(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "dist")
+	res, err := Build(context.Background(), buildOpts("testdata/tree", out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"agent.schema.json", "alpha.svg", "beta.svg", "gamma.svg", "registry-jetbrains.json",
+		"registry-preview.json", "registry.json", "registry.schema.json"}
+	if !reflect.DeepEqual(res.Files, want) || res.Agents != 3 {
+		t.Errorf("result = %+v", res)
+	}
+	first := readAll(t, out)
+	if !reflect.DeepEqual(listDir(t, out), want) {
+		t.Errorf("dist holds %v", listDir(t, out))
+	}
+	// The files the tree-level golden tests pin are what Build writes.
+	for _, n := range []string{IndexFile, PreviewIndexFile, "registry-jetbrains.json"} {
+		golden(t, n, first[n])
+	}
+	if !bytes.Equal(first[AgentSchemaFile], validate.AgentSchema()) {
+		t.Error("agent.schema.json is not the schema validate uses")
+	}
+	if _, err := Build(context.Background(), buildOpts("testdata/tree", out)); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(first, readAll(t, out)) {
+		t.Error("a rebuild of the same tree is not byte-identical")
+	}
+}
+
+// registry.json and the variants must satisfy the registry.schema.json
+// shipped next to them. registry-preview.json cannot: it carries
+// pre-release versions, which agent.schema.json's version pattern refuses.
+func TestBuildOutputValidatesAgainstSchema(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "dist")
+	if _, err := Build(context.Background(), buildOpts("testdata/tree", out)); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{IndexFile, "registry-jetbrains.json"} {
+		checkSchema(t, filepath.Join(out, n))
+	}
+}
+
+func checkSchema(t *testing.T, path string) {
+	t.Helper()
+	sch, err := validate.CompiledRegistrySchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(v); err != nil {
+		t.Errorf("%s does not validate against registry.schema.json: %v", path, err)
+	}
+}
+
+func TestBuildRefusesInvalidTreeAndWritesNothing(t *testing.T) {
+	root := t.TempDir()
+	copyTree(t, "testdata/tree", root)
+	// A pre-release in "version" is an error-level problem.
+	p := filepath.Join(root, "beta", "agent.json")
+	data, _ := os.ReadFile(p)
+	os.WriteFile(p, bytes.Replace(data, []byte(`"version": "0.9.0"`), []byte(`"version": "0.9"`), 1), 0o644)
+	out := filepath.Join(t.TempDir(), "dist")
+	os.MkdirAll(out, 0o755)
+	os.WriteFile(filepath.Join(out, "registry.json"), []byte("previous"), 0o644)
+	res, err := Build(context.Background(), buildOpts(root, out))
+	if !errors.Is(err, ErrProblems) || res == nil || res.Report == nil || !res.Report.HasErrors() {
+		t.Fatalf("err = %v", err)
+	}
+	if !strings.Contains(err.Error(), "nothing was written") {
+		t.Errorf("err = %v", err)
+	}
+	if got := readAll(t, out); len(got) != 1 || string(got["registry.json"]) != "previous" {
+		t.Errorf("an invalid tree changed the output: %v", listDir(t, out))
+	}
+}
+
+func TestBuildDryRunAndBadVariants(t *testing.T) {
+	root := t.TempDir()
+	copyTree(t, "testdata/tree", root)
+	out := filepath.Join(t.TempDir(), "dist")
+	opts := buildOpts(root, out)
+	opts.DryRun = true
+	res, err := Build(context.Background(), opts)
+	if err != nil || len(res.Files) != 8 {
+		t.Fatalf("dry run: %+v, %v", res, err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("a dry run wrote the output")
+	}
+	os.WriteFile(filepath.Join(root, VariantsFile), []byte(`{"jb": {"exclude": ["delta"]}}`), 0o644)
+	opts.DryRun = false
+	_, err = Build(context.Background(), opts)
+	if !errors.Is(err, ErrVariants) || !strings.Contains(err.Error(), `"delta"`) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.Walk(from, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if info.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func corpusRoot(t testing.TB) string {
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..", "shared", "corpus", "registry")
+	if _, err := os.Stat(root); err != nil {
+		t.Skipf("corpus not found at %s: skipping the corpus build", root)
+	}
+	return root
+}
+
+// Every agent of the real corpus that validates goes into an index that
+// satisfies the schema and reads back through ParseIndex.
+func TestBuildCorpusValidAgents(t *testing.T) {
+	root := corpusRoot(t)
+	rep, err := validate.Run(context.Background(), []string{root}, validate.Options{SkipURLs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var valid validate.Report
+	for _, a := range rep.Agents {
+		if a.Valid && a.Manifest != nil {
+			valid.Agents = append(valid.Agents, a)
+		}
+	}
+	if len(valid.Agents) < 50 {
+		t.Fatalf("only %d of %d corpus agents are valid: the validator or the corpus changed", len(valid.Agents), len(rep.Agents))
+	}
+	agents, err := agentsOf(&valid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Render(agents, nil, DefaultBaseURL, Schemas())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := WriteDir(filepath.Join(out, "dist"), files); err != nil {
+		t.Fatal(err)
+	}
+	checkSchema(t, filepath.Join(out, "dist", IndexFile))
+	if _, err := registry.ParseIndex(files[PreviewIndexFile]); err != nil {
+		t.Error(err)
+	}
+	idx, err := registry.ParseIndex(files[IndexFile])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(idx.Agents) != len(agents) {
+		t.Errorf("index has %d agents, want %d", len(idx.Agents), len(agents))
+	}
+	t.Logf("%d of %d corpus agents built", len(agents), len(rep.Agents))
+}

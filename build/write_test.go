@@ -1,0 +1,89 @@
+package build
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"testing"
+)
+
+func listDir(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n []string
+	for _, e := range es {
+		n = append(n, e.Name())
+	}
+	sort.Strings(n)
+	return n
+}
+
+func TestWriteDirReplacesWholeFolder(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "dist")
+	if err := WriteDir(out, Files{"stale.svg": []byte("old"), "registry.json": []byte("old")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteDir(out, Files{"registry.json": []byte("new\n"), "a.svg": []byte("<svg/>")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := listDir(t, out); !reflect.DeepEqual(got, []string{"a.svg", "registry.json"}) {
+		t.Errorf("dist holds %v: files of the previous build must be gone", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "registry.json")); string(got) != "new\n" {
+		t.Errorf("registry.json = %q", got)
+	}
+	if got := listDir(t, parent); !reflect.DeepEqual(got, []string{"dist"}) {
+		t.Errorf("temporary folders left beside dist: %v", got)
+	}
+	if st, _ := os.Stat(out); st.Mode().Perm() != 0o755 {
+		t.Errorf("dist mode = %v, want 0755 so a web server can read it", st.Mode().Perm())
+	}
+}
+
+func TestWriteDirFailureLeavesOldOutput(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "dist")
+	if err := WriteDir(out, Files{"registry.json": []byte("old")}); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteDir(out, Files{"registry.json": []byte("new"), "../escape.json": []byte("x")})
+	if err == nil {
+		t.Fatal("a file name with a folder was accepted")
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "registry.json")); string(got) != "old" {
+		t.Errorf("failed build changed the output: registry.json = %q", got)
+	}
+	if got := listDir(t, parent); !reflect.DeepEqual(got, []string{"dist"}) {
+		t.Errorf("failed build left %v", got)
+	}
+}
+
+func TestWriteDirRefusesFileInTheWay(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "dist")
+	os.WriteFile(out, []byte("x"), 0o644)
+	if err := WriteDir(out, Files{"a": nil}); err == nil {
+		t.Fatal("replaced a regular file with a folder")
+	}
+}
+
+// Unchanged files are linked from the previous build; a file that changed
+// at the same size must still get the new bytes.
+func TestWriteDirReusesOnlyIdenticalFiles(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "dist")
+	if err := WriteDir(out, Files{"same.svg": []byte("<svg/>"), "changed.json": []byte("aaaa")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteDir(out, Files{"same.svg": []byte("<svg/>"), "changed.json": []byte("bbbb")}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"same.svg": "<svg/>", "changed.json": "bbbb"} {
+		if got, _ := os.ReadFile(filepath.Join(out, name)); string(got) != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The update command's JSON and exit codes against a fake npm registry.
+func TestUpdateCommandExitCodes(t *testing.T) {
+	latest := map[string]string{"fresh": "1.0.0", "stale": "1.1.0"}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimPrefix(r.URL.Path, "/")
+		v, ok := latest[name]
+		if !ok {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		fmt.Fprintf(w, `{"dist-tags": {"latest": %q}, "versions": {%q: {}}}`, v, v)
+	}))
+	defer srv.Close()
+	root := t.TempDir()
+	for _, id := range []string{"fresh", "stale", "gone"} {
+		os.MkdirAll(filepath.Join(root, id), 0o755)
+		m := fmt.Sprintf(`{"id": %q, "name": "X", "version": "1.0.0", "description": "d", "distribution": {"npx": {"package": "%s@1.0.0"}}}`+"\n", id, id)
+		os.WriteFile(filepath.Join(root, id, "agent.json"), []byte(m), 0o644)
+	}
+	upd := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		args = append([]string{"update", root, "--npm-registry", srv.URL + "/"}, args...)
+		code := run(context.Background(), args, strings.NewReader(""), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+
+	code, out, errs := upd("--json", "--exit-code")
+	if code != 1 {
+		t.Errorf("a failed lookup must exit 1, got %d (%s)", code, errs)
+	}
+	var rep struct {
+		Updates []struct {
+			ID, Current, Latest, Source string
+			Applied                     bool
+		}
+		Errors   []struct{ ID, Error string }
+		UpToDate []string
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out)
+	}
+	if len(rep.Updates) != 1 || rep.Updates[0].ID != "stale" || rep.Updates[0].Latest != "1.1.0" || rep.Updates[0].Source != "npm" ||
+		len(rep.Errors) != 1 || rep.Errors[0].ID != "gone" || len(rep.UpToDate) != 1 || rep.UpToDate[0] != "fresh" {
+		t.Errorf("report = %+v", rep)
+	}
+
+	if code, _, errs := upd("--agent", "fresh,stale", "--exit-code"); code != 4 {
+		t.Errorf("updates available with --exit-code must exit 4, got %d (%s)", code, errs)
+	}
+	if code, out, _ := upd("--agent", "fresh,stale"); code != 0 || !strings.Contains(out, "stale") || !strings.Contains(out, "1.0.0 -> 1.1.0") {
+		t.Errorf("without --exit-code: %d %q", code, out)
+	}
+	if code, _, errs := upd("--agent", "nope"); code != 2 || !strings.Contains(errs, "no agent nope") {
+		t.Errorf("unknown agent: %d %q", code, errs)
+	}
+	if code, _, _ := upd("--agent", "stale", "--apply"); code != 0 {
+		t.Errorf("--apply exited %d", code)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "stale", "agent.json")); !strings.Contains(string(b), `"stale@1.1.0"`) {
+		t.Errorf("--apply did not rewrite the manifest: %s", b)
+	}
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/verify"
+)
+
+// shAgent answers initialize (our first request, id 1) as its first
+// argument says, like real agents of each kind.
+const shAgent = `#!/bin/sh
+read -r line
+case "$1" in
+good)    printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentInfo":{"name":"good-agent","version":"3.1.0"},"agentCapabilities":{"loadSession":true,"mcpCapabilities":{"http":true}},"authMethods":[{"id":"login","name":"Log in","type":"terminal","args":["--login"]}]}}' ;;
+envonly) printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"authMethods":[{"id":"key","name":"Key","type":"env_var","vars":[{"name":"OPENAI_API_KEY"}]}]}}' ;;
+crash)   echo "Error: missing config file" >&2; exit 1 ;;
+esac
+read -r line
+`
+
+// verifyTree writes a registry whose binary agents download the shell
+// agent from a loopback server; npx and uvx entries have no runner
+// (PATH is emptied), so they are skipped.
+func verifyTree(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the agent is a shell script")
+	}
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	tw.WriteHeader(&tar.Header{Name: "agent", Typeflag: tar.TypeReg, Mode: 0o755, Size: int64(len(shAgent))})
+	tw.Write([]byte(shAgent))
+	tw.Close()
+	gz.Close()
+	archive := buf.Bytes()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(archive) }))
+	t.Cleanup(srv.Close)
+
+	root := t.TempDir()
+	write := func(id string, dist map[string]any) {
+		m := map[string]any{"id": id, "name": id, "version": "1.0.0", "description": "test agent", "distribution": dist}
+		data, _ := json.Marshal(m)
+		os.MkdirAll(filepath.Join(root, id), 0o755)
+		if err := os.WriteFile(filepath.Join(root, id, "agent.json"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := func(arg string) map[string]any {
+		return map[string]any{"linux-x86_64": map[string]any{"archive": srv.URL + "/agent.tar.gz", "cmd": "agent", "args": []string{arg}}}
+	}
+	write("good", map[string]any{"binary": bin("good"), "npx": map[string]any{"package": "good@1.0.0"}})
+	write("envonly", map[string]any{"binary": bin("envonly")})
+	write("crash", map[string]any{"binary": bin("crash")})
+	write("held", map[string]any{"binary": bin("good")})
+	write("macos", map[string]any{"binary": map[string]any{"darwin-aarch64": map[string]any{"archive": srv.URL + "/a.tar.gz", "cmd": "agent"}}})
+	os.WriteFile(filepath.Join(root, "quarantine.json"), []byte(`{"held": "hangs on CI, issue #7"}`), 0o644)
+	t.Setenv("ACP_PLATFORM", "linux-x86_64")
+	t.Setenv("PATH", t.TempDir())
+	return root
+}
+
+func TestVerifyCommand(t *testing.T) {
+	root := verifyTree(t)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"verify", root, "--json", "--jobs", "3", "--timeout", "10s"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3 (a failing agent)\n%s", code, stderr.String())
+	}
+	var rep verify.Report
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("stdout is not the JSON report: %v\n%s", err, stdout.String())
+	}
+	var got []string
+	for _, r := range rep.Results {
+		got = append(got, r.ID+"/"+string(r.Distribution)+" "+string(r.Status)+": "+r.Reason)
+	}
+	want := []string{
+		"crash/binary fail: agent exited with status 1 before answering initialize; stderr: Error: missing config file",
+		"envonly/binary fail: no auth method of type agent or terminal (methods: env_var OPENAI_API_KEY)",
+		"good/binary pass: ",
+		"good/npx skip: good 1.0.0 cannot be installed here: npx distribution needs Node.js (node and npm): install it from https://nodejs.org",
+		"held/binary skip: quarantined: hangs on CI, issue #7",
+		"macos/binary skip: macos 1.0.0 cannot be installed here: no binary for linux-x86_64 (binaries exist for darwin-aarch64)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("results:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if rep.Summary != (verify.Summary{Pass: 1, Fail: 2, Skip: 3}) {
+		t.Errorf("summary %+v", rep.Summary)
+	}
+	good := rep.Results[2]
+	if string(good.ProtocolVersion) != "1" || good.AgentInfo == nil || good.AgentInfo.Version != "3.1.0" || len(good.AuthMethods) != 1 || good.AuthMethods[0].Type != "terminal" {
+		t.Errorf("good result %+v", good)
+	}
+
+	// --agent and --type narrow the run; text output ends with the summary.
+	stdout.Reset()
+	code = run(context.Background(), []string{"verify", root, "--agent", "good", "--type", "binary", "--auth-check"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 0 || !strings.HasPrefix(stdout.String(), "pass  good (binary): auth terminal login") || !strings.HasSuffix(stdout.String(), "1 passed, 0 failed, 0 skipped\n") {
+		t.Errorf("exit %d:\n%s", code, stdout.String())
+	}
+}
+
+func TestVerifyUsage(t *testing.T) {
+	root := verifyTree(t)
+	for _, args := range [][]string{
+		{"verify", root, "--agent", "nope"},
+		{"verify", root, "--type", "docker"},
+		{"verify", root, "--jobs", "0"},
+		{"verify", filepath.Join(root, "missing")},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr); code != 2 || stdout.Len() != 0 {
+			t.Errorf("%v: exit %d, want 2 and no output\n%s", args, code, stderr.String())
+		}
+	}
+}
+
+func TestMatrixCommand(t *testing.T) {
+	root := verifyTree(t)
+	out := filepath.Join(t.TempDir(), "matrix")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"matrix", root, "--out", out, "--timeout", "10s"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	if stdout.String() != filepath.Join(out, verify.MatrixJSON)+"\n"+filepath.Join(out, verify.MatrixMarkdown)+"\n" {
+		t.Errorf("stdout %q", stdout.String())
+	}
+	md, err := os.ReadFile(filepath.Join(out, verify.MatrixMarkdown))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "| good | binary | pass | 1 | 3.1.0 | ✓ | –/–/– | ✓/– |  | – | terminal |") {
+		t.Errorf("matrix lacks the good agent's row:\n%s", md)
+	}
+}

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentclientprotocol/acp-registry-go/installer"
+	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+)
+
+// TestMain makes the test binary double as acp: for testscript's `exec acp`
+// and, with ACP_TEST_MAIN=1, for tests that need a real acp process.
+func TestMain(m *testing.M) {
+	if os.Getenv("ACP_TEST_MAIN") == "1" {
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(testscript.RunMain(m, map[string]func() int{
+		"acp": func() int { return run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr) },
+	}))
+}
+
+const serverKey = "registry-server"
+
+// TestScripts runs testdata/script/*.txtar. Each script gets its own
+// loopback registry (ACP_REGISTRY) and an empty ACP_HOME.
+func TestScripts(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake agent is a shell script")
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: filepath.Join("testdata", "script"),
+		Setup: func(e *testscript.Env) error {
+			r, err := newRegistryServer()
+			if err != nil {
+				return err
+			}
+			e.Defer(r.srv.Close)
+			e.Values[serverKey] = r
+			e.Setenv("ACP_HOME", filepath.Join(e.WorkDir, "home"))
+			e.Setenv("ACP_REGISTRY", r.URL())
+			e.Setenv("ACP_PLATFORM", "linux-x86_64")
+			e.Setenv("NO_COLOR", "1")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// exitcode N PROG ARGS...: run PROG and require exit status N.
+			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) < 2 {
+					ts.Fatalf("usage: exitcode N prog args...")
+				}
+				want, err := strconv.Atoi(args[0])
+				if err != nil {
+					ts.Fatalf("exitcode: %v", err)
+				}
+				got := 0
+				if err := ts.Exec(args[1], args[2:]...); err != nil {
+					var ee *exec.ExitError
+					if !errors.As(err, &ee) {
+						ts.Fatalf("exitcode: %v", err)
+					}
+					got = ee.ExitCode()
+				}
+				if got != want {
+					ts.Fatalf("exit status %d, want %d", got, want)
+				}
+			},
+			// serve ok|corrupt|STATUS: what registry.json answers from now on.
+			"serve": func(ts *testscript.TestScript, neg bool, args []string) {
+				ts.Value(serverKey).(*registryServer).setMode(args[0])
+			},
+			// publish VERSION: the registry now offers the fake agent at VERSION.
+			"publish": func(ts *testscript.TestScript, neg bool, args []string) {
+				ts.Check(ts.Value(serverKey).(*registryServer).publish(args[0]))
+			},
+			// hits PATH N: the server has answered N requests for PATH so far.
+			"hits": func(ts *testscript.TestScript, neg bool, args []string) {
+				got := ts.Value(serverKey).(*registryServer).hits(args[0])
+				if strconv.Itoa(got) != args[1] {
+					ts.Fatalf("%s was requested %d times, want %s", args[0], got, args[1])
+				}
+			},
+			// age-cache DURATION: pretend the cached registries were fetched
+			// that long ago, instead of waiting an hour.
+			"age-cache": func(ts *testscript.TestScript, neg bool, args []string) {
+				d, err := time.ParseDuration(args[0])
+				ts.Check(err)
+				metas, _ := filepath.Glob(filepath.Join(ts.Getenv("ACP_HOME"), "cache", "*.meta.json"))
+				if len(metas) == 0 {
+					ts.Fatalf("no cached registry to age")
+				}
+				for _, p := range metas {
+					var m map[string]any
+					data, err := os.ReadFile(p)
+					ts.Check(err)
+					ts.Check(json.Unmarshal(data, &m))
+					m["fetchedAt"] = time.Now().Add(-d).UTC().Format(time.RFC3339Nano)
+					data, _ = json.Marshal(m)
+					ts.Check(os.WriteFile(p, data, 0o644))
+				}
+			},
+		},
+	})
+}
+
+// TestRunForwardsWithoutExec covers the path Windows takes (and any caller
+// whose streams are not the process's own): acp stays the parent, passes
+// stdin/stdout and the exit status through.
+func TestRunForwardsWithoutExec(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake agent is a shell script")
+	}
+	r, err := newRegistryServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.srv.Close()
+	t.Setenv("ACP_HOME", t.TempDir())
+	t.Setenv("ACP_REGISTRY", r.URL())
+	t.Setenv("ACP_PLATFORM", "linux-x86_64")
+	t.Setenv("FAKE_EXIT", "7")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"run", "fake", "--", "--echo-stdin", "x"}, strings.NewReader("hello\n"), &stdout, &stderr)
+	if code != 7 {
+		t.Fatalf("exit code %d, want the agent's 7; stderr:\n%s", code, stderr.String())
+	}
+	for _, want := range []string{"fake-agent 1.2.0 args: --acp --echo-stdin x\n", "stdin: hello\n", "greeting: hello from manifest\n"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}
+
+func TestClosest(t *testing.T) {
+	ids := []string{"claude-acp", "codex-acp", "gemini", "goose", "qwen-code", "github-copilot"}
+	for q, want := range map[string]string{
+		"claude":  "claude-acp",
+		"gemeni":  "gemini",
+		"geese":   "goose",
+		"copilot": "github-copilot",
+		"cladue":  "claude-acp",
+		"zzzzzz":  "",
+	} {
+		got := strings.Join(closest(q, ids, 3), ",")
+		if want == "" && got != "" || !strings.HasPrefix(got, want) {
+			t.Errorf("closest(%q) = %q, want it to start with %q", q, got, want)
+		}
+	}
+}
+
+func TestLookupBySlugAndSuggestions(t *testing.T) {
+	idx := &registry.Index{Agents: []registry.Manifest{
+		{ID: "claude-acp", Name: "Claude Agent"},
+		{ID: "gemini", Name: "Gemini CLI"},
+	}}
+	g := &globalOpts{}
+	if m, err := g.lookup(idx, "claude-agent"); err != nil || m.ID != "claude-acp" {
+		t.Fatalf("slug lookup: %v %v", m, err)
+	}
+	if m, err := g.lookup(idx, "Gemini CLI"); err != nil || m.ID != "gemini" {
+		t.Fatalf("name lookup: %v %v", m, err)
+	}
+	_, err := g.lookup(idx, "gemin")
+	if !errors.Is(err, registry.ErrNotFound) || !strings.Contains(err.Error(), "did you mean gemini?") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestCommandLineQuoting(t *testing.T) {
+	s := &installer.LaunchSpec{
+		Command: "/opt/my agents/bin/agent",
+		Args:    []string{"--acp", "it's", ""},
+		Env:     map[string]string{"B": "x y", "A": "1"},
+	}
+	want := `A=1 B='x y' '/opt/my agents/bin/agent' --acp 'it'\''s' ''`
+	if got := commandLine(s); got != want {
+		t.Fatalf("commandLine = %s\nwant           %s", got, want)
+	}
+	// The line must mean the same to a real shell.
+	if runtime.GOOS != "windows" {
+		s.Env = nil
+		out, err := exec.Command("sh", "-c", "printf '[%s]' "+commandLine(s)).Output()
+		if err != nil || string(out) != "[/opt/my agents/bin/agent][--acp][it's][]" {
+			t.Fatalf("sh read it as %s (%v)", out, err)
+		}
+	}
+}
+
+func TestMergeEnvManifestWins(t *testing.T) {
+	got := mergeEnv([]string{"A=1", "B=2", "C=3"}, map[string]string{"B": "manifest"})
+	want := "A=1 C=3 B=manifest"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("mergeEnv = %v, want %s", got, want)
+	}
+}
+
+func TestPickChannel(t *testing.T) {
+	m := &registry.Manifest{ID: "claude-acp", Version: "0.85.1", Preview: &registry.Preview{Version: "0.85.2-preview.22"}}
+	if p, err := pickChannel(m, "0.85.1", false); err != nil || p {
+		t.Fatalf("stable: %v %v", p, err)
+	}
+	if p, err := pickChannel(m, "0.85.2-preview.22", false); err != nil || !p {
+		t.Fatalf("preview implied by its version: %v %v", p, err)
+	}
+	_, err := pickChannel(m, "0.80.0", false)
+	if err == nil || !strings.Contains(err.Error(), "offers claude-acp 0.85.1 (preview 0.85.2-preview.22 with --preview)") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	t.Setenv("ACP_HOME", t.TempDir())
+	for _, args := range [][]string{{"resolve"}, {"run"}, {"install", "a", "b"}, {"upgrade"}, {"upgrade", "x", "--all"}, {"install", "x", "--dist", "zip"}, {"nope"}} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr); code != cli.ExitUsage {
+			t.Errorf("acp %v: exit %d, want 2; stderr: %s", args, code, stderr.String())
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("acp %v wrote to stdout: %s", args, stdout.String())
+		}
+	}
+}

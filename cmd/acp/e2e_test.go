@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/installer"
+)
+
+// TestE2EInstallClaudeAgent is README's main command on a fresh machine:
+// the built-in registry (--offline governs the registry index only) and a
+// real npm install from the npm registry. Set ACP_E2E=1 to run it.
+func TestE2EInstallClaudeAgent(t *testing.T) {
+	if os.Getenv("ACP_E2E") != "1" {
+		t.Skip("end-to-end: set ACP_E2E=1 (needs npm and the npm registry)")
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm is not installed")
+	}
+	home := t.TempDir()
+	acp := func(args ...string) (string, string) {
+		t.Helper()
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "ACP_TEST_MAIN=1", "ACP_HOME="+home, "ACP_REGISTRY=")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("acp %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		}
+		return stdout.String(), stderr.String()
+	}
+	_, stderr := acp("--offline", "install", "claude-agent")
+	if !strings.Contains(stderr, "notice: using the registry built into this binary") {
+		t.Errorf("stderr lacks the built-in registry notice:\n%s", stderr)
+	}
+	out, _ := acp("--offline", "resolve", "claude-agent", "--json")
+	var spec installer.LaunchSpec
+	if err := json.Unmarshal([]byte(out), &spec); err != nil {
+		t.Fatalf("resolve --json: %v\n%s", err, out)
+	}
+	if spec.Distribution != "npx" || spec.ID != "claude-agent" {
+		t.Fatalf("spec = %+v", spec)
+	}
+	if _, err := os.Stat(spec.Command); err != nil {
+		t.Fatalf("resolved command does not exist: %v", err)
+	}
+}
+
+// BenchmarkResolveInstalled is what an editor pays (in process, without
+// process start-up) on every agent start: resolve of an installed agent.
+// bench/resolve.sh measures the whole process.
+func BenchmarkResolveInstalled(b *testing.B) {
+	r, err := newRegistryServer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.srv.Close()
+	b.Setenv("ACP_HOME", b.TempDir())
+	b.Setenv("ACP_REGISTRY", r.URL())
+	b.Setenv("ACP_PLATFORM", "linux-x86_64")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"install", "fake"}, nil, &stdout, &stderr); code != 0 {
+		b.Fatalf("install: %s", stderr.String())
+	}
+	r.srv.Close() // resolve must not need it
+	b.ResetTimer()
+	for b.Loop() {
+		stdout.Reset()
+		if code := run(context.Background(), []string{"resolve", "fake", "--json"}, nil, &stdout, &stderr); code != 0 {
+			b.Fatalf("resolve: %s", stderr.String())
+		}
+	}
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+)
+
+// fakeAgentScript is the agent inside the test archives: it reports its
+// version, arguments and environment, echoes a stdin line on request and
+// exits with $FAKE_EXIT.
+const fakeAgentScript = `#!/bin/sh
+echo "fake-agent VERSION args: $*"
+echo "greeting: $FAKE_GREETING"
+echo "caller: $CALLER_VAR"
+for a in "$@"; do
+  if [ "$a" = --echo-stdin ]; then read -r line; echo "stdin: $line"; fi
+done
+exit ${FAKE_EXIT:-0}
+`
+
+// registryServer is a loopback registry: registry.json (with ETags) and
+// the fake agent's archives. Tests switch what it serves between commands.
+type registryServer struct {
+	srv *httptest.Server
+
+	mu       sync.Mutex
+	index    []byte
+	files    map[string][]byte
+	mode     string // "ok", "corrupt", or an HTTP status such as "500"
+	requests map[string]int
+}
+
+func newRegistryServer() (*registryServer, error) {
+	r := &registryServer{files: map[string][]byte{}, requests: map[string]int{}, mode: "ok"}
+	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
+	if err := r.publish("1.2.0"); err != nil {
+		r.srv.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *registryServer) URL() string { return r.srv.URL + "/registry.json" }
+
+func (r *registryServer) serve(w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	r.requests[req.URL.Path]++
+	index, mode := r.index, r.mode
+	file, ok := r.files[req.URL.Path]
+	r.mu.Unlock()
+	if req.URL.Path != "/registry.json" {
+		if !ok {
+			http.NotFound(w, req)
+			return
+		}
+		w.Write(file)
+		return
+	}
+	switch mode {
+	case "ok":
+	case "corrupt":
+		w.Header().Set("ETag", `"corrupt"`)
+		fmt.Fprint(w, `{"version":"1.0.0","agents":[{"id":`)
+		return
+	default:
+		var code int
+		fmt.Sscan(mode, &code)
+		http.Error(w, "registry is down", code)
+		return
+	}
+	sum := sha256.Sum256(index)
+	etag := `"` + hex.EncodeToString(sum[:8]) + `"`
+	if req.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Header().Set("ETag", etag)
+	w.Write(index)
+}
+
+func (r *registryServer) setMode(mode string) {
+	r.mu.Lock()
+	r.mode = mode
+	r.mu.Unlock()
+}
+
+func (r *registryServer) hits(path string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.requests[path]
+}
+
+// publish makes version the registry's version of the fake agent, with a
+// freshly built archive.
+func (r *registryServer) publish(version string) error {
+	archive, err := tarGz(map[string]string{"bin/fake-agent": strings.ReplaceAll(fakeAgentScript, "VERSION", version)})
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(archive)
+	path := "/fake-" + version + ".tar.gz"
+	target := map[string]any{
+		"archive": r.srv.URL + path,
+		"cmd":     "./bin/fake-agent",
+		"sha256":  hex.EncodeToString(sum[:]),
+		"args":    []string{"--acp"},
+		"env":     map[string]string{"FAKE_GREETING": "hello from manifest"},
+	}
+	idx := map[string]any{
+		"version": "1.0.0",
+		"agents": []any{
+			map[string]any{
+				"id": "fake", "name": "Fake Agent", "version": version,
+				"description":  "A test agent that echoes its arguments",
+				"distribution": map[string]any{"binary": map[string]any{"linux-x86_64": target, "darwin-aarch64": target}},
+			},
+			map[string]any{
+				"id": "other-agent", "name": "Other Helper", "version": "2.0.0",
+				"description":  "An npx agent for listings",
+				"distribution": map[string]any{"npx": map[string]any{"package": "other-agent@2.0.0"}},
+			},
+		},
+		"extensions": []any{},
+	}
+	data, err := json.MarshalIndent(idx, "", "  ")
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.files[path] = archive
+	r.index = data
+	r.mu.Unlock()
+	return nil
+}
+
+// tarGz builds a gzip'd tar of executable files, with their folders.
+func tarGz(files map[string]string) ([]byte, error) {
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	dirs := map[string]bool{}
+	for name, body := range files {
+		if i := strings.LastIndex(name, "/"); i > 0 && !dirs[name[:i]] {
+			dirs[name[:i]] = true
+			if err := tw.WriteHeader(&tar.Header{Name: name[:i] + "/", Typeflag: tar.TypeDir, Mode: 0o755}); err != nil {
+				return nil, err
+			}
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o755, Size: int64(len(body))}); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write([]byte(body)); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	if err := gz.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

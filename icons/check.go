@@ -1,0 +1,431 @@
+package icons
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+const (
+	svgNamespace = "http://www.w3.org/2000/svg"
+	xmlNamespace = "http://www.w3.org/XML/1998/namespace"
+
+	// maxDepth bounds element nesting. Real icons nest a handful of
+	// levels; the bound keeps a crafted file from costing stack or time
+	// in whoever renders it after us.
+	maxDepth = 256
+)
+
+// Check reports every problem of an icon, sorted by position. It never
+// panics: a bug in the checker becomes an icon-xml problem instead of
+// taking the validator down with it.
+func Check(data []byte) (problems []Problem) {
+	defer func() {
+		if r := recover(); r != nil {
+			problems = []Problem{{
+				Rule:     RuleXML,
+				Severity: SeverityError,
+				Message:  fmt.Sprintf("the icon could not be checked (internal error: %v); please report this with the icon attached", r),
+			}}
+		}
+	}()
+	return check(data)
+}
+
+// check is Check without the safety net, so that fuzzing sees panics.
+func check(data []byte) []Problem {
+	if len(data) > MaxSize {
+		return []Problem{{
+			Rule:     RuleTooLarge,
+			Severity: SeverityError,
+			Message: fmt.Sprintf("the icon is %.1f KiB; icons may be at most %d KiB: export it at 16×16 with fewer points or simplify its paths",
+				float64(len(data))/1024, MaxSize>>10),
+		}}
+	}
+	c := &checker{text: newText(data)}
+	c.comments()
+	c.parse()
+	sort.SliceStable(c.problems, func(i, j int) bool {
+		a, b := c.problems[i], c.problems[j]
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return a.Rule < b.Rule
+	})
+	return c.problems
+}
+
+type checker struct {
+	*text
+	problems []Problem
+
+	usesCurrentColor bool
+	sawRoot          bool
+	rootOff          int
+
+	// Namespace URLs declared by each open element, innermost last.
+	namespaces [][]string
+
+	// The text of the <style> element being read, gathered across
+	// character data, CDATA sections and comments (which CSS does not see)
+	// so that a declaration split by them is still found.
+	styleDepth int // 0 when not inside <style>
+	style      strings.Builder
+	styleMap   []segment
+}
+
+func (c *checker) add(rule string, off int, format string, args ...any) {
+	line, col := c.position(off)
+	c.problems = append(c.problems, Problem{
+		Rule:     rule,
+		Severity: SeverityError,
+		Line:     line,
+		Column:   col,
+		Message:  fmt.Sprintf(format, args...),
+	})
+}
+
+// comments reports every "<!--" in the raw bytes, wherever it is (even
+// inside CDATA): MDX chokes on the sequence itself, not on XML comments.
+func (c *checker) comments() {
+	for off := 0; ; {
+		i := bytes.Index(c.data[off:], []byte("<!--"))
+		if i < 0 {
+			return
+		}
+		c.add(RuleComment, off+i, "the icon contains an XML comment (<!--), which breaks embedding icons in MDX documentation; delete the comment")
+		off += i + 4
+	}
+}
+
+func (c *checker) parse() {
+	d := xml.NewDecoder(bytes.NewReader(c.data))
+	d.Strict = true
+	// An empty map (not nil, to say so on purpose): only XML's five
+	// predefined entities are known, any other reference is an error, and
+	// nothing declared in a DTD is ever expanded.
+	d.Entity = map[string]string{}
+	d.CharsetReader = charsetReader
+	depth := 0
+	for {
+		off := int(d.InputOffset())
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			c.syntaxError(err, off, int(d.InputOffset()))
+			return
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			if depth > maxDepth {
+				c.add(RuleXML, off, "the icon's elements are nested too deeply (more than %d levels); flatten the groups", maxDepth)
+				return
+			}
+			if depth == 1 {
+				if c.sawRoot {
+					c.add(RuleXML, off, "the icon has a second top-level element <%s> after </svg>; an XML document has exactly one root: move it inside <svg> or delete it", printable(t.Name.Local))
+				} else {
+					c.root(t, off)
+				}
+			}
+			c.element(t, off, depth)
+		case xml.EndElement:
+			if c.styleDepth == depth {
+				c.stylesheet()
+			}
+			depth--
+			c.namespaces = c.namespaces[:len(c.namespaces)-1]
+		case xml.CharData:
+			if depth == 0 {
+				if len(bytes.TrimSpace(t)) > 0 {
+					c.add(RuleXML, off, "the icon has text outside the <svg> element; delete it")
+				}
+				break
+			}
+			if c.styleDepth > 0 {
+				c.styleText(string(t), off, int(d.InputOffset()))
+			}
+		case xml.Directive:
+			what := "a DOCTYPE"
+			if bytes.Contains(t, []byte("ENTITY")) {
+				what = "a DOCTYPE with entities"
+			} else if !bytes.HasPrefix(t, []byte("DOCTYPE")) {
+				what = "a <!" + printable(string(firstWord(t))) + "> declaration"
+			}
+			c.add(RuleUnsafe, off, "the icon declares %s; icons may not declare a DOCTYPE or entities (they can expand into gigabytes or fetch external files): delete the declaration", what)
+		case xml.ProcInst:
+			if strings.EqualFold(t.Target, "xml-stylesheet") {
+				c.add(RuleUnsafe, off, "the icon links an external style sheet (<?xml-stylesheet?>), which editors would fetch; delete it and style the shapes with fill=\"currentColor\"")
+			}
+		}
+	}
+	if !c.sawRoot {
+		c.add(RuleXML, len(c.data), "the icon has no <svg> element; it must be an SVG document starting with <svg xmlns=\"http://www.w3.org/2000/svg\" width=\"16\" height=\"16\" viewBox=\"0 0 16 16\">")
+		return
+	}
+	if !c.usesCurrentColor {
+		c.add(RuleNoCurrentColor, c.rootOff, "the icon never uses currentColor, so it cannot follow the editor's theme; paint its shapes with fill=\"currentColor\" or stroke=\"currentColor\"")
+	}
+}
+
+// errEncoding carries the declared encoding out of the decoder.
+type errEncoding struct{ label string }
+
+func (e *errEncoding) Error() string { return "encoding " + e.label }
+
+func charsetReader(label string, input io.Reader) (io.Reader, error) {
+	switch strings.ToLower(label) {
+	case "us-ascii", "ascii":
+		// A subset of UTF-8; the decoder still rejects non-UTF-8 bytes.
+		return input, nil
+	}
+	return nil, &errEncoding{label: label}
+}
+
+// syntaxError reports a decoder error. pre and post are the offsets
+// before and after the failed token: pre is the start of the culprit (the
+// mismatched end tag, the unfinished tag), refined to the exact character
+// when the message names one.
+func (c *checker) syntaxError(err error, pre, post int) {
+	off := pre
+	var enc *errEncoding
+	if errors.As(err, &enc) {
+		if pre >= 0 && post <= len(c.data) && pre < post {
+			if i := bytes.Index(c.data[pre:post], []byte("encoding")); i >= 0 {
+				off = pre + i
+			}
+		}
+		c.add(RuleXML, off, "the icon declares encoding %q; save it as UTF-8 and declare encoding=\"UTF-8\" (or nothing)", printable(enc.label))
+		return
+	}
+	msg := err.Error()
+	var se *xml.SyntaxError
+	if errors.As(err, &se) {
+		msg = se.Msg
+	}
+	off = c.culprit(msg, pre, post)
+	if strings.Contains(msg, "invalid character entity") {
+		c.add(RuleXML, off, "the icon is not well-formed XML: %s; icons may use only the entities &amp; &lt; &gt; &quot; &apos; (or numeric references)", printable(msg))
+		return
+	}
+	c.add(RuleXML, off, "the icon is not well-formed XML: %s; fix the markup (re-exporting it from an SVG editor usually does)", printable(msg))
+}
+
+func (c *checker) root(t xml.StartElement, off int) {
+	c.sawRoot = true
+	c.rootOff = off
+	if t.Name.Local != "svg" || (t.Name.Space != "" && t.Name.Space != svgNamespace) {
+		name := t.Name.Local
+		if t.Name.Space != "" {
+			name = fmt.Sprintf("%s in namespace %q", printable(name), printable(t.Name.Space))
+		}
+		c.add(RuleXML, off, "the icon's root element is <%s>; it must be <svg xmlns=\"%s\">", name, svgNamespace)
+	}
+	if t.Name.Local == "svg" {
+		c.size(t, off)
+	}
+}
+
+// unsafeElements are run or loaded by browsers and editors' webviews.
+// Compared in lower case: HTML parsing folds case, so <SCRIPT> runs there.
+var unsafeElements = map[string]string{
+	"script":        "<script> elements run code",
+	"foreignobject": "<foreignObject> elements embed HTML",
+	"iframe":        "<iframe> elements load other pages",
+	"embed":         "<embed> elements load plug-in content",
+	"object":        "<object> elements load external content",
+	"handler":       "<handler> elements (SVG Tiny) run code",
+}
+
+func (c *checker) element(t xml.StartElement, off, depth int) {
+	local := strings.ToLower(t.Name.Local)
+	if why, bad := unsafeElements[local]; bad {
+		c.add(RuleUnsafe, off, "%s, which editors would execute; icons may not contain <%s>: remove it", why, printable(t.Name.Local))
+	}
+	if local == "style" && c.styleDepth == 0 {
+		c.styleDepth = depth
+		c.style.Reset()
+		c.styleMap = c.styleMap[:0]
+	}
+	c.declare(t)
+	raw := scanAttrs(c.data, off)
+	c.undeclared(t.Name, t.Name.Local, off)
+	type key struct{ space, local string }
+	seen := make(map[key]bool, len(t.Attr))
+	for i, a := range t.Attr {
+		ra := matchAttr(raw, i, a, off)
+		// encoding/xml lets a repeated attribute through; browsers refuse
+		// the whole document.
+		if k := (key{a.Name.Space, a.Name.Local}); seen[k] {
+			c.add(RuleXML, ra.nameOff, "the attribute %s appears twice on <%s>, which is not well-formed XML; keep one", printable(ra.name), printable(t.Name.Local))
+		} else {
+			seen[k] = true
+		}
+		if a.Name.Space != "xmlns" {
+			c.undeclared(a.Name, ra.name, ra.nameOff)
+		}
+		c.attribute(a, ra)
+	}
+	if local == "set" || local == "animate" || local == "animatecolor" {
+		c.animation(t, raw, off)
+	}
+}
+
+// declare opens the element's namespace scope.
+func (c *checker) declare(t xml.StartElement) {
+	var urls []string
+	for _, a := range t.Attr {
+		if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") {
+			urls = append(urls, a.Value)
+		}
+	}
+	c.namespaces = append(c.namespaces, urls)
+}
+
+// undeclared reports a prefix without a declaration (xlink:href without
+// xmlns:xlink is the classic), which encoding/xml accepts but browsers
+// refuse to render. The decoder leaves such a name's Space set to the
+// prefix itself instead of a declared URL.
+func (c *checker) undeclared(n xml.Name, written string, off int) {
+	if n.Space == "" || n.Space == xmlNamespace {
+		return
+	}
+	for _, urls := range c.namespaces {
+		for _, u := range urls {
+			if u == n.Space {
+				return
+			}
+		}
+	}
+	fix := "declare it on <svg> with xmlns:" + printable(n.Space) + "=\"…\""
+	if n.Space == "xlink" {
+		fix = `add xmlns:xlink="http://www.w3.org/1999/xlink" to <svg>, or write href instead of xlink:href`
+	}
+	c.add(RuleXML, off, "the namespace prefix %s of %s is not declared, so browsers refuse to render the icon; %s", quote(n.Space), printable(written), fix)
+}
+
+// animation checks the colours an animation would paint: <set to="red"
+// attributeName="fill"/> hard-codes a colour as surely as fill="red".
+func (c *checker) animation(t xml.StartElement, raw []rawAttr, off int) {
+	var prop string
+	for _, a := range t.Attr {
+		if a.Name.Space == "" && a.Name.Local == "attributeName" {
+			prop = strings.ToLower(strings.TrimSpace(a.Value))
+		}
+	}
+	if !colorProperties[prop] {
+		return
+	}
+	for i, a := range t.Attr {
+		if a.Name.Space != "" {
+			continue
+		}
+		ra := matchAttr(raw, i, a, off)
+		switch a.Name.Local {
+		case "to", "from", "by":
+			c.paint(prop, a.Value, ra.nameOff, true)
+		case "values":
+			for _, v := range strings.Split(a.Value, ";") {
+				if strings.TrimSpace(v) != "" {
+					c.paint(prop, v, ra.nameOff, true)
+				}
+			}
+		}
+	}
+}
+
+func (c *checker) attribute(a xml.Attr, ra rawAttr) {
+	local := strings.ToLower(a.Name.Local)
+	if a.Name.Space == "xmlns" || (a.Name.Space == "" && local == "xmlns") {
+		return
+	}
+	switch {
+	case strings.HasPrefix(local, "on"):
+		c.add(RuleUnsafe, ra.nameOff, "the attribute %s is an event handler, which editors would run as code; icons may not contain on… attributes: remove it", printable(a.Name.Local))
+		return
+	case local == "href":
+		v := strings.TrimSpace(a.Value)
+		if v != "" && !strings.HasPrefix(v, "#") {
+			c.add(RuleUnsafe, ra.nameOff, "%s=%s refers to something outside the icon, which editors would load; icons may only reference their own elements (href=\"#id\"): inline it or remove it", printable(a.Name.Local), quote(v))
+		}
+		return
+	}
+	if a.Name.Space != "" {
+		// Presentation attributes have no namespace; inkscape:label and
+		// the like are metadata that no renderer paints with.
+		return
+	}
+	if local == "style" {
+		c.declarations(a.Value, ra.valueMapper(a.Value))
+		return
+	}
+	if colorProperties[local] {
+		c.paint(a.Name.Local, a.Value, ra.nameOff, false)
+	}
+	c.urls(a.Name.Local, a.Value, func(int) int { return ra.nameOff })
+}
+
+func (c *checker) styleText(s string, off, end int) {
+	c.styleMap = append(c.styleMap, rawSegment(c.data, s, off, end, c.style.Len()))
+	c.style.WriteString(s)
+}
+
+func (c *checker) stylesheet() {
+	css := c.style.String()
+	segs := c.styleMap
+	c.styleDepth = 0
+	c.declarations(css, func(i int) int { return mapSegments(segs, i) })
+}
+
+// firstWord returns the directive's keyword (DOCTYPE, ENTITY, ...).
+func firstWord(b []byte) []byte {
+	if i := bytes.IndexAny(b, " \t\r\n["); i >= 0 {
+		b = b[:i]
+	}
+	if len(b) > 20 {
+		b = b[:20]
+	}
+	return b
+}
+
+// culprit finds the character a decoder message is about inside the
+// bytes of the failed token, falling back to the token's start.
+func (c *checker) culprit(msg string, pre, post int) int {
+	if pre < 0 || post > len(c.data) || pre >= post {
+		return pre
+	}
+	seg := c.data[pre:post]
+	switch {
+	case strings.HasPrefix(msg, "invalid character entity "):
+		if i := bytes.Index(seg, []byte(strings.TrimPrefix(msg, "invalid character entity "))); i >= 0 {
+			return pre + i
+		}
+	case msg == "invalid UTF-8":
+		for i := 0; i < len(seg); {
+			r, n := utf8.DecodeRune(seg[i:])
+			if r == utf8.RuneError && n == 1 {
+				return pre + i
+			}
+			i += n
+		}
+	case strings.HasPrefix(msg, "illegal character code U+"):
+		if v, err := strconv.ParseUint(strings.TrimPrefix(msg, "illegal character code U+"), 16, 32); err == nil {
+			if i := bytes.IndexRune(seg, rune(v)); i >= 0 {
+				return pre + i
+			}
+		}
+	}
+	return pre
+}

@@ -1,0 +1,290 @@
+package icons
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// at is an expected problem: rule and 1-based line:column.
+type at struct {
+	rule      string
+	line, col int
+}
+
+func (a at) String() string { return fmt.Sprintf("%d:%d %s", a.line, a.col, a.rule) }
+
+const open = `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16">`
+
+// icon wraps body in a valid 16×16 root (49 characters before body's
+// first line continues at column 85).
+func icon(body string) string { return open + body + `</svg>` }
+
+const shape = `<path fill="currentColor" d="M0 0h16v16H0z"/>`
+
+func TestCheck(t *testing.T) {
+	cases := []struct {
+		name string
+		svg  string
+		want []at
+	}{
+		{"clean", icon(shape), nil},
+		{"clean without namespace", `<svg width="16" height="16">` + shape + `</svg>`, nil},
+		{"clean with prefixed svg namespace", `<s:svg xmlns:s="http://www.w3.org/2000/svg" width="16" height="16"><s:path fill="currentColor" d="M0 0"/></s:svg>`, nil},
+		{"clean with xml declaration and numeric references", `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + icon(`<title>&#169; &amp; co</title>`+shape), nil},
+
+		// icon-xml
+		{"unclosed element", icon(`<g>` + shape), []at{{RuleXML, 1, 132}}},
+		{"mismatched end tag", "<svg width=\"16\" height=\"16\">\n<g fill=\"currentColor\"></path></svg>", []at{{RuleXML, 2, 24}}},
+		{"root is not svg", `<html xmlns="http://www.w3.org/1999/xhtml">` + shape + `</html>`, []at{{RuleXML, 1, 1}}},
+		{"svg in a foreign namespace", `<svg xmlns="http://www.w3.org/polaris/2000/svg" width="16" height="16">` + shape + `</svg>`, []at{{RuleXML, 1, 1}}},
+		{"empty document", "", []at{{RuleXML, 1, 1}}},
+		{"only white space", "\n\n  ", []at{{RuleXML, 3, 3}}},
+		{"second root", icon(shape) + "\n<svg/>", []at{{RuleXML, 2, 1}}},
+		{"text after the root", icon(shape) + "\nhello", []at{{RuleXML, 1, 135}}},
+		{"undefined entity", icon(`<title>&nbsp;</title>` + shape), []at{{RuleXML, 1, 91}}},
+		{"foreign encoding", `<?xml version="1.0" encoding="ISO-8859-1"?>` + icon(shape), []at{{RuleXML, 1, 21}}},
+		{"invalid UTF-8", icon("<title>\xff\xfe</title>" + shape), []at{{RuleXML, 1, 91}}},
+
+		{"duplicate attribute", `<svg width="16" height="16" width="32">` + shape + `</svg>`, []at{{RuleNotSquare, 1, 29}, {RuleXML, 1, 29}}},
+		{"undeclared xlink prefix", icon(`<defs>` + shape + `</defs><use xlink:href="#p"/>`), []at{{RuleXML, 1, 147}}},
+		{"undeclared element prefix", icon(`<x:g/>` + shape), []at{{RuleXML, 1, 84}}},
+		{"declared prefixes and xml:space", `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" xml:space="preserve" width="16" height="16"><g xmlns:i="urn:i" i:x="1"><use xlink:href="#p"/></g>` + shape + `</svg>`, nil},
+		{"prefix declared on a sibling is out of scope", icon(`<g xmlns:i="urn:i" i:x="1"/><g i:x="2"/>` + shape), []at{{RuleXML, 1, 115}}},
+
+		// icon-comment
+		{"comments", "<!-- a -->\n" + icon("\n  <!-- b -->"+shape), []at{{RuleComment, 1, 1}, {RuleComment, 3, 3}}},
+		{"comment opener inside CDATA", icon(`<style><![CDATA[ <!-- ]]></style>` + shape), []at{{RuleComment, 1, 101}}},
+		{"CDATA is not a comment", icon(`<style><![CDATA[ path{} ]]></style>` + shape), nil},
+
+		// icon-size-missing, icon-not-square, icon-size
+		{"no size at all", `<svg xmlns="http://www.w3.org/2000/svg">` + shape + `</svg>`, []at{{RuleSizeMissing, 1, 1}}},
+		{"percent size, no viewBox", `<svg width="100%" height="100%">` + shape + `</svg>`, []at{{RuleSizeMissing, 1, 1}}},
+		{"malformed viewBox only", `<svg viewBox="0 0 16">` + shape + `</svg>`, []at{{RuleSizeMissing, 1, 1}}},
+		{"Inf is not a size", `<svg width="Inf" height="Inf">` + shape + `</svg>`, []at{{RuleSizeMissing, 1, 1}}},
+		{"percent size falls back to viewBox", `<svg width="100%" height="100%" viewBox="0 0 16 16">` + shape + `</svg>`, nil},
+		{"px unit is ignored", `<svg width="16px" height=" 16PX ">` + shape + `</svg>`, nil},
+		{"viewBox with commas", `<svg viewBox="0,0,16,16">` + shape + `</svg>`, nil},
+		{"viewBox with commas and spaces", `<svg viewBox="0, 0, 16, 16">` + shape + `</svg>`, nil},
+		{"width and height not square", `<svg width="14" height="16" viewBox="0 0 14 16">` + shape + `</svg>`, []at{{RuleNotSquare, 1, 6}}},
+		{"width and height too big", `<svg width="32" height="32">` + shape + `</svg>`, []at{{RuleSize, 1, 6}}},
+		{"width and height take precedence over viewBox", `<svg width="16" height="16" viewBox="0 0 48 48">` + shape + `</svg>`, nil},
+		{"square size, viewBox not square", `<svg width="16" height="16" viewBox="0 0 21 5">` + shape + `</svg>`, []at{{RuleNotSquare, 1, 29}}},
+		{"viewBox only, not square", `<svg viewBox="0 0 24 20">` + shape + `</svg>`, []at{{RuleNotSquare, 1, 6}}},
+		{"viewBox only, too big", "<svg\n    viewBox=\"0 0 24 24\">" + shape + `</svg>`, []at{{RuleSize, 2, 5}}},
+
+		// icon-hardcoded-color
+		{"fill attribute", icon(`<path fill="#000" d="M0 0"/>` + shape), []at{{RuleHardcodedColor, 1, 90}}},
+		{"every colour attribute", icon("\n" + `<g stroke="red" color="blue"><stop stop-color="#fff"/><feFlood flood-color="black" lighting-color="white"/></g>` + shape),
+			[]at{{RuleHardcodedColor, 2, 4}, {RuleHardcodedColor, 2, 17}, {RuleHardcodedColor, 2, 36}, {RuleHardcodedColor, 2, 64}, {RuleHardcodedColor, 2, 84}}},
+		{"allowed paint values", icon(`<g fill="none" stroke="inherit" color="CURRENTCOLOR"><path fill=" currentcolor " d="M0 0"/></g>`), nil},
+		{"paint reference", icon(`<path fill="url(#g)" d="M0 0"/>` + shape), []at{{RuleHardcodedColor, 1, 90}}},
+		{"style attribute declarations", icon(`<path style="stroke-width:2; fill: red;stroke:currentColor" d="M0 0"/>`), []at{{RuleHardcodedColor, 1, 113}}},
+		{"style attribute with important", icon(`<path style="fill: currentColor !important" d="M0 0"/>`), nil},
+		{"style attribute with entity falls back to value start", icon(`<path style="fill:&#x72;ed" d="M0 0"/>` + shape), []at{{RuleHardcodedColor, 1, 97}}},
+		{"style element rule", icon("<style>\n  .a { stroke-width: 1 }\n  .b { stroke: #123456 }\n</style>" + shape), []at{{RuleHardcodedColor, 3, 8}}},
+		{"style element rule in CDATA", icon("<style><![CDATA[\n.b{fill:green}]]></style>" + shape), []at{{RuleHardcodedColor, 2, 4}}},
+		{"style element declaration split by a comment", icon("<style>.b{fi<!---->ll:green}</style>" + shape), []at{{RuleHardcodedColor, 1, 94}, {RuleComment, 1, 96}}},
+		{"CSS comment is ignored", icon(`<style>/* fill: red */ .a{fill:currentColor}</style>`), nil},
+		{"stroke-width is not a colour", icon(`<path stroke-width="2" stroke-linecap="round" fill-opacity="0.5" fill="currentColor" d="M0 0"/>`), nil},
+		{"namespaced metadata is not paint", icon(`<g xmlns:x="urn:x" x:fill="red">` + shape + `</g>`), nil},
+
+		{"animated colour", icon(`<path fill="currentColor" d="M0 0"><set attributeName="fill" to="red"/><animate attributeName="stroke" values="currentColor; #0f0" from="none"/></path>`),
+			[]at{{RuleHardcodedColor, 1, 145}, {RuleHardcodedColor, 1, 187}}},
+		{"animated geometry is not paint", icon(`<path fill="currentColor" d="M0 0"><animate attributeName="opacity" values="0;1"/></path>`), nil},
+
+		// icon-no-currentcolor
+		{"never currentColor", icon(`<path d="M0 0"/>`), []at{{RuleNoCurrentColor, 1, 1}}},
+		{"currentColor only in a style attribute", icon(`<path style="fill:currentColor" d="M0 0"/>`), nil},
+		{"currentColor only in a style element", icon(`<style>path{stroke:currentcolor}</style><path d="M0 0"/>`), nil},
+		{"currentColor only as text is not use", icon(`<title>currentColor</title><path d="M0 0"/>`), []at{{RuleNoCurrentColor, 1, 1}}},
+
+		// icon-unsafe
+		{"script", icon(`<script>alert(1)</script>` + shape), []at{{RuleUnsafe, 1, 84}}},
+		{"upper-case script", icon(`<SCRIPT>alert(1)</SCRIPT>` + shape), []at{{RuleUnsafe, 1, 84}}},
+		{"foreignObject", icon(`<foreignObject><div xmlns="http://www.w3.org/1999/xhtml"/></foreignObject>` + shape), []at{{RuleUnsafe, 1, 84}}},
+		{"event handler on root", `<svg onload="x()" width="16" height="16">` + shape + `</svg>`, []at{{RuleUnsafe, 1, 6}}},
+		{"event handler on child", icon(`<path fill="currentColor" OnClick="x()" d="M0 0"/>`), []at{{RuleUnsafe, 1, 110}}},
+		{"external href", icon(`<use href="https://example.com/a.svg#x"/>` + shape), []at{{RuleUnsafe, 1, 89}}},
+		{"data xlink:href", `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="16" height="16"><image xlink:href="data:image/png;base64,AAAA"/>` + shape + `</svg>`, []at{{RuleUnsafe, 1, 114}}},
+		{"local href", icon(`<defs><path id="p" fill="currentColor" d="M0 0"/></defs><use href="#p"/><use xmlns:xlink="http://www.w3.org/1999/xlink" xlink:href="#p"/>`), nil},
+		{"external url in style attribute", icon(`<path style="fill:currentColor;mask:url('http://x/m.svg#m')" d="M0 0"/>`), []at{{RuleUnsafe, 1, 120}}},
+		{"external url in attribute", icon(`<g clip-path="url(https://x/c.svg#c)">` + shape + `</g>`), []at{{RuleUnsafe, 1, 87}}},
+		{"local url", icon(`<g clip-path="url(#c)" style="mask: url( '#m' )">` + shape + `</g>`), nil},
+		{"import in style element", icon(`<style>@import "https://x/a.css";</style>` + shape), []at{{RuleUnsafe, 1, 91}}},
+		{"font url in style element", icon(`<style>@font-face{src:url(https://x/f.woff)}</style>` + shape), []at{{RuleUnsafe, 1, 106}}},
+		{"handler", icon(`<handler type="application/ecmascript">x()</handler>` + shape), []at{{RuleUnsafe, 1, 84}}},
+		{"CSS escape hiding url", icon(`<style>path{mask:u\72l(https://x/m)}</style>` + shape), []at{{RuleUnsafe, 1, 102}}},
+		{"external style sheet", `<?xml-stylesheet href="https://x/a.css"?>` + icon(shape), []at{{RuleUnsafe, 1, 1}}},
+		{"doctype", `<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">` + "\n" + icon(shape), []at{{RuleUnsafe, 1, 1}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Check([]byte(tc.svg))
+			assertProblems(t, got, tc.want)
+		})
+	}
+}
+
+func assertProblems(t *testing.T, got []Problem, want []at) {
+	t.Helper()
+	var g, w []string
+	for _, p := range got {
+		g = append(g, at{p.Rule, p.Line, p.Column}.String())
+	}
+	for _, a := range want {
+		w = append(w, a.String())
+	}
+	if strings.Join(g, "\n") != strings.Join(w, "\n") {
+		t.Errorf("problems:\n got: %v\nwant: %v\nmessages:\n%s", g, w, messages(got))
+	}
+	for _, p := range got {
+		if p.Severity != SeverityError || p.Message == "" {
+			t.Errorf("problem %+v: want severity error and a message", p)
+		}
+	}
+}
+
+func messages(ps []Problem) string {
+	var b strings.Builder
+	for _, p := range ps {
+		fmt.Fprintf(&b, "  %d:%d %s: %s\n", p.Line, p.Column, p.Rule, p.Message)
+	}
+	return b.String()
+}
+
+// The message is what a maintainer reads: it must name the value and the fix.
+func TestMessagesNameValueAndFix(t *testing.T) {
+	cases := []struct {
+		svg   string
+		parts []string
+	}{
+		{icon(`<path fill="#212121" d="M0 0"/>` + shape), []string{`fill="#212121"`, "currentColor"}},
+		{`<svg width="14" height="16">` + shape + `</svg>`, []string{"14×16", `width="16" height="16"`}},
+		{`<svg width="32" height="32">` + shape + `</svg>`, []string{"32×32", "16×16"}},
+		{`<svg width="100%" height="16">` + shape + `</svg>`, []string{`width="100%" is not a size in pixels`, `viewBox="0 0 16 16"`}},
+		{icon(`<use href="https://example.com/x.svg"/>` + shape), []string{`href="https://example.com/x.svg"`, "#id"}},
+		// A right-to-left override would reorder the terminal line.
+		{icon(`<path fill="red&#x202e;mid" d="M0 0"/>` + shape), []string{`red\u202emid`}},
+	}
+	for _, tc := range cases {
+		ps := Check([]byte(tc.svg))
+		if len(ps) != 1 {
+			t.Fatalf("%s: want one problem, got:\n%s", tc.svg, messages(ps))
+		}
+		for _, part := range tc.parts {
+			if !strings.Contains(ps[0].Message, part) {
+				t.Errorf("message %q lacks %q", ps[0].Message, part)
+			}
+		}
+		if strings.ContainsRune(ps[0].Message, 0x202e) {
+			t.Errorf("message %q carries a raw escape character", ps[0].Message)
+		}
+	}
+}
+
+func TestColumnsCountCharacters(t *testing.T) {
+	// Three 3-byte characters before the problem: byte columns would say 114.
+	svg := icon(`<title>日本語</title><path fill="red" d="M0 0"/>` + shape)
+	assertProblems(t, Check([]byte(svg)), []at{{RuleHardcodedColor, 1, 108}})
+}
+
+func TestTooLarge(t *testing.T) {
+	body := icon(shape)
+	// Exactly MaxSize bytes is allowed.
+	exact := body + strings.Repeat(" ", MaxSize-len(body))
+	assertProblems(t, Check([]byte(exact)), nil)
+
+	// One byte more is refused on size alone, even though the rest is
+	// also broken: a huge file is not parsed at all.
+	big := "<!-- " + strings.Repeat("x", MaxSize)
+	got := Check([]byte(big))
+	assertProblems(t, got, []at{{RuleTooLarge, 0, 0}})
+	if !strings.Contains(got[0].Message, "64 KiB") {
+		t.Errorf("message %q does not state the limit", got[0].Message)
+	}
+}
+
+const billionLaughs = `<?xml version="1.0"?>
+<!DOCTYPE lolz [
+ <!ENTITY lol "lol">
+ <!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+ <!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">
+ <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+ <!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+ <!ENTITY lol5 "&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;">
+ <!ENTITY lol6 "&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;">
+ <!ENTITY lol7 "&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;">
+ <!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;">
+ <!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
+]>
+<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><title>&lol9;</title></svg>
+`
+
+func TestBillionLaughs(t *testing.T) {
+	got := Check([]byte(billionLaughs))
+	// The declaration is refused and the reference is never expanded:
+	// it is an undefined entity.
+	assertProblems(t, got, []at{{RuleUnsafe, 2, 1}, {RuleXML, 14, 71}})
+	if !strings.Contains(got[0].Message, "DOCTYPE with entities") {
+		t.Errorf("message %q does not name the entities", got[0].Message)
+	}
+	if !strings.Contains(got[1].Message, "&lol9;") {
+		t.Errorf("message %q does not name the entity", got[1].Message)
+	}
+}
+
+func TestExternalEntity(t *testing.T) {
+	svg := `<!DOCTYPE svg [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>` + "\n" + icon(`<title>&xxe;</title>`+shape)
+	got := Check([]byte(svg))
+	assertProblems(t, got, []at{{RuleUnsafe, 1, 1}, {RuleXML, 2, 91}})
+	for _, p := range got {
+		if strings.Contains(p.Message, "root:") {
+			t.Errorf("the entity was expanded: %q", p.Message)
+		}
+	}
+}
+
+func TestNesting(t *testing.T) {
+	nest := func(n int) string {
+		// n levels: the root, n-2 groups and the shape.
+		return icon(strings.Repeat("<g>", n-2) + shape + strings.Repeat("</g>", n-2))
+	}
+	// The root is level 1; maxDepth levels in all are fine.
+	assertProblems(t, Check([]byte(nest(maxDepth))), nil)
+	got := Check([]byte(nest(maxDepth + 1)))
+	assertProblems(t, got, []at{{RuleXML, 1, 84 + 3*(maxDepth-1)}})
+	if !strings.Contains(got[0].Message, "nested too deeply") {
+		t.Errorf("message %q", got[0].Message)
+	}
+	// A bomb of open tags up to the size limit stops at the bound.
+	bomb := strings.Repeat("<g>", MaxSize/3)
+	assertProblems(t, Check([]byte(bomb)), []at{{RuleXML, 1, 1}, {RuleXML, 1, 1 + 3*maxDepth}})
+}
+
+func TestBinaryGarbage(t *testing.T) {
+	inputs := [][]byte{
+		{0x00, 0x01, 0x02, 0xff, 0xfe},
+		[]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"),
+		[]byte("<svg\x00 width=\"16\">"),
+		[]byte("<"),
+		[]byte("<svg"),
+		[]byte("<svg width="),
+		[]byte(`<svg width="16`),
+	}
+	for _, in := range inputs {
+		got := Check(in)
+		if len(got) == 0 {
+			t.Errorf("%q: no problem reported", in)
+			continue
+		}
+		for _, p := range got {
+			if p.Rule != RuleXML && p.Rule != RuleSizeMissing {
+				t.Errorf("%q: unexpected %+v", in, p)
+			}
+		}
+		if got[len(got)-1].Rule != RuleXML {
+			t.Errorf("%q: want an icon-xml problem, got:\n%s", in, messages(got))
+		}
+	}
+}

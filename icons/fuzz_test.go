@@ -1,0 +1,102 @@
+package icons
+
+import (
+	"bytes"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+var knownRules = []string{RuleXML, RuleComment, RuleSizeMissing, RuleNotSquare, RuleSize, RuleHardcodedColor, RuleNoCurrentColor, RuleUnsafe, RuleTooLarge}
+
+// FuzzCheck: whatever the bytes, check (without Check's recover) must not
+// panic, and its answer must be well-formed: known rules, positions inside
+// the file, sorted, printable messages, the same answer twice.
+func FuzzCheck(f *testing.F) {
+	// Seeded from the real icons when the corpus is there; the fuzzer
+	// still runs on the hand-written seeds without it.
+	corpus, _ := loadCorpusIcons()
+	ids := make([]string, 0, len(corpus))
+	for id := range corpus {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		f.Add(corpus[id])
+	}
+	for _, s := range []string{icon(shape), billionLaughs, "<svg", "\xff", "<style><![CDATA[a{fill:red}]]></style>",
+		icon(`<path style="fill:&#x72;ed;mask:url(x)" d="M0 0"/>`)} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got := check(data)
+		lines := bytes.Count(data, []byte("\n")) + 1
+		for i, p := range got {
+			if !slices.Contains(knownRules, p.Rule) {
+				t.Fatalf("unknown rule %q", p.Rule)
+			}
+			if p.Severity != SeverityError || p.Message == "" {
+				t.Fatalf("bad problem %+v", p)
+			}
+			whole := p.Line == 0 && p.Column == 0
+			if !whole && (p.Line < 1 || p.Line > lines || p.Column < 1) {
+				t.Fatalf("position %d:%d outside a %d-line file", p.Line, p.Column, lines)
+			}
+			if strings.IndexFunc(p.Message, func(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }) >= 0 {
+				t.Fatalf("unprintable message %q", p.Message)
+			}
+			if i > 0 {
+				q := got[i-1]
+				if q.Line > p.Line || (q.Line == p.Line && q.Column > p.Column) {
+					t.Fatalf("not sorted: %+v before %+v", q, p)
+				}
+			}
+		}
+		if again := check(data); !slices.Equal(again, got) {
+			t.Fatalf("two answers for one input")
+		}
+	})
+}
+
+func BenchmarkCheckCorpus(b *testing.B) {
+	icons := corpusIcons(b)
+	var all [][]byte
+	size := 0
+	for _, d := range icons {
+		all = append(all, d)
+		size += len(d)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, d := range all {
+			Check(d)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(all)), "ns/icon")
+}
+
+func BenchmarkCheckBillionLaughs(b *testing.B) {
+	data := []byte(billionLaughs)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		Check(data)
+	}
+}
+
+func BenchmarkCheckMaxSize(b *testing.B) {
+	// The worst legal input: 64 KiB of attributes the checker inspects.
+	var buf strings.Builder
+	buf.WriteString(open)
+	for buf.Len() < MaxSize-200 {
+		buf.WriteString(`<path fill="#123" style="stroke:red" d="M0 0"/>`)
+	}
+	buf.WriteString(`</svg>`)
+	data := []byte(buf.String())
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		Check(data)
+	}
+}

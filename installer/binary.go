@@ -1,0 +1,202 @@
+package installer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+)
+
+// cmdPath turns a manifest cmd into a clean slash path inside the install.
+// cmd is a path, not a command line: arguments belong in args.
+func cmdPath(cmd string) (string, error) {
+	c := strings.ReplaceAll(strings.TrimSpace(cmd), "\\", "/")
+	if c == "" || strings.HasPrefix(c, "/") || hasDriveLetter(c) {
+		return "", errorf(ErrCmdMissing, "cmd %q must be a relative path inside the archive", cmd)
+	}
+	c = path.Clean(c)
+	if c == "." || c == ".." || strings.HasPrefix(c, "../") {
+		return "", errorf(ErrCmdMissing, "cmd %q must be a path inside the archive", cmd)
+	}
+	return c, nil
+}
+
+func (in *Installer) installBinary(ctx context.Context, req Request, c Choice, tmp, final string) (*Receipt, error) {
+	t := c.Binary
+	rel, err := cmdPath(t.Cmd)
+	if err != nil {
+		return nil, err
+	}
+	d := downloader{client: in.HTTP, allowHTTP: in.AllowHTTP, stall: in.StallTimeout, wait: in.retryWait, label: req.Agent.ID + " " + c.Version}
+	if in.Progress {
+		d.progress = in.stderr()
+	}
+	file, sum, err := d.get(ctx, t.Archive, filepath.Dir(tmp), t.SHA256)
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(file)
+	if rel, err = placeDownload(ctx, file, tmp, rel, t.Archive, in.Limits); err != nil {
+		return nil, err
+	}
+	return &Receipt{
+		Target: c.Target,
+		URL:    t.Archive,
+		SHA256: sum,
+		Launch: LaunchSpec{
+			Command: filepath.Join(final, filepath.FromSlash(rel)),
+			Args:    append([]string{}, t.Args...),
+			Env:     copyEnv(t.Env),
+		},
+	}, nil
+}
+
+// placeDownload turns the downloaded file into the install tree in dest:
+// an archive is extracted, a compressed file decompressed to cmd, anything
+// else moved to cmd. Then cmd must exist and is made executable. It returns
+// cmd's path, with ".exe" appended on Windows when only that exists.
+func placeDownload(ctx context.Context, file, dest, rel, url string, lim Limits) (string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fm, err := identify(ctx, f)
+	if err != nil {
+		return "", fmt.Errorf("unpack %s: %w", url, err)
+	}
+	lim = lim.withDefaults()
+	switch {
+	case fm.extractor != nil:
+		if err := extractInto(ctx, fm, f, dest, lim); err != nil {
+			return "", fmt.Errorf("unpack %s: %w", url, err)
+		}
+	case fm.single != nil:
+		if err := decompressTo(fm, f, filepath.Join(dest, filepath.FromSlash(rel)), lim); err != nil {
+			return "", fmt.Errorf("unpack %s: %w", url, err)
+		}
+	default:
+		f.Close()
+		target := filepath.Join(dest, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return "", err
+		}
+		if err := rename(file, target); err != nil {
+			return "", fmt.Errorf("place %s: %w", rel, err)
+		}
+	}
+	return makeExecutable(dest, rel, url, fm)
+}
+
+func decompressTo(fm format, f *os.File, target string, lim Limits) error {
+	r, err := fm.single.OpenReader(f)
+	if err != nil {
+		return errorf(ErrUnsafeArchive, "read %s data: %v", fm.name, err)
+	}
+	defer r.Close()
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return err
+	}
+	out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(out, io.LimitReader(r, lim.MaxBytes+1))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if n > lim.MaxBytes {
+		return errorf(ErrUnsafeArchive, "%s data expands to more than %s: refusing it as a likely decompression bomb", fm.name, humanBytes(lim.MaxBytes))
+	}
+	if err != nil {
+		return errorf(ErrUnsafeArchive, "read %s data: %v (the file is corrupt or truncated)", fm.name, err)
+	}
+	return nil
+}
+
+// makeExecutable checks that cmd exists inside dest (following links only
+// within it) and sets its execute bits.
+func makeExecutable(dest, rel, url string, fm format) (string, error) {
+	root, err := os.OpenRoot(dest)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	fi, err := root.Stat(rel)
+	if errors.Is(err, fs.ErrNotExist) && runtime.GOOS == "windows" && !strings.HasSuffix(strings.ToLower(rel), ".exe") {
+		if fi2, err2 := root.Stat(rel + ".exe"); err2 == nil {
+			fi, err, rel = fi2, nil, rel+".exe"
+		}
+	}
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", errorf(ErrCmdMissing, "cmd %q is not a file in the %s from %s%s", rel, fm.name, url, topLevelHint(dest))
+	}
+	if runtime.GOOS != "windows" {
+		if err := root.Chmod(rel, fi.Mode().Perm()|0o755&^0o022); err != nil {
+			return "", fmt.Errorf("make %s executable: %w", rel, err)
+		}
+	}
+	return rel, nil
+}
+
+// topLevelHint lists what the archive does hold, the quickest way to see a
+// cmd that misses a top folder ("goose-1.0/goose").
+func topLevelHint(dest string) string {
+	entries, err := os.ReadDir(dest)
+	if err != nil || len(entries) == 0 {
+		return " (the archive is empty)"
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() {
+			n += "/"
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) > 8 {
+		names = append(names[:8], "…")
+	}
+	return " (its top level holds: " + strings.Join(names, ", ") + "): fix cmd in the manifest"
+}
+
+func copyEnv(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// VerifyArchive is validate --verify-archives for one target: download
+// (checking sha256 when the target has one), extract safely into a fresh
+// folder under tmp, and check that cmd is there. Nothing is kept.
+func VerifyArchive(ctx context.Context, client *http.Client, t registry.BinaryTarget, tmp string) error {
+	rel, err := cmdPath(t.Cmd)
+	if err != nil {
+		return err
+	}
+	work, err := os.MkdirTemp(tmp, "verify-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	d := downloader{client: client}
+	file, _, err := d.get(ctx, t.Archive, work, t.SHA256)
+	if err != nil {
+		return err
+	}
+	_, err = placeDownload(ctx, file, filepath.Join(work, "x"), rel, t.Archive, Limits{})
+	return err
+}

@@ -1,0 +1,58 @@
+package installer
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors, for errors.Is. The errors returned wrap them with a
+// message that names the agent, the file or the entry, and the fix.
+var (
+	// ErrChecksum: the downloaded bytes do not match the manifest's sha256.
+	ErrChecksum = errors.New("sha256 mismatch")
+	// ErrUnsafeArchive: an entry would land outside the destination, is a
+	// device file or a link pointing out, or the archive is too large.
+	ErrUnsafeArchive = errors.New("unsafe archive")
+	// ErrUnsupportedArchive: the download is an archive format the registry
+	// does not accept (7z, rar, xz, zstd, ...).
+	ErrUnsupportedArchive = errors.New("unsupported archive format")
+	// ErrCmdMissing: the target's cmd (or the package's executable) is not
+	// in what was installed.
+	ErrCmdMissing = errors.New("command missing")
+	// ErrNoDistribution: the agent has no distribution that fits this
+	// platform or the one asked for.
+	ErrNoDistribution = errors.New("no suitable distribution")
+	// ErrRunnerMissing: the distribution needs a program (node/npm, uv)
+	// that is not installed here.
+	ErrRunnerMissing = errors.New("runner missing")
+	// ErrNotInstalled: nothing (or not the version asked for) is installed.
+	ErrNotInstalled = errors.New("not installed")
+	// ErrVersionMismatch: Request.Version differs from what the registry
+	// offers (the registry holds one version per agent and channel).
+	ErrVersionMismatch = errors.New("version not available")
+	// ErrDownload: the server answered with an error status, the transfer
+	// broke off or stalled.
+	ErrDownload = errors.New("download failed")
+)
+
+// kindError carries a complete message and a sentinel kind: Error() is the
+// message alone, so the chain reads naturally, while errors.Is still sees
+// the kind.
+type kindError struct {
+	msg  string
+	kind error
+	err  error // optional cause
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() []error {
+	if e.err != nil {
+		return []error{e.kind, e.err}
+	}
+	return []error{e.kind}
+}
+
+func errorf(kind error, format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	return &kindError{msg: err.Error(), kind: kind, err: errors.Unwrap(err)}
+}

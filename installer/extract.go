@@ -1,0 +1,442 @@
+package installer
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/mholt/archives"
+)
+
+// format is what identify found in a downloaded file.
+type format struct {
+	// extractor is set for archives (zip, tar, tar.gz, tar.bz2).
+	extractor archives.Extractor
+	// single is set for one compressed file (a gzipped executable).
+	single archives.Decompressor
+	// name describes the format in messages ("tar.gz", "raw executable").
+	name string
+}
+
+// archiveMagic reports whether head starts with the signature of an
+// archive or compression format (gzip, bzip2, zip, xz, zstd, 7z, rar, lz4).
+func archiveMagic(head []byte) bool {
+	for _, m := range [][]byte{
+		{0x1f, 0x8b}, []byte("BZh"), []byte("PK\x03\x04"), []byte("PK\x05\x06"),
+		{0xfd, '7', 'z', 'X', 'Z', 0}, {0x28, 0xb5, 0x2f, 0xfd}, {'7', 'z', 0xbc, 0xaf, 0x27, 0x1c},
+		[]byte("Rar!"), {0x04, 0x22, 0x4d, 0x18},
+	} {
+		if bytes.HasPrefix(head, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// identify sniffs the content (never the URL, which lies: raw executables
+// have no suffix and some archives have the wrong one). Formats the registry
+// accepts are extracted; other real archive formats are refused; anything
+// unrecognised is a raw executable.
+func identify(ctx context.Context, f *os.File) (format, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return format{}, err
+	}
+	fm, _, err := archives.Identify(ctx, "", f)
+	if _, serr := f.Seek(0, io.SeekStart); serr != nil {
+		return format{}, serr
+	}
+	if errors.Is(err, archives.NoMatch) {
+		return format{name: "raw executable"}, nil
+	}
+	if err != nil {
+		// A matcher choked while looking inside: a corrupt archive if the
+		// file starts like one, else an executable that a weak matcher
+		// (zlib, brotli) mistook for compressed data.
+		head := make([]byte, 8)
+		n, _ := io.ReadFull(f, head)
+		if _, serr := f.Seek(0, io.SeekStart); serr != nil {
+			return format{}, serr
+		}
+		if !archiveMagic(head[:n]) {
+			return format{name: "raw executable"}, nil
+		}
+		return format{}, errorf(ErrUnsupportedArchive, "the download looks like an archive but cannot be read (%v): it is corrupt, or a format the registry does not accept (zip, tar.gz and tar.bz2 are)", err)
+	}
+	// Multithreaded gzip reads ahead on other cores: on a 2-core machine it
+	// is what keeps extraction close to `tar xz`.
+	gz := archives.Gz{Multithreaded: true}
+	switch v := fm.(type) {
+	case archives.Zip:
+		return format{extractor: archives.Zip{}, name: "zip"}, nil
+	case archives.Tar:
+		return format{extractor: archives.Tar{}, name: "tar"}, nil
+	case archives.CompressedArchive:
+		if _, ok := v.Extraction.(archives.Tar); ok {
+			switch v.Compression.(type) {
+			case archives.Gz:
+				return format{extractor: archives.CompressedArchive{Compression: gz, Extraction: archives.Tar{}}, name: "tar.gz"}, nil
+			case archives.Bz2:
+				return format{extractor: archives.CompressedArchive{Compression: archives.Bz2{}, Extraction: archives.Tar{}}, name: "tar.bz2"}, nil
+			}
+		}
+		return format{}, errorf(ErrUnsupportedArchive, "the download is a %s archive; the registry accepts zip, tar.gz and tar.bz2", strings.TrimPrefix(v.Extension(), "."))
+	case archives.Gz:
+		return format{single: gz, name: "gzip"}, nil
+	case archives.Bz2:
+		return format{single: archives.Bz2{}, name: "bzip2"}, nil
+	case archives.Brotli, archives.Zlib:
+		// These have no reliable magic number and match executables by
+		// accident; a real brotli/zlib download is not a registry format.
+		return format{name: "raw executable"}, nil
+	}
+	return format{}, errorf(ErrUnsupportedArchive, "the download is %s data; the registry accepts zip, tar.gz and tar.bz2 archives or a raw executable", strings.TrimPrefix(fm.Extension(), "."))
+}
+
+// Extract unpacks the archive at archivePath (zip, tar, tar.gz, tar.bz2,
+// detected by content) into dest, which must not exist or be empty. It
+// refuses, naming the entry, anything that would write outside dest: ".."
+// paths, absolute paths, symlinks pointing out, hard links to outside,
+// writes through symlinks, device files; and more than lim allows. On any
+// error dest is removed: an extraction is complete or absent.
+func Extract(ctx context.Context, archivePath, dest string, lim Limits) error {
+	f, err := os.Open(archivePath)
+	if err != nil {
+		return fmt.Errorf("extract %s: %w", archivePath, err)
+	}
+	defer f.Close()
+	fm, err := identify(ctx, f)
+	if err != nil {
+		return fmt.Errorf("extract %s: %w", archivePath, err)
+	}
+	if fm.extractor == nil {
+		return errorf(ErrUnsupportedArchive, "extract %s: it is a %s, not an archive", archivePath, fm.name)
+	}
+	if err := extractInto(ctx, fm, f, dest, lim); err != nil {
+		return fmt.Errorf("extract %s: %w", archivePath, err)
+	}
+	return nil
+}
+
+func extractInto(ctx context.Context, fm format, f *os.File, dest string, lim Limits) (err error) {
+	if entries, rerr := os.ReadDir(dest); rerr == nil && len(entries) > 0 {
+		return fmt.Errorf("destination %s is not empty", dest)
+	}
+	if err := os.MkdirAll(dest, 0o755); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(dest)
+		}
+	}()
+	// os.Root confines every write to dest even if a check below had a
+	// hole: it refuses to follow any link out of the tree.
+	root, err := os.OpenRoot(dest)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	x := &extraction{root: root, lim: lim.withDefaults(), dirs: map[string]bool{".": true}}
+	if err := fm.extractor.Extract(ctx, f, x.handle); err != nil {
+		var ke *kindError
+		if errors.As(err, &ke) {
+			return ke // already names the entry; drop the library's prefix
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return errorf(ErrUnsafeArchive, "read %s archive: %v (the file is corrupt or truncated)", fm.name, err)
+	}
+	return x.checkLinks()
+}
+
+// extraction is the state of one Extract.
+type extraction struct {
+	root    *os.Root
+	lim     Limits
+	entries int
+	bytes   int64
+	// dirs are directories (slash paths relative to dest) known to be real
+	// directories, not links; nothing is ever written through a link.
+	dirs  map[string]bool
+	links []string
+}
+
+func (x *extraction) handle(ctx context.Context, f archives.FileInfo) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	x.entries++
+	if x.entries > x.lim.MaxEntries {
+		return errorf(ErrUnsafeArchive, "archive has more than %d entries: refusing it as a likely archive bomb", x.lim.MaxEntries)
+	}
+	name, err := cleanEntry(f.NameInArchive)
+	if err != nil {
+		return err
+	}
+	if name == "." {
+		return nil
+	}
+	mode := f.Mode()
+	if h, ok := f.Header.(*tar.Header); ok && h.Typeflag == tar.TypeLink {
+		return x.hardlink(name, f.LinkTarget)
+	}
+	switch {
+	case mode.IsDir():
+		return x.mkdirs(name, f.NameInArchive)
+	case mode&fs.ModeSymlink != 0:
+		return x.symlink(name, f.NameInArchive, f.LinkTarget)
+	case mode.IsRegular():
+		return x.file(name, f)
+	case mode&fs.ModeDevice != 0:
+		return errorf(ErrUnsafeArchive, "archive entry %q is a device file: agent archives may hold only files, folders and links", f.NameInArchive)
+	default:
+		return errorf(ErrUnsafeArchive, "archive entry %q is a %s: agent archives may hold only files, folders and links", f.NameInArchive, typeName(mode))
+	}
+}
+
+func typeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeIrregular != 0:
+		return "non-regular file"
+	}
+	return "special file (" + m.Type().String() + ")"
+}
+
+// cleanEntry turns an archive entry name into a clean slash path relative to
+// the destination, or refuses it. Backslashes count as separators: Windows
+// tools write them, and "..\evil" must not slip through.
+func cleanEntry(raw string) (string, error) {
+	n := strings.ReplaceAll(raw, "\\", "/")
+	if n == "" {
+		return "", errorf(ErrUnsafeArchive, "archive has an entry with an empty name")
+	}
+	if strings.ContainsRune(n, 0) {
+		return "", errorf(ErrUnsafeArchive, "archive entry %q has a NUL byte in its name", raw)
+	}
+	if strings.HasPrefix(n, "/") || hasDriveLetter(n) {
+		return "", errorf(ErrUnsafeArchive, "archive entry %q has an absolute path: entries must be relative to the archive", raw)
+	}
+	c := path.Clean(n)
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return "", errorf(ErrUnsafeArchive, "archive entry %q points outside the extraction folder (a zip-slip path)", raw)
+	}
+	return c, nil
+}
+
+func hasDriveLetter(p string) bool {
+	return len(p) >= 2 && p[1] == ':' && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z'))
+}
+
+// mkdirs creates dir and its parents, refusing to pass through anything
+// that is not a real directory.
+func (x *extraction) mkdirs(dir, raw string) error {
+	if x.dirs[dir] {
+		return nil
+	}
+	if parent := path.Dir(dir); !x.dirs[parent] {
+		if err := x.mkdirs(parent, raw); err != nil {
+			return err
+		}
+	}
+	fi, err := x.root.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := x.root.Mkdir(dir, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", dir, err)
+		}
+	case err != nil:
+		return fmt.Errorf("create %s: %w", dir, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return errorf(ErrUnsafeArchive, "archive entry %q would be written through the symlink %q: refusing", raw, dir)
+	case !fi.IsDir():
+		return errorf(ErrUnsafeArchive, "archive entry %q needs a folder where %q is a file", raw, dir)
+	}
+	x.dirs[dir] = true
+	return nil
+}
+
+// clearSlot makes room for a new file or link at name: an earlier entry of
+// the same name is replaced (tar allows that), but never a directory.
+func (x *extraction) clearSlot(name, raw string) error {
+	fi, err := x.root.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return errorf(ErrUnsafeArchive, "archive entry %q would replace the folder %q", raw, name)
+	}
+	return x.root.Remove(name)
+}
+
+func (x *extraction) file(name string, f archives.FileInfo) error {
+	raw := f.NameInArchive
+	if err := x.mkdirs(path.Dir(name), raw); err != nil {
+		return err
+	}
+	remaining := x.lim.MaxBytes - x.bytes
+	if f.Size() > remaining {
+		return x.tooLarge(raw)
+	}
+	if err := x.clearSlot(name, raw); err != nil {
+		return err
+	}
+	// Keep the execute bits; drop setuid/setgid/sticky and world-write.
+	perm := f.Mode().Perm()&0o755 | 0o600
+	out, err := x.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", name, err)
+	}
+	in, err := f.Open()
+	if err != nil {
+		out.Close()
+		return fmt.Errorf("read archive entry %q: %w", raw, err)
+	}
+	// Declared sizes lie in bombs; count what actually comes out.
+	n, err := io.Copy(out, io.LimitReader(in, remaining+1))
+	in.Close()
+	cerr := out.Close()
+	x.bytes += n
+	if n > remaining {
+		return x.tooLarge(raw)
+	}
+	if err != nil {
+		return fmt.Errorf("read archive entry %q: %w", raw, err)
+	}
+	if cerr != nil {
+		return fmt.Errorf("write %s: %w", name, cerr)
+	}
+	return nil
+}
+
+func (x *extraction) tooLarge(raw string) error {
+	return errorf(ErrUnsafeArchive, "archive expands to more than %s (at entry %q): refusing it as a likely decompression bomb", humanBytes(x.lim.MaxBytes), raw)
+}
+
+// linkTarget checks a link target and returns it resolved (lexically) as a
+// clean path relative to dest.
+func linkInside(name, target string) (string, bool) {
+	t := strings.ReplaceAll(target, "\\", "/")
+	if t == "" || strings.HasPrefix(t, "/") || hasDriveLetter(t) || strings.ContainsRune(t, 0) {
+		return "", false
+	}
+	r := path.Join(path.Dir(name), t)
+	if r == ".." || strings.HasPrefix(r, "../") {
+		return "", false
+	}
+	return r, true
+}
+
+func (x *extraction) symlink(name, raw, target string) error {
+	if _, ok := linkInside(name, target); !ok {
+		return errorf(ErrUnsafeArchive, "archive entry %q is a symlink to %q, which points outside the extraction folder", raw, target)
+	}
+	if err := x.mkdirs(path.Dir(name), raw); err != nil {
+		return err
+	}
+	if err := x.clearSlot(name, raw); err != nil {
+		return err
+	}
+	if err := x.root.Symlink(target, name); err != nil {
+		return fmt.Errorf("create symlink %s: %w", name, err)
+	}
+	x.links = append(x.links, name)
+	return nil
+}
+
+// hardlink links name to an earlier regular file of the archive. Tar hard
+// link targets are archive paths (relative to the archive root).
+func (x *extraction) hardlink(name, target string) error {
+	src, err := cleanEntry(target)
+	if err != nil || src == "." {
+		return errorf(ErrUnsafeArchive, "archive entry %q is a hard link to %q, which is outside the extraction folder", name, target)
+	}
+	if !x.dirs[path.Dir(src)] {
+		return errorf(ErrUnsafeArchive, "archive entry %q is a hard link to %q, which is not an earlier file of the archive", name, target)
+	}
+	fi, err := x.root.Lstat(src)
+	if err != nil || !fi.Mode().IsRegular() {
+		return errorf(ErrUnsafeArchive, "archive entry %q is a hard link to %q, which is not an earlier file of the archive", name, target)
+	}
+	if err := x.mkdirs(path.Dir(name), name); err != nil {
+		return err
+	}
+	if err := x.clearSlot(name, name); err != nil {
+		return err
+	}
+	if err := x.root.Link(src, name); err != nil {
+		return x.copyWithin(src, name)
+	}
+	return nil
+}
+
+// copyWithin stands in for a hard link where the filesystem has none.
+func (x *extraction) copyWithin(src, dst string) error {
+	in, err := x.root.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() > x.lim.MaxBytes-x.bytes {
+		return x.tooLarge(dst)
+	}
+	out, err := x.root.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	n, err := io.Copy(out, in)
+	x.bytes += n
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// checkLinks runs after all entries exist: a symlink that looked inside
+// lexically may still leave through another symlink ("a -> .", then
+// "a/../../x"). os.Root resolves links and refuses escapes, so every link
+// must resolve within the root, or dangle without any "..".
+func (x *extraction) checkLinks() error {
+	for _, l := range x.links {
+		_, err := x.root.Stat(l)
+		if err == nil {
+			continue
+		}
+		target, _ := x.root.Readlink(l)
+		if errors.Is(err, fs.ErrNotExist) && !strings.Contains("/"+strings.ReplaceAll(target, "\\", "/")+"/", "/../") {
+			continue
+		}
+		return errorf(ErrUnsafeArchive, "archive entry %q is a symlink to %q, which resolves outside the extraction folder", l, target)
+	}
+	return nil
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,0 +1,174 @@
+package installer
+
+import (
+	"archive/tar"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Hostile archives are refused with a message naming the entry, leave no
+// file anywhere, and leave the previous install working.
+func TestInstallRefusesUnsafeArchives(t *testing.T) {
+	srv := newServer(t)
+	in, try := failing(t, srv)
+	parent := filepath.Dir(in.Root)
+	outside := filepath.Join(parent, "outside")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(outside, "secret")
+	os.WriteFile(secret, []byte("keep"), 0o600)
+	agent := exe("agent", agentScript)
+	up := "../../../../outside" // from the extraction folder to parent/outside
+
+	many := []entry{agent}
+	for i := 0; i < 60; i++ {
+		many = append(many, file("f/"+strings.Repeat("x", i+1), "x"))
+	}
+	cases := []struct {
+		name    string
+		archive func() []byte
+		lim     Limits
+		want    string // in the message
+	}{
+		{"zip-slip tar", func() []byte { return makeTar(t, []entry{agent, file(up+"/evil", "x")}, "gz") }, Limits{}, up + "/evil"},
+		{"zip-slip zip", func() []byte { return makeZip(t, []entry{agent, file("../evil", "x")}) }, Limits{}, "../evil"},
+		{"zip-slip backslash", func() []byte { return makeZip(t, []entry{agent, file(`..\..\evil`, "x")}) }, Limits{}, `..\\..\\evil`},
+		{"absolute path", func() []byte { return makeTar(t, []entry{agent, file(filepath.ToSlash(outside)+"/abs", "x")}, "gz") }, Limits{}, "absolute path"},
+		{"symlink out tar", func() []byte {
+			return makeTar(t, []entry{agent, {name: "link", typ: tar.TypeSymlink, link: up}}, "gz")
+		}, Limits{}, `"link" is a symlink to "` + up},
+		{"symlink out zip", func() []byte {
+			return makeZip(t, []entry{agent, {name: "link", typ: tar.TypeSymlink, link: up + "/secret"}})
+		}, Limits{}, `"link" is a symlink`},
+		{"absolute symlink", func() []byte {
+			return makeTar(t, []entry{agent, {name: "link", typ: tar.TypeSymlink, link: secret}}, "")
+		}, Limits{}, `"link" is a symlink`},
+		{"write through symlink", func() []byte {
+			return makeTar(t, []entry{agent, {name: "sub", typ: tar.TypeSymlink, link: "."}, file("sub/evil", "x")}, "gz")
+		}, Limits{}, `"sub/evil" would be written through the symlink "sub"`},
+		{"symlink chain escape", func() []byte {
+			return makeTar(t, []entry{agent, {name: "p/", typ: tar.TypeDir}, {name: "p/q", typ: tar.TypeSymlink, link: "."},
+				{name: "r", typ: tar.TypeSymlink, link: "p/q/../../outside"}}, "gz")
+		}, Limits{}, `"r" is a symlink to "p/q/../../outside", which resolves outside`},
+		{"hardlink escape", func() []byte {
+			return makeTar(t, []entry{agent, {name: "hl", typ: tar.TypeLink, link: up + "/secret"}}, "gz")
+		}, Limits{}, `"hl" is a hard link`},
+		{"hardlink absolute", func() []byte {
+			return makeTar(t, []entry{agent, {name: "hl", typ: tar.TypeLink, link: secret}}, "gz")
+		}, Limits{}, `"hl" is a hard link`},
+		{"device file", func() []byte {
+			return makeTar(t, []entry{agent, {name: "dev/null", typ: tar.TypeChar}}, "gz")
+		}, Limits{}, `"dev/null" is a device file`},
+		{"fifo", func() []byte {
+			return makeTar(t, []entry{agent, {name: "pipe", typ: tar.TypeFifo}}, "gz")
+		}, Limits{}, `"pipe" is a named pipe`},
+		{"decompression bomb", func() []byte {
+			return makeTar(t, []entry{agent, file("zeros", strings.Repeat("\x00", 1<<20))}, "gz")
+		}, Limits{MaxBytes: 64 << 10}, `more than 64 KiB (at entry "zeros")`},
+		{"zip bomb", func() []byte {
+			return makeZip(t, []entry{agent, file("zeros", strings.Repeat("\x00", 1<<20))})
+		}, Limits{MaxBytes: 64 << 10}, `more than 64 KiB`},
+		{"too many entries", func() []byte { return makeTar(t, many, "gz") }, Limits{MaxEntries: 50}, "more than 50 entries"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			body := tc.archive()
+			url := srv.add("/"+strings.ReplaceAll(tc.name, " ", "-"), body)
+			err := try(url, sha(body), tc.lim)
+			if !errors.Is(err, ErrUnsafeArchive) {
+				t.Errorf("err = %v, want ErrUnsafeArchive", err)
+			}
+			if err != nil && !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("message %q does not contain %q", err, tc.want)
+			}
+			if data, _ := os.ReadFile(secret); string(data) != "keep" {
+				t.Errorf("file outside was changed: %q", data)
+			}
+		})
+	}
+}
+
+// Links that stay inside are legitimate (versioned libraries, a bin/ link
+// to the real executable) and must keep working.
+func TestExtractKeepsInsideLinks(t *testing.T) {
+	srv := newServer(t)
+	body := makeTar(t, []entry{
+		{name: "pkg/", typ: tar.TypeDir},
+		exe("pkg/agent-real", agentScript),
+		{name: "pkg/agent", typ: tar.TypeSymlink, link: "agent-real"},
+		{name: "pkg/agent-hard", typ: tar.TypeLink, link: "pkg/agent-real"},
+		{name: "lib.so", typ: tar.TypeSymlink, link: "lib.so.1"}, // dangling, harmless
+		file("pkg/agent-real", agentScript),                      // duplicate entry replaces
+	}, "gz")
+	in := newInstaller(t)
+	url := srv.add("/ok.tgz", body)
+	r, _, err := in.Install(context.Background(), Request{Agent: binaryManifest("demo", "1.0.0", url, "pkg/agent", "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(r.Launch.Command); err != nil || fi.Mode()&0o111 == 0 {
+		t.Errorf("cmd through an inside symlink is not executable: %v %v", fi, err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(r.Launch.Command), "agent-hard")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestExtractDirect(t *testing.T) {
+	dir := t.TempDir()
+	arch := filepath.Join(dir, "a.zip")
+	os.WriteFile(arch, makeZip(t, []entry{exe("bin/agent", agentScript), file("../evil", "x")}), 0o644)
+	dest := filepath.Join(dir, "dest")
+	err := Extract(context.Background(), arch, dest, Limits{})
+	if !errors.Is(err, ErrUnsafeArchive) || !strings.Contains(err.Error(), arch) {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := os.Stat(dest); !os.IsNotExist(err) {
+		t.Errorf("dest left behind after a refused archive")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "evil")); !os.IsNotExist(err) {
+		t.Errorf("zip-slip wrote outside")
+	}
+
+	os.MkdirAll(dest, 0o755)
+	os.WriteFile(filepath.Join(dest, "x"), nil, 0o644)
+	if err := Extract(context.Background(), arch, dest, Limits{}); err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Errorf("extract into a non-empty folder: %v", err)
+	}
+
+	raw := filepath.Join(dir, "raw")
+	os.WriteFile(raw, []byte(agentScript), 0o755)
+	if err := Extract(context.Background(), raw, filepath.Join(dir, "d2"), Limits{}); !errors.Is(err, ErrUnsupportedArchive) || !strings.Contains(err.Error(), "raw executable") {
+		t.Errorf("extract of a raw file: %v", err)
+	}
+}
+
+func TestIdentifyTellsRawFromCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	cases := map[string]struct {
+		body []byte
+		raw  bool
+	}{
+		"elf":           {[]byte("\x7fELF\x02\x01\x01\x00rest of a binary"), true},
+		"zlib-looking":  {append([]byte{0x78, 0x9c}, []byte("#!/bin/sh not really zlib")...), true},
+		"script":        {[]byte(agentScript), true},
+		"corrupt gzip":  {[]byte{0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff}, false},
+		"truncated zip": {[]byte("PK\x03\x04\x14\x00"), false},
+	}
+	for name, c := range cases {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, c.body, 0o644)
+		f, _ := os.Open(p)
+		fm, err := identify(context.Background(), f)
+		f.Close()
+		isRaw := err == nil && fm.extractor == nil && fm.single == nil
+		if isRaw != c.raw {
+			t.Errorf("%s: format %+v, err %v; want raw=%v", name, fm, err, c.raw)
+		}
+	}
+}

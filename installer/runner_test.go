@@ -1,0 +1,229 @@
+package installer
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+)
+
+// npmPackage writes a package with two executables and packs it with the
+// real npm, returning the tarball's path.
+func npmPackage(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "pkg")
+	os.MkdirAll(pkg, 0o755)
+	os.WriteFile(filepath.Join(pkg, "package.json"), []byte(`{"name":"@acp-test/fake-agent","version":"1.0.0","bin":{"fake-agent":"bin.js","fake-helper":"helper.js"}}`), 0o644)
+	os.WriteFile(filepath.Join(pkg, "bin.js"), []byte("#!/usr/bin/env node\nconsole.log('npm-agent ' + process.argv.slice(2).join(' ') + ' ' + (process.env.AGENT_MODE||''))\n"), 0o755)
+	os.WriteFile(filepath.Join(pkg, "helper.js"), []byte("#!/usr/bin/env node\n"), 0o755)
+	cmd := exec.Command("npm", "pack", "--pack-destination", dir)
+	cmd.Dir = pkg
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm pack: %v\n%s", err, out)
+	}
+	tgz := filepath.Join(dir, "acp-test-fake-agent-1.0.0.tgz")
+	if _, err := os.Stat(tgz); err != nil {
+		t.Fatal(err)
+	}
+	return tgz
+}
+
+func npxManifest(spec string) *registry.Manifest {
+	return &registry.Manifest{ID: "demo", Version: "1.0.0", Distribution: registry.Distribution{
+		Npx: &registry.Package{Package: spec, Args: []string{"--acp"}, Env: map[string]string{"AGENT_MODE": "acp"}},
+	}}
+}
+
+// A real npm installs a real package from a local tarball; the launch spec
+// runs the package's executable directly, without npx.
+func TestInstallNpx(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real npm (seconds)")
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm not installed")
+	}
+	t.Setenv("npm_config_cache", t.TempDir())
+	tgz := npmPackage(t)
+	in := newInstaller(t)
+	in.LookPath = exec.LookPath
+	in.NPMArgs = []string{"--offline"}
+	var log strings.Builder
+	in.Stderr = &log
+	m := npxManifest("@acp-test/fake-agent@1.0.0")
+	r, _, err := in.Install(context.Background(), Request{Agent: m, PackageOverride: tgz})
+	if err != nil {
+		t.Fatalf("%v\nnpm output:\n%s", err, log.String())
+	}
+	want := filepath.Join(in.Root, "agents", "demo", "1.0.0", "node_modules", ".bin", "fake-agent")
+	if r.Launch.Command != want || r.Distribution != registry.KindNpx || r.Package != "@acp-test/fake-agent@1.0.0" {
+		t.Errorf("receipt = %+v", r)
+	}
+	if runtime.GOOS != "windows" {
+		cmd := exec.Command(r.Launch.Command, r.Launch.Args...)
+		cmd.Env = append(os.Environ(), "AGENT_MODE="+r.Launch.Env["AGENT_MODE"])
+		out, err := cmd.Output()
+		if err != nil || string(out) != "npm-agent --acp acp\n" {
+			t.Errorf("running the installed package: %q %v", out, err)
+		}
+	}
+	leftovers(t, filepath.Join(in.Root, "agents", "demo"))
+
+	// Failure: npm's own words reach the error; nothing is left.
+	m2 := npxManifest("@acp-test/fake-agent@2.0.0")
+	m2.Version = "2.0.0"
+	_, _, err = in.Install(context.Background(), Request{Agent: m2, PackageOverride: filepath.Join(t.TempDir(), "missing.tgz")})
+	if err == nil || !strings.Contains(err.Error(), "npm install failed") || !strings.Contains(err.Error(), "last lines") {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(in.Root, "agents", "demo", "2.0.0")); !os.IsNotExist(err) {
+		t.Errorf("failed npm install left its folder")
+	}
+	leftovers(t, filepath.Join(in.Root, "agents", "demo"))
+}
+
+func TestNpmBinChoice(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, bin string) {
+		p := filepath.Join(dir, "node_modules", filepath.FromSlash(name))
+		os.MkdirAll(p, 0o755)
+		os.WriteFile(filepath.Join(p, "package.json"), []byte(`{"name":"`+name+`","bin":`+bin+`}`), 0o644)
+	}
+	write("@s/one", `"cli.js"`)
+	write("two", `{"a":"a.js","b":"b.js"}`)
+	write("three", `{"x":"x.js"}`)
+	write("evil", `{"../../x":"x.js"}`)
+	cases := []struct{ pkg, cmd, want, err string }{
+		{"@s/one", "", "one", ""},
+		{"two", "b", "b", ""},
+		{"two", "", "", "several executables (a, b)"},
+		{"two", "c", "", `no executable "c" (it has: a, b)`},
+		{"three", "", "x", ""},
+		{"evil", "", "", "unusable name"},
+		{"absent", "", "", "npm did not install absent"},
+	}
+	for _, c := range cases {
+		got, err := npmBin(dir, c.pkg, c.cmd)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("npmBin(%s, %q) err = %v, want %q", c.pkg, c.cmd, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("npmBin(%s, %q) = %q, %v", c.pkg, c.cmd, got, err)
+		}
+	}
+}
+
+// fakeUV writes a uv that records its arguments and environment and
+// creates the entry point where UV_TOOL_BIN_DIR says.
+func fakeUV(t *testing.T, fail bool) (uvPath, record string) {
+	if runtime.GOOS == "windows" {
+		t.Skip("fake uv is a shell script")
+	}
+	dir := t.TempDir()
+	record = filepath.Join(dir, "record")
+	script := `#!/bin/sh
+echo "args: $*" > "` + record + `"
+echo "tool_dir: $UV_TOOL_DIR" >> "` + record + `"
+echo "bin_dir: $UV_TOOL_BIN_DIR" >> "` + record + `"
+echo "Resolved 3 packages" >&2
+`
+	if fail {
+		script += "echo 'error: No solution found when resolving dependencies' >&2\nexit 2\n"
+	} else {
+		script += `mkdir -p "$UV_TOOL_DIR/fast-agent" "$UV_TOOL_BIN_DIR"
+printf '#!/bin/sh\necho uv-agent "$@"\n' > "$UV_TOOL_BIN_DIR/fast-agent-acp"
+chmod +x "$UV_TOOL_BIN_DIR/fast-agent-acp"
+`
+	}
+	uvPath = filepath.Join(dir, "uv")
+	os.WriteFile(uvPath, []byte(script), 0o755)
+	return uvPath, record
+}
+
+func uvxManifest(version string) *registry.Manifest {
+	return &registry.Manifest{ID: "demo", Version: version, Distribution: registry.Distribution{
+		Uvx: &registry.Package{Package: "fast-agent-mcp[acp]@" + version, Cmd: "fast-agent-acp", Args: []string{"serve"}},
+	}}
+}
+
+func TestInstallUvx(t *testing.T) {
+	uv, record := fakeUV(t, false)
+	in := newInstaller(t)
+	in.LookPath = runners("uv")
+	in.UV = uv
+	r, _, err := in.Install(context.Background(), Request{Agent: uvxManifest("0.4.1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := os.ReadFile(record)
+	agentDir := filepath.Join(in.Root, "agents", "demo")
+	toolDir := filepath.Join(agentDir, r.ToolDir)
+	for _, want := range []string{
+		"args: tool install fast-agent-mcp[acp]==0.4.1\n",
+		"tool_dir: " + filepath.Join(toolDir, "tools") + "\n",
+		"bin_dir: " + filepath.Join(toolDir, "bin") + "\n",
+	} {
+		if !strings.Contains(string(rec), want) {
+			t.Errorf("uv was called with\n%s\nwant %q", rec, want)
+		}
+	}
+	if r.Launch.Command != filepath.Join(toolDir, "bin", "fast-agent-acp") {
+		t.Errorf("launch = %s", r.Launch.Command)
+	}
+	out, err := exec.Command(r.Launch.Command, r.Launch.Args...).Output()
+	if err != nil || string(out) != "uv-agent serve\n" {
+		t.Errorf("run: %q %v", out, err)
+	}
+	// GC of a newer version removes the old tool environment too.
+	if _, _, err := in.Install(context.Background(), Request{Agent: uvxManifest("0.5.0")}); err != nil {
+		t.Fatal(err)
+	}
+	if removed, err := in.GC("demo"); err != nil || len(removed) != 1 || removed[0] != "0.4.1" {
+		t.Errorf("gc = %v %v", removed, err)
+	}
+	if _, err := os.Stat(toolDir); !os.IsNotExist(err) {
+		t.Errorf("gc kept the old tool environment %s", toolDir)
+	}
+	cur, _ := in.Current("demo")
+	if _, err := os.Stat(cur.Launch.Command); err != nil {
+		t.Errorf("gc broke the current install: %v", err)
+	}
+}
+
+func TestInstallUvxFailure(t *testing.T) {
+	uv, _ := fakeUV(t, true)
+	in := newInstaller(t)
+	in.LookPath = runners("uv")
+	in.UV = uv
+	var log strings.Builder
+	in.Stderr = &log
+	_, _, err := in.Install(context.Background(), Request{Agent: uvxManifest("0.4.1")})
+	if err == nil || !strings.Contains(err.Error(), "No solution found") || !strings.Contains(err.Error(), "install demo 0.4.1") {
+		t.Fatalf("err = %v", err)
+	}
+	if !strings.Contains(log.String(), "Resolved 3 packages") {
+		t.Errorf("uv output did not reach Stderr: %q", log.String())
+	}
+	entries, _ := os.ReadDir(filepath.Join(in.Root, "agents", "demo"))
+	if len(entries) != 0 {
+		t.Errorf("failed uv install left %v", entries)
+	}
+}
+
+func TestRunnerMissing(t *testing.T) {
+	in := newInstaller(t)
+	_, _, err := in.Install(context.Background(), Request{Agent: uvxManifest("0.4.1")})
+	if !errors.Is(err, ErrRunnerMissing) || !strings.Contains(err.Error(), "install it from https://docs.astral.sh/uv") {
+		t.Errorf("err = %v", err)
+	}
+}

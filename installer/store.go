@@ -1,0 +1,318 @@
+package installer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+)
+
+const (
+	receiptFile = "receipt.json"
+	currentFile = "current"
+	maxReceipt  = 1 << 20
+)
+
+// Versions become directory names, and they come from the network: only
+// characters semantic versions use, never a leading dot.
+var safeVersionRe = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+_-]{0,127}$`)
+
+func checkIDVersion(id, version string) error {
+	if !registry.ValidID(id) {
+		return fmt.Errorf("agent id %q is not valid (lowercase letters, digits and -)", id)
+	}
+	if version != "" && (!safeVersionRe.MatchString(version) || strings.Contains(version, "..")) {
+		return fmt.Errorf("agent %s: version %q cannot be installed: it is not a plain version number", id, version)
+	}
+	return nil
+}
+
+func (in *Installer) agentDir(id string) string { return filepath.Join(in.Root, "agents", id) }
+
+func (in *Installer) versionDir(id, version string) string {
+	return filepath.Join(in.agentDir(id), version)
+}
+
+// lock takes the per-agent lock, waiting for other processes (and other
+// goroutines: flock locks belong to the open file, not the process).
+func (in *Installer) lock(ctx context.Context, id string) (func(), error) {
+	dir := filepath.Join(in.Root, "locks")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", id, err)
+	}
+	fl := flock.New(filepath.Join(dir, id+".lock"))
+	ok, err := fl.TryLockContext(ctx, 25*time.Millisecond)
+	if err != nil || !ok {
+		if err == nil {
+			err = ctx.Err()
+		}
+		return nil, fmt.Errorf("wait for the lock on %s (another acp is installing it?): %w", id, err)
+	}
+	return func() { fl.Unlock(); fl.Close() }, nil
+}
+
+// readReceipt reads dir/receipt.json; the install dir must be the version
+// the receipt names, so a copied or hand-edited folder is not trusted.
+func readReceipt(dir string) (*Receipt, error) {
+	data, err := registry.ReadLimited(filepath.Join(dir, receiptFile), maxReceipt)
+	if err != nil {
+		return nil, err
+	}
+	var r Receipt
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("read %s: %w (remove the folder and install again)", filepath.Join(dir, receiptFile), err)
+	}
+	if r.Version != filepath.Base(dir) || r.ID != filepath.Base(filepath.Dir(dir)) || r.Launch.Command == "" {
+		return nil, fmt.Errorf("%s does not describe this install (remove the folder and install again)", filepath.Join(dir, receiptFile))
+	}
+	r.Dir = dir
+	r.Launch.normalize()
+	return &r, nil
+}
+
+func (l *LaunchSpec) normalize() {
+	if l.Args == nil {
+		l.Args = []string{}
+	}
+	if l.Env == nil {
+		l.Env = map[string]string{}
+	}
+}
+
+func writeJSONFile(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// Installed lists every installed version of id, newest first.
+func (in *Installer) Installed(id string) ([]Receipt, error) {
+	if err := checkIDVersion(id, ""); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(in.agentDir(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list installs of %s: %w", id, err)
+	}
+	var rs []Receipt
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		r, err := readReceipt(filepath.Join(in.agentDir(id), e.Name()))
+		if err != nil {
+			continue // not a complete install; GC reports nothing for it
+		}
+		rs = append(rs, *r)
+	}
+	sort.SliceStable(rs, func(i, j int) bool { return newerVersion(rs[i].Version, rs[j].Version) })
+	return rs, nil
+}
+
+// newerVersion orders by semver; unparsable versions sort after, by string.
+func newerVersion(a, b string) bool {
+	va, ea := registry.ParseVersion(a)
+	vb, eb := registry.ParseVersion(b)
+	switch {
+	case ea == nil && eb == nil:
+		if !va.Equal(vb) {
+			return va.GreaterThan(vb)
+		}
+		return a > b
+	case ea == nil:
+		return true
+	case eb == nil:
+		return false
+	}
+	return a > b
+}
+
+// Current returns the install Resolve and run use when asked by id alone:
+// the version last installed (agents/<id>/current), or when that is gone the
+// highest installed version.
+func (in *Installer) Current(id string) (*Receipt, error) {
+	rs, err := in.Installed(id)
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) == 0 {
+		return nil, errorf(ErrNotInstalled, "%s is not installed: run acp install %s", id, id)
+	}
+	if data, err := registry.ReadLimited(filepath.Join(in.agentDir(id), currentFile), 256); err == nil {
+		v := strings.TrimSpace(string(data))
+		for i := range rs {
+			if rs[i].Version == v {
+				return &rs[i], nil
+			}
+		}
+	}
+	return &rs[0], nil
+}
+
+func (in *Installer) markCurrent(id, version string) error {
+	tmp, err := os.CreateTemp(in.agentDir(id), ".cur-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.WriteString(version + "\n")
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = rename(tmp.Name(), filepath.Join(in.agentDir(id), currentFile))
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// List returns the current install of every installed agent, sorted by id.
+func (in *Installer) List() ([]Receipt, error) {
+	entries, err := os.ReadDir(filepath.Join(in.Root, "agents"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return []Receipt{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list installed agents: %w", err)
+	}
+	rs := []Receipt{}
+	for _, e := range entries {
+		if !e.IsDir() || !registry.ValidID(e.Name()) {
+			continue
+		}
+		r, err := in.Current(e.Name())
+		if errors.Is(err, ErrNotInstalled) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, *r)
+	}
+	return rs, nil
+}
+
+// Uninstall removes every installed version of id.
+func (in *Installer) Uninstall(id string) error {
+	if err := checkIDVersion(id, ""); err != nil {
+		return err
+	}
+	unlock, err := in.lock(context.Background(), id)
+	if err != nil {
+		return fmt.Errorf("uninstall %s: %w", id, err)
+	}
+	defer unlock()
+	dir := in.agentDir(id)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return errorf(ErrNotInstalled, "uninstall %s: it is not installed", id)
+	}
+	if err := removeDir(dir); err != nil {
+		return fmt.Errorf("uninstall %s: %w", id, err)
+	}
+	return nil
+}
+
+// GC removes every installed version of id except the current one, and
+// leftovers of interrupted installs. It returns the removed versions.
+func (in *Installer) GC(id string) ([]string, error) {
+	if err := checkIDVersion(id, ""); err != nil {
+		return nil, err
+	}
+	unlock, err := in.lock(context.Background(), id)
+	if err != nil {
+		return nil, fmt.Errorf("gc %s: %w", id, err)
+	}
+	defer unlock()
+	cur, err := in.Current(id)
+	if errors.Is(err, ErrNotInstalled) {
+		return []string{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gc %s: %w", id, err)
+	}
+	entries, err := os.ReadDir(in.agentDir(id))
+	if err != nil {
+		return nil, fmt.Errorf("gc %s: %w", id, err)
+	}
+	removed := []string{}
+	for _, e := range entries {
+		name := e.Name()
+		p := filepath.Join(in.agentDir(id), name)
+		switch {
+		case name == currentFile || name == cur.Version || (cur.ToolDir != "" && name == cur.ToolDir):
+			continue
+		case strings.HasPrefix(name, "."):
+			// Under the lock no install is running: dot entries are
+			// leftovers of a crash (temp dirs, partial downloads, tool
+			// dirs of removed versions).
+			if err := removeDir(p); err != nil {
+				return removed, fmt.Errorf("gc %s: %w", id, err)
+			}
+		case e.IsDir():
+			r, rerr := readReceipt(p)
+			if err := removeDir(p); err != nil {
+				return removed, fmt.Errorf("gc %s: remove %s: %w", id, name, err)
+			}
+			if rerr == nil {
+				removed = append(removed, r.Version)
+			}
+		}
+	}
+	sort.Slice(removed, func(i, j int) bool { return newerVersion(removed[i], removed[j]) })
+	return removed, nil
+}
+
+// removeDir renames a tree aside before deleting it, so a half-deleted
+// install never looks like a complete one.
+func removeDir(p string) error {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	if !fi.IsDir() {
+		return os.Remove(p)
+	}
+	trash := filepath.Join(filepath.Dir(p), fmt.Sprintf(".rm-%s-%d", filepath.Base(p), time.Now().UnixNano()))
+	if err := rename(p, trash); err != nil {
+		return err
+	}
+	return os.RemoveAll(trash)
+}
+
+// rename retries on Windows, where antivirus scanners and indexers hold
+// freshly written files open for a moment and renames fail with "access is
+// denied".
+func rename(from, to string) error {
+	err := os.Rename(from, to)
+	if err == nil || runtime.GOOS != "windows" {
+		return err
+	}
+	for wait := 50 * time.Millisecond; wait <= 1600*time.Millisecond; wait *= 2 {
+		time.Sleep(wait)
+		if err = os.Rename(from, to); err == nil {
+			return nil
+		}
+	}
+	return err
+}

@@ -1,0 +1,91 @@
+package launch
+
+import (
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+)
+
+// hostAllow are host variables an agent needs to run at all: finding
+// programs, locale and time zone, the user's identity (not secrets), and
+// the host's CA bundle, without which agents behind a corporate TLS proxy
+// cannot reach anything. Proxy variables are left out on purpose: they
+// often embed credentials (http://user:pass@proxy).
+var hostAllow = []string{
+	"PATH", "LANG", "LANGUAGE", "TZ", "USER", "LOGNAME", "SHELL",
+	"SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS",
+	// Windows cannot start most programs without these.
+	"SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC", "PATHEXT",
+	"PROCESSOR_ARCHITECTURE", "NUMBER_OF_PROCESSORS",
+}
+
+func allowed(name string) bool {
+	up := name
+	if runtime.GOOS == "windows" {
+		up = strings.ToUpper(name)
+	}
+	if strings.HasPrefix(up, "LC_") {
+		return true
+	}
+	for _, a := range hostAllow {
+		if up == a {
+			return true
+		}
+	}
+	return false
+}
+
+// SandboxEnv builds the environment of an agent under test: the allowed
+// host variables, then extra (the manifest's env), then HOME/TMPDIR (and
+// their Windows and XDG twins) pointing into the sandbox and TERM=dumb,
+// which extra cannot override: the sandbox is the point. The result is
+// sorted, for stable diagnostics.
+func SandboxEnv(host []string, home, tmp string, extra map[string]string) []string {
+	env := map[string]string{}
+	for _, kv := range host {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && k != "" && allowed(k) {
+			env[k] = v
+		}
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	for k, v := range map[string]string{
+		"HOME": home, "USERPROFILE": home,
+		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+		"XDG_DATA_HOME":   filepath.Join(home, ".local", "share"),
+		"XDG_CACHE_HOME":  filepath.Join(home, ".cache"),
+		"XDG_STATE_HOME":  filepath.Join(home, ".local", "state"),
+		"TMPDIR":          tmp, "TMP": tmp, "TEMP": tmp,
+		"TERM": "dumb", "NO_COLOR": "1",
+	} {
+		env[k] = v
+	}
+	return merge(env, nil)
+}
+
+// UserEnv is the environment of an interactive run on the user's behalf
+// (acp login, acp run): the whole host environment with extra on top.
+func UserEnv(host []string, extra map[string]string) []string {
+	env := map[string]string{}
+	for _, kv := range host {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			env[k] = v
+		}
+	}
+	return merge(env, extra)
+}
+
+func merge(env map[string]string, extra map[string]string) []string {
+	for k, v := range extra {
+		env[k] = v
+	}
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}

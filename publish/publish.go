@@ -1,0 +1,383 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// LatestTag is the tag of the rolling release.
+const LatestTag = "latest"
+
+// Options configure Publish.
+type Options struct {
+	Dir   string // flat folder of files to upload
+	Repo  string // OWNER/NAME
+	Tag   string // default: vYYYY.MM.DD-<short commit>
+	Token string // must be able to push to Repo
+	// Target is the commit (full SHA or branch) a new tag is created at;
+	// empty: the repository's default branch.
+	Target string
+	// Latest also moves the `latest` release to this build.
+	Latest bool
+
+	GitHub *github.Client
+	// ShortCommit names the commit in the default tag; default: git
+	// rev-parse --short HEAD.
+	ShortCommit func(ctx context.Context) (string, error)
+	Now         func() time.Time
+	Log         io.Writer // progress, one line per step
+}
+
+// Result says what a publish did.
+type Result struct {
+	Tag      string   `json:"tag"`
+	URL      string   `json:"url"`
+	Created  bool     `json:"created"`  // false: an existing release was completed
+	Uploaded []string `json:"uploaded"` // assets uploaded (or replaced)
+	Kept     []string `json:"kept"`     // assets already there with the right size
+	Latest   bool     `json:"latest"`   // the latest release was updated
+}
+
+var tagRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// GitShortCommit runs git rev-parse --short HEAD in the current folder.
+func GitShortCommit(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "", fmt.Errorf("name the commit for the default tag (git rev-parse --short HEAD): %w; pass --tag", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// DefaultTag is vYYYY.MM.DD-<short commit>, in UTC.
+func DefaultTag(now time.Time, short string) string {
+	return "v" + now.UTC().Format("2006.01.02") + "-" + short
+}
+
+// Publish checks the token and the tag, then creates or completes the
+// release and, with Latest, moves the latest release.
+func Publish(ctx context.Context, o Options) (*Result, error) {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	owner, repo, ok := strings.Cut(o.Repo, "/")
+	if !ok || owner == "" || repo == "" || strings.Contains(repo, "/") {
+		return nil, fmt.Errorf("--repo %q: write OWNER/NAME", o.Repo)
+	}
+	files, err := listFiles(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if o.Tag == "" {
+		short := GitShortCommit
+		if o.ShortCommit != nil {
+			short = o.ShortCommit
+		}
+		c, err := short(ctx)
+		if err != nil {
+			return nil, err
+		}
+		now := time.Now
+		if o.Now != nil {
+			now = o.Now
+		}
+		o.Tag = DefaultTag(now(), c)
+	}
+	if !tagRe.MatchString(o.Tag) || o.Tag == LatestTag {
+		return nil, fmt.Errorf("tag %q: use letters, digits, . _ - (and not %q, the rolling release)", o.Tag, LatestTag)
+	}
+	p := &publisher{Options: o, owner: owner, repo: repo}
+	if err := p.preflight(ctx); err != nil {
+		return nil, err
+	}
+	rel, created, err := p.release(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Tag: o.Tag, URL: rel.GetHTMLURL(), Created: created, Uploaded: []string{}, Kept: []string{}}
+	if err := p.sync(ctx, rel, files, false, res); err != nil {
+		return res, err
+	}
+	if o.Latest {
+		if err := p.latest(ctx, files); err != nil {
+			return res, err
+		}
+		res.Latest = true
+	}
+	return res, nil
+}
+
+type publisher struct {
+	Options
+	owner, repo string
+}
+
+func (p *publisher) where() string { return p.owner + "/" + p.repo }
+
+func status(resp *github.Response) int {
+	if resp == nil || resp.Response == nil {
+		return 0
+	}
+	return resp.StatusCode
+}
+
+// preflight proves the token can write before anything is created.
+func (p *publisher) preflight(ctx context.Context) error {
+	if p.Token == "" {
+		return fmt.Errorf("publish to %s: %w: set GITHUB_TOKEN to a token with contents: write on the repository", p.where(), ErrNoToken)
+	}
+	r, resp, err := p.GitHub.Repositories.Get(ctx, p.owner, p.repo)
+	switch status(resp) {
+	case http.StatusUnauthorized:
+		return fmt.Errorf("check access to %s: GitHub refused GITHUB_TOKEN (401 Bad credentials): %w: the token is invalid or expired; create a new one", p.where(), ErrPermission)
+	case http.StatusNotFound:
+		return fmt.Errorf("check access to %s: repository not found, or GITHUB_TOKEN cannot see it: %w", p.where(), ErrPermission)
+	}
+	if err != nil {
+		return fmt.Errorf("check access to %s: %w", p.where(), err)
+	}
+	if !r.GetPermissions()["push"] {
+		return fmt.Errorf("check access to %s: GITHUB_TOKEN cannot push to it: %w: give the token contents: write (in Actions: permissions: contents: write)", p.where(), ErrPermission)
+	}
+	return nil
+}
+
+// release returns the release of the tag, creating it unless a previous
+// run already did. A tag without a release is someone else's: refused.
+func (p *publisher) release(ctx context.Context) (*github.RepositoryRelease, bool, error) {
+	rel, resp, err := p.GitHub.Repositories.GetReleaseByTag(ctx, p.owner, p.repo, p.Tag)
+	if err == nil {
+		fmt.Fprintf(p.Log, "release %s exists: completing it\n", p.Tag)
+		return rel, false, nil
+	}
+	if status(resp) != http.StatusNotFound {
+		return nil, false, fmt.Errorf("look up release %s of %s: %w", p.Tag, p.where(), err)
+	}
+	_, resp, err = p.GitHub.Git.GetRef(ctx, p.owner, p.repo, "tags/"+p.Tag)
+	if err == nil {
+		return nil, false, fmt.Errorf("publish %s to %s: %w without a release: choose another --tag or delete the tag", p.Tag, p.where(), ErrTagTaken)
+	}
+	if status(resp) != http.StatusNotFound {
+		return nil, false, fmt.Errorf("look up tag %s of %s: %w", p.Tag, p.where(), err)
+	}
+	return p.create(ctx, p.Tag, "true")
+}
+
+func (p *publisher) create(ctx context.Context, tag, makeLatest string) (*github.RepositoryRelease, bool, error) {
+	req := &github.RepositoryRelease{
+		TagName:    github.String(tag),
+		Name:       github.String(tag),
+		Body:       github.String("ACP registry build " + tag + "."),
+		MakeLatest: github.String(makeLatest),
+	}
+	if p.Target != "" {
+		req.TargetCommitish = github.String(p.Target)
+	}
+	rel, resp, err := p.GitHub.Repositories.CreateRelease(ctx, p.owner, p.repo, req)
+	if err != nil {
+		if status(resp) == http.StatusUnprocessableEntity {
+			return nil, false, fmt.Errorf("create release %s of %s: GitHub rejected it (422): %s: check that the tag is free and the target commit exists", tag, p.where(), describeGitHubError(err))
+		}
+		return nil, false, fmt.Errorf("create release %s of %s: %w", tag, p.where(), err)
+	}
+	fmt.Fprintf(p.Log, "created release %s\n", tag)
+	return rel, true, nil
+}
+
+func describeGitHubError(err error) string {
+	var ge *github.ErrorResponse
+	if !errors.As(err, &ge) {
+		return err.Error()
+	}
+	parts := []string{ge.Message}
+	for _, e := range ge.Errors {
+		d := e.Code
+		if e.Field != "" {
+			d = e.Field + " " + d
+		}
+		if e.Message != "" {
+			d += " (" + e.Message + ")"
+		}
+		parts = append(parts, d)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (p *publisher) assets(ctx context.Context, id int64) (map[string]*github.ReleaseAsset, error) {
+	all := map[string]*github.ReleaseAsset{}
+	opt := &github.ListOptions{PerPage: 100}
+	for {
+		as, resp, err := p.GitHub.Repositories.ListReleaseAssets(ctx, p.owner, p.repo, id, opt)
+		if err != nil {
+			return nil, fmt.Errorf("list assets of release %d: %w", id, err)
+		}
+		for _, a := range as {
+			all[a.GetName()] = a
+		}
+		if resp.NextPage == 0 {
+			return all, nil
+		}
+		opt.Page = resp.NextPage
+	}
+}
+
+// sync makes the release's assets match files. With replace, every file
+// is uploaded again (the latest release's contents change at equal size)
+// and assets that are not in files are deleted.
+func (p *publisher) sync(ctx context.Context, rel *github.RepositoryRelease, files []file, replace bool, res *Result) error {
+	have, err := p.assets(ctx, rel.GetID())
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if a, ok := have[f.name]; ok {
+			if !replace && int64(a.GetSize()) == f.size && (a.GetState() == "" || a.GetState() == "uploaded") {
+				if res != nil {
+					res.Kept = append(res.Kept, f.name)
+				}
+				continue
+			}
+			// An interrupted upload leaves an "open" asset; a different size is
+			// an older or broken copy. Either way it goes.
+			if _, err := p.GitHub.Repositories.DeleteReleaseAsset(ctx, p.owner, p.repo, a.GetID()); err != nil {
+				return fmt.Errorf("replace %s in release %s: delete the old asset: %w", f.name, rel.GetTagName(), err)
+			}
+		}
+		if err := p.upload(ctx, rel, f); err != nil {
+			return err
+		}
+		if res != nil {
+			res.Uploaded = append(res.Uploaded, f.name)
+		}
+	}
+	if replace {
+		want := map[string]bool{}
+		for _, f := range files {
+			want[f.name] = true
+		}
+		for name, a := range have {
+			if !want[name] {
+				if _, err := p.GitHub.Repositories.DeleteReleaseAsset(ctx, p.owner, p.repo, a.GetID()); err != nil {
+					return fmt.Errorf("remove %s from release %s: %w", name, rel.GetTagName(), err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (p *publisher) upload(ctx context.Context, rel *github.RepositoryRelease, f file) error {
+	fh, err := os.Open(f.path)
+	if err != nil {
+		return fmt.Errorf("upload %s: %w", f.path, err)
+	}
+	defer fh.Close()
+	opts := &github.UploadOptions{Name: f.name}
+	if strings.HasSuffix(f.name, ".json") {
+		opts.MediaType = "application/json"
+	} else if strings.HasSuffix(f.name, ".svg") {
+		opts.MediaType = "image/svg+xml"
+	}
+	if _, _, err := p.GitHub.Repositories.UploadReleaseAsset(ctx, p.owner, p.repo, rel.GetID(), opts, fh); err != nil {
+		return fmt.Errorf("upload %s to release %s: %w; run publish again to complete the release", f.name, rel.GetTagName(), err)
+	}
+	fmt.Fprintf(p.Log, "uploaded %s\n", f.name)
+	return nil
+}
+
+// latest points the latest tag at the dated tag's commit and replaces the
+// latest release's assets.
+func (p *publisher) latest(ctx context.Context, files []file) error {
+	ref, _, err := p.GitHub.Git.GetRef(ctx, p.owner, p.repo, "tags/"+p.Tag)
+	if err != nil {
+		return fmt.Errorf("update the latest release: look up tag %s: %w", p.Tag, err)
+	}
+	want := &github.Reference{Ref: github.String("refs/tags/" + LatestTag), Object: &github.GitObject{SHA: ref.GetObject().SHA}}
+	_, resp, err := p.GitHub.Git.GetRef(ctx, p.owner, p.repo, "tags/"+LatestTag)
+	switch {
+	case err == nil:
+		_, _, err = p.GitHub.Git.UpdateRef(ctx, p.owner, p.repo, want, true)
+	case status(resp) == http.StatusNotFound:
+		_, _, err = p.GitHub.Git.CreateRef(ctx, p.owner, p.repo, want)
+	}
+	if err != nil {
+		return fmt.Errorf("update the latest release: move tag %s: %w", LatestTag, err)
+	}
+	rel, resp, err := p.GitHub.Repositories.GetReleaseByTag(ctx, p.owner, p.repo, LatestTag)
+	if status(resp) == http.StatusNotFound {
+		rel, _, err = p.create(ctx, LatestTag, "false")
+	}
+	if err != nil {
+		return fmt.Errorf("update the latest release: %w", err)
+	}
+	if err := p.sync(ctx, rel, files, true, nil); err != nil {
+		return fmt.Errorf("update the latest release: %w", err)
+	}
+	fmt.Fprintf(p.Log, "release %s now holds %s\n", LatestTag, p.Tag)
+	return nil
+}
+
+type file struct {
+	name, path string
+	size       int64
+}
+
+// listFiles lists the regular files of a flat folder, sorted.
+func listFiles(dir string) ([]file, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w (run acp-registry build first)", dir, err)
+	}
+	var files []file
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		if !e.Type().IsRegular() {
+			return nil, fmt.Errorf("%s is not a regular file: publish uploads a flat folder of files, as build writes it", path)
+		}
+		info, err := e.Info()
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		files = append(files, file{name: e.Name(), path: path, size: info.Size()})
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s is empty: nothing to publish (run acp-registry build first)", dir)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
+	return files, nil
+}
+
+// NewClient returns a go-github client for baseURL (empty: api.github.com)
+// with token. A custom API URL serves uploads too (GitHub Enterprise
+// answers both under one host; tests use one server).
+func NewClient(hc *http.Client, baseURL, token string) (*github.Client, error) {
+	c := github.NewClient(hc)
+	if token != "" {
+		c = c.WithAuthToken(token)
+	}
+	if baseURL != "" {
+		if !strings.HasSuffix(baseURL, "/") {
+			baseURL += "/"
+		}
+		u, err := c.BaseURL.Parse(baseURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return nil, fmt.Errorf("--github-api-url %q is not an http(s) URL", baseURL)
+		}
+		c.BaseURL = u
+		up := *u
+		c.UploadURL = &up
+	}
+	return c, nil
+}

@@ -1,0 +1,375 @@
+package publish
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeGitHub is an in-memory GitHub with the endpoints publish uses.
+type fakeGitHub struct {
+	t   *testing.T
+	srv *httptest.Server
+
+	mu        sync.Mutex
+	token     string // the valid token
+	push      bool
+	releases  map[string]*fakeRelease // by tag
+	refs      map[string]string       // tag -> sha
+	nextID    int64
+	failAfter int    // fail uploads after this many (0: never)
+	uploads   int    // successful uploads
+	rejectNew string // when set, creating a release answers 422 with this code
+	log       []string
+}
+
+type fakeRelease struct {
+	ID     int64
+	Tag    string
+	Latest string
+	Assets map[string]*fakeAsset
+}
+
+type fakeAsset struct {
+	ID   int64
+	Data []byte
+}
+
+func newFakeGitHub(t *testing.T) *fakeGitHub {
+	f := &fakeGitHub{t: t, token: "good", push: true, releases: map[string]*fakeRelease{}, refs: map[string]string{}, nextID: 1}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+var (
+	reRepo     = regexp.MustCompile(`^/repos/o/r$`)
+	reByTag    = regexp.MustCompile(`^/repos/o/r/releases/tags/([^/]+)$`)
+	reReleases = regexp.MustCompile(`^/repos/o/r/releases$`)
+	reAssets   = regexp.MustCompile(`^/repos/o/r/releases/(\d+)/assets$`)
+	reAsset    = regexp.MustCompile(`^/repos/o/r/releases/assets/(\d+)$`)
+	reRef      = regexp.MustCompile(`^/repos/o/r/git/refs?/tags/([^/]+)$`)
+	reRefs     = regexp.MustCompile(`^/repos/o/r/git/refs$`)
+)
+
+func (f *fakeGitHub) release(w http.ResponseWriter, r *fakeRelease) {
+	json.NewEncoder(w).Encode(map[string]any{"id": r.ID, "tag_name": r.Tag, "html_url": "https://github.com/o/r/releases/tag/" + r.Tag})
+}
+
+func (f *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := r.URL.Path
+	f.log = append(f.log, r.Method+" "+p)
+	if r.Header.Get("Authorization") != "Bearer "+f.token {
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprint(w, `{"message":"Bad credentials"}`)
+		return
+	}
+	notFound := func() { w.WriteHeader(http.StatusNotFound); fmt.Fprint(w, `{"message":"Not Found"}`) }
+	var m []string
+	match := func(re *regexp.Regexp) bool { m = re.FindStringSubmatch(p); return m != nil }
+	switch {
+	case r.Method == "GET" && match(reRepo):
+		json.NewEncoder(w).Encode(map[string]any{"full_name": "o/r", "permissions": map[string]bool{"pull": true, "push": f.push}})
+	case r.Method == "GET" && match(reByTag):
+		if rel, ok := f.releases[m[1]]; ok {
+			f.release(w, rel)
+			return
+		}
+		notFound()
+	case r.Method == "POST" && match(reReleases):
+		var req struct {
+			Tag        string `json:"tag_name"`
+			Target     string `json:"target_commitish"`
+			MakeLatest string `json:"make_latest"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		if f.rejectNew != "" || f.releases[req.Tag] != nil {
+			code := f.rejectNew
+			if code == "" {
+				code = "already_exists"
+			}
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			fmt.Fprintf(w, `{"message":"Validation Failed","errors":[{"resource":"Release","code":%q,"field":"tag_name"}]}`, code)
+			return
+		}
+		if _, ok := f.refs[req.Tag]; !ok {
+			sha := req.Target
+			if sha == "" {
+				sha = "sha-of-main"
+			}
+			f.refs[req.Tag] = sha
+		}
+		rel := &fakeRelease{ID: f.nextID, Tag: req.Tag, Latest: req.MakeLatest, Assets: map[string]*fakeAsset{}}
+		f.nextID++
+		f.releases[req.Tag] = rel
+		w.WriteHeader(http.StatusCreated)
+		f.release(w, rel)
+	case r.Method == "GET" && match(reAssets):
+		rel := f.byID(m[1])
+		if rel == nil {
+			notFound()
+			return
+		}
+		var out []map[string]any
+		for name, a := range rel.Assets {
+			out = append(out, map[string]any{"id": a.ID, "name": name, "size": len(a.Data), "state": "uploaded"})
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i]["name"].(string) < out[j]["name"].(string) })
+		json.NewEncoder(w).Encode(out)
+	case r.Method == "POST" && match(reAssets):
+		rel := f.byID(m[1])
+		name := r.URL.Query().Get("name")
+		if rel == nil || name == "" {
+			notFound()
+			return
+		}
+		if rel.Assets[name] != nil {
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			fmt.Fprint(w, `{"message":"Validation Failed","errors":[{"code":"already_exists","field":"name"}]}`)
+			return
+		}
+		if f.failAfter > 0 && f.uploads >= f.failAfter {
+			w.WriteHeader(http.StatusBadGateway)
+			fmt.Fprint(w, `{"message":"upstream went away"}`)
+			return
+		}
+		data, _ := io.ReadAll(r.Body)
+		rel.Assets[name] = &fakeAsset{ID: f.nextID, Data: data}
+		f.nextID++
+		f.uploads++
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, `{"id": %d, "name": %q, "size": %d}`, rel.Assets[name].ID, name, len(data))
+	case r.Method == "DELETE" && match(reAsset):
+		id, _ := strconv.ParseInt(m[1], 10, 64)
+		for _, rel := range f.releases {
+			for name, a := range rel.Assets {
+				if a.ID == id {
+					delete(rel.Assets, name)
+					w.WriteHeader(http.StatusNoContent)
+					return
+				}
+			}
+		}
+		notFound()
+	case r.Method == "GET" && match(reRef):
+		if sha, ok := f.refs[m[1]]; ok {
+			fmt.Fprintf(w, `{"ref": "refs/tags/%s", "object": {"sha": %q, "type": "commit"}}`, m[1], sha)
+			return
+		}
+		notFound()
+	case r.Method == "PATCH" && match(reRef):
+		var req struct{ SHA string }
+		json.NewDecoder(r.Body).Decode(&req)
+		f.refs[m[1]] = req.SHA
+		fmt.Fprintf(w, `{"ref": "refs/tags/%s", "object": {"sha": %q}}`, m[1], req.SHA)
+	case r.Method == "POST" && match(reRefs):
+		var req struct{ Ref, SHA string }
+		json.NewDecoder(r.Body).Decode(&req)
+		f.refs[strings.TrimPrefix(req.Ref, "refs/tags/")] = req.SHA
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, `{"ref": %q, "object": {"sha": %q}}`, req.Ref, req.SHA)
+	default:
+		f.t.Errorf("unexpected request %s %s", r.Method, p)
+		notFound()
+	}
+}
+
+func (f *fakeGitHub) byID(s string) *fakeRelease {
+	id, _ := strconv.ParseInt(s, 10, 64)
+	for _, r := range f.releases {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
+}
+
+func (f *fakeGitHub) assetNames(tag string) []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var n []string
+	if rel := f.releases[tag]; rel != nil {
+		for name := range rel.Assets {
+			n = append(n, name)
+		}
+	}
+	sort.Strings(n)
+	return n
+}
+
+func (f *fakeGitHub) uploadCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.uploads
+}
+
+func dist(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for n, c := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func (f *fakeGitHub) options(t *testing.T, dir, token string) Options {
+	t.Helper()
+	c, err := NewClient(f.srv.Client(), f.srv.URL, token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{Dir: dir, Repo: "o/r", Token: token, GitHub: c, Latest: true, Target: "abc123full",
+		ShortCommit: func(context.Context) (string, error) { return "abc123", nil },
+		Now:         func() time.Time { return time.Date(2026, 5, 4, 23, 30, 0, 0, time.FixedZone("x", -3600)) },
+	}
+}
+
+var build1 = map[string]string{"registry.json": `{"agents":[]}`, "a.svg": "<svg/>", "b.svg": "<svg>b</svg>"}
+
+func TestPublishNewRelease(t *testing.T) {
+	f := newFakeGitHub(t)
+	res, err := Publish(context.Background(), f.options(t, dist(t, build1), "good"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Tag != "v2026.05.05-abc123" || !res.Created || !res.Latest {
+		t.Errorf("result = %+v (the default tag uses the UTC date)", res)
+	}
+	want := []string{"a.svg", "b.svg", "registry.json"}
+	if got := f.assetNames(res.Tag); !reflect.DeepEqual(got, want) {
+		t.Errorf("assets = %v", got)
+	}
+	if got := f.assetNames("latest"); !reflect.DeepEqual(got, want) {
+		t.Errorf("latest assets = %v", got)
+	}
+	if f.refs["latest"] != "abc123full" || f.refs[res.Tag] != "abc123full" {
+		t.Errorf("refs = %v: latest must point at the build's commit", f.refs)
+	}
+	if f.releases[res.Tag].Latest != "true" || f.releases["latest"].Latest != "false" {
+		t.Error("the dated release must be GitHub's latest release, the rolling one not")
+	}
+
+	// The next build: latest follows it, and drops files no longer built.
+	build2 := map[string]string{"registry.json": `{"agents":[1]}`, "a.svg": "<svg/>"}
+	opts := f.options(t, dist(t, build2), "good")
+	opts.Tag, opts.Target = "v2", "def456full"
+	if _, err := Publish(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.assetNames("latest"); !reflect.DeepEqual(got, []string{"a.svg", "registry.json"}) {
+		t.Errorf("latest assets = %v", got)
+	}
+	if string(f.releases["latest"].Assets["registry.json"].Data) != `{"agents":[1]}` || f.refs["latest"] != "def456full" {
+		t.Error("latest release does not hold the new build")
+	}
+}
+
+func TestPublishResumesPartialUpload(t *testing.T) {
+	f := newFakeGitHub(t)
+	f.failAfter = 2
+	dir := dist(t, build1)
+	opts := f.options(t, dir, "good")
+	opts.Tag = "v1"
+	_, err := Publish(context.Background(), opts)
+	if err == nil || !strings.Contains(err.Error(), "run publish again") {
+		t.Fatalf("err = %v", err)
+	}
+	if got := f.assetNames("v1"); len(got) != 2 {
+		t.Fatalf("assets after the failure = %v", got)
+	}
+	f.mu.Lock()
+	f.failAfter = 0
+	f.uploads = 0
+	// A stale asset of the wrong size, as an interrupted upload leaves.
+	f.releases["v1"].Assets["a.svg"].Data = []byte("trunc")
+	f.mu.Unlock()
+	res, err := Publish(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Created || !reflect.DeepEqual(res.Kept, []string{"b.svg"}) || !reflect.DeepEqual(res.Uploaded, []string{"a.svg", "registry.json"}) {
+		t.Errorf("result = %+v", res)
+	}
+	if string(f.releases["v1"].Assets["a.svg"].Data) != "<svg/>" {
+		t.Error("the wrong-size asset was not replaced")
+	}
+	// Running once more uploads nothing to the dated release.
+	f.mu.Lock()
+	f.uploads = 0
+	f.mu.Unlock()
+	opts.Latest = false
+	res, err = Publish(context.Background(), opts)
+	if err != nil || len(res.Uploaded) != 0 || f.uploadCount() != 0 {
+		t.Errorf("re-run: %+v, %v, %d uploads", res, err, f.uploadCount())
+	}
+}
+
+func TestPublishPreflightFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup func(f *fakeGitHub, o *Options)
+		is    error
+		want  string
+	}{
+		{"no token", func(f *fakeGitHub, o *Options) { o.Token = "" }, ErrNoToken, "set GITHUB_TOKEN"},
+		{"401", func(f *fakeGitHub, o *Options) { f.token = "other" }, ErrPermission, "401 Bad credentials"},
+		{"read-only token", func(f *fakeGitHub, o *Options) { f.push = false }, ErrPermission, "contents: write"},
+		{"tag without release", func(f *fakeGitHub, o *Options) { f.refs["v1"] = "x" }, ErrTagTaken, "choose another --tag"},
+		{"422", func(f *fakeGitHub, o *Options) { f.rejectNew = "invalid" }, nil, "GitHub rejected it (422): Validation Failed; tag_name invalid"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeGitHub(t)
+			opts := f.options(t, dist(t, build1), "good")
+			opts.Tag = "v1"
+			tc.setup(f, &opts)
+			_, err := Publish(context.Background(), opts)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || (tc.is != nil && !errors.Is(err, tc.is)) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+			if f.uploadCount() != 0 || len(f.releases) != 0 {
+				t.Errorf("something was created or uploaded before the failure: %v", f.log)
+			}
+		})
+	}
+}
+
+func TestPublishRefusesBadInput(t *testing.T) {
+	f := newFakeGitHub(t)
+	for _, tc := range []struct {
+		mod  func(o *Options)
+		want string
+	}{
+		{func(o *Options) { o.Repo = "justname" }, "write OWNER/NAME"},
+		{func(o *Options) { o.Tag = "latest" }, "rolling release"},
+		{func(o *Options) { o.Tag = "v 1" }, "letters, digits"},
+		{func(o *Options) { o.Dir = t.TempDir() }, "is empty"},
+		{func(o *Options) { o.Dir = filepath.Join(t.TempDir(), "nope") }, "run acp-registry build first"},
+	} {
+		opts := f.options(t, dist(t, build1), "good")
+		tc.mod(&opts)
+		if _, err := Publish(context.Background(), opts); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("err = %v, want %q", err, tc.want)
+		}
+	}
+	if len(f.log) != 0 {
+		t.Errorf("bad input reached GitHub: %v", f.log)
+	}
+}

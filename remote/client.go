@@ -1,0 +1,470 @@
+package remote
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults of the network policy (registry-rules.md, "Network checks").
+const (
+	DefaultTimeout       = 15 * time.Second
+	DefaultMaxPerHost    = 8
+	DefaultAttempts      = 3
+	DefaultMaxRetryAfter = 30 * time.Second
+	MaxRedirects         = 5
+	DefaultNPMRegistry   = "https://registry.npmjs.org/"
+	DefaultPyPIURL       = "https://pypi.org/"
+	// MaxDocumentSize bounds a packument or PyPI document. Big packuments
+	// (typescript, aws-sdk) are tens of MiB; 64 MiB is room, not a target.
+	MaxDocumentSize = 64 << 20
+)
+
+var errNoHost = errors.New("URL has no host")
+
+// Client makes HTTP requests under the registry's network policy. The
+// zero value is ready to use; it is safe for concurrent use and must not
+// be copied after first use.
+//
+// URLs are either untrusted (taken from a manifest: https only, public
+// addresses only unless AllowPrivate, checked again on every redirect hop
+// and at connect time) or trusted (the npm registry and PyPI the operator
+// configured: contacted as given). Behind an operator's proxy
+// (HTTPS_PROXY) the proxy is trusted and resolves names itself, so only
+// literal addresses and local names are refused there.
+type Client struct {
+	// HTTP supplies the transport (TLS roots, proxy). nil: the default
+	// transport. When its Transport is nil or an *http.Transport, a clone
+	// is made whose dialer refuses non-public addresses; another
+	// RoundTripper cannot be guarded at connect time, only by URL.
+	HTTP *http.Client
+	// AllowPrivate lets untrusted URLs reach non-public addresses (tests,
+	// private mirrors). They must still be https.
+	AllowPrivate bool
+	// MaxPerHost bounds concurrent requests per host (default 8); a slot is
+	// held until the response body is closed.
+	MaxPerHost int
+	// Attempts per URL (default 3), retried on network errors, 429 and 5xx.
+	Attempts int
+	// Backoff is the wait after a failed attempt (1-based); default 1s, 2s,
+	// 4s... A Retry-After header lengthens it, up to MaxRetryAfter.
+	Backoff func(attempt int) time.Duration
+	// MaxRetryAfter caps how long a Retry-After header makes us wait
+	// (default 30s).
+	MaxRetryAfter time.Duration
+	// Timeout per attempt, until the response headers arrive and then
+	// between two reads of the body (a stalled download fails, a slow but
+	// steady one does not). 0: HTTP.Timeout when set, else 15s.
+	Timeout   time.Duration
+	UserAgent string
+	// NPMRegistry and PyPIURL are the package registries (trusted); the
+	// defaults are the public ones.
+	NPMRegistry string
+	PyPIURL     string
+
+	// lookup replaces DNS in tests of the connect-time guard.
+	lookup func(ctx context.Context, network, host string) ([]netip.Addr, error)
+	// sleep replaces the wait between attempts in tests.
+	sleep func(ctx context.Context, d time.Duration) error
+
+	once     sync.Once
+	open     *http.Client // trusted URLs, or untrusted with AllowPrivate
+	guarded  *http.Client // untrusted URLs
+	hostsMu  sync.Mutex
+	hostSems map[string]chan struct{}
+}
+
+func (c *Client) timeout() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	if c.HTTP != nil && c.HTTP.Timeout > 0 {
+		return c.HTTP.Timeout
+	}
+	return DefaultTimeout
+}
+
+func (c *Client) maxPerHost() int {
+	if c.MaxPerHost > 0 {
+		return c.MaxPerHost
+	}
+	return DefaultMaxPerHost
+}
+
+func (c *Client) attempts() int {
+	if c.Attempts > 0 {
+		return c.Attempts
+	}
+	return DefaultAttempts
+}
+
+func (c *Client) backoff(attempt int) time.Duration {
+	if c.Backoff != nil {
+		return c.Backoff(attempt)
+	}
+	return time.Second << (attempt - 1)
+}
+
+func (c *Client) maxRetryAfter() time.Duration {
+	if c.MaxRetryAfter > 0 {
+		return c.MaxRetryAfter
+	}
+	return DefaultMaxRetryAfter
+}
+
+func (c *Client) userAgent() string {
+	if c.UserAgent != "" {
+		return c.UserAgent
+	}
+	return "acp-registry-go"
+}
+
+func (c *Client) init() {
+	c.once.Do(func() {
+		var base http.RoundTripper = http.DefaultTransport
+		if c.HTTP != nil && c.HTTP.Transport != nil {
+			base = c.HTTP.Transport
+		}
+		openRT, guardedRT := base, base
+		if t, ok := base.(*http.Transport); ok {
+			// net/http keeps 2 idle connections per host by default; with
+			// MaxPerHost requests in flight the rest would be closed and
+			// every later request would pay a new TLS handshake.
+			idle := max(c.maxPerHost(), t.MaxIdleConnsPerHost)
+			o := t.Clone()
+			o.ResponseHeaderTimeout = c.timeout()
+			o.MaxIdleConnsPerHost = idle
+			openRT = o
+			g := t.Clone()
+			g.ResponseHeaderTimeout = c.timeout()
+			g.MaxIdleConnsPerHost = idle
+			gd := newGuard(c.timeout(), t.Proxy)
+			if c.lookup != nil {
+				gd.lookup = c.lookup
+			}
+			g.Proxy = gd.proxyFunc
+			g.DialContext = gd.DialContext
+			// A custom TLS dialer would bypass the guard; TLS is layered on
+			// the guarded connection by the transport instead.
+			g.DialTLSContext = nil
+			g.DialTLS = nil //nolint:staticcheck // must be cleared too
+			g.Dial = nil    //nolint:staticcheck
+			guardedRT = g
+		}
+		if c.AllowPrivate {
+			guardedRT = openRT
+		}
+		c.open = &http.Client{Transport: openRT, CheckRedirect: c.redirectPolicy(true)}
+		c.guarded = &http.Client{Transport: guardedRT, CheckRedirect: c.redirectPolicy(false)}
+	})
+}
+
+// HTTPClient returns a plain *http.Client with the same redirect and
+// address policy, for code that streams large bodies itself (the
+// installer's downloads). It does not retry or limit per host.
+func (c *Client) HTTPClient(trusted bool) *http.Client {
+	c.init()
+	if trusted {
+		return c.open
+	}
+	return c.guarded
+}
+
+func (c *Client) redirectPolicy(trusted bool) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if len(via) > MaxRedirects {
+			return ErrTooManyRedirects
+		}
+		if trusted {
+			return nil
+		}
+		if err := checkURL(req.URL, c.AllowPrivate); err != nil {
+			return fmt.Errorf("redirect to %s: %w", req.URL.Redacted(), err)
+		}
+		return nil
+	}
+}
+
+// checkURL applies the untrusted-URL policy before any connection.
+func checkURL(u *url.URL, allowPrivate bool) error {
+	if allowPrivate {
+		if u.Scheme != "https" {
+			return ErrNotHTTPS
+		}
+		if u.Hostname() == "" {
+			return errNoHost
+		}
+		return nil
+	}
+	return checkTarget(u)
+}
+
+// acquire takes a slot of the host's semaphore; the returned func frees
+// it and may be called more than once.
+func (c *Client) acquire(ctx context.Context, host string) (func(), error) {
+	n := c.maxPerHost()
+	host = strings.ToLower(host)
+	c.hostsMu.Lock()
+	if c.hostSems == nil {
+		c.hostSems = map[string]chan struct{}{}
+	}
+	sem := c.hostSems[host]
+	if sem == nil {
+		sem = make(chan struct{}, n)
+		c.hostSems[host] = sem
+	}
+	c.hostsMu.Unlock()
+	select {
+	case sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	var once sync.Once
+	return func() { once.Do(func() { <-sem }) }, nil
+}
+
+// attempt makes one request. The per-attempt timer bounds the wait for
+// the headers; once they are in, it becomes an idle timer for the body.
+func (c *Client) attempt(ctx context.Context, method string, u *url.URL, trusted bool, accept string) (*http.Response, error) {
+	c.init()
+	hc := c.guarded
+	if trusted {
+		hc = c.open
+	}
+	release, err := c.acquire(ctx, u.Host)
+	if err != nil {
+		return nil, err
+	}
+	actx, cancel := context.WithCancel(ctx)
+	fired := new(atomic.Bool)
+	timeout := c.timeout()
+	timer := time.AfterFunc(timeout, func() { fired.Store(true); cancel() })
+	req, err := http.NewRequestWithContext(actx, method, u.String(), nil)
+	if err != nil {
+		timer.Stop()
+		cancel()
+		release()
+		return nil, err
+	}
+	req.Header.Set("User-Agent", c.userAgent())
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		timer.Stop()
+		cancel()
+		release()
+		if fired.Load() && ctx.Err() == nil {
+			return nil, ErrTimeout
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		// The transport's own header and dial timeouts are the same
+		// timeout as ours, whichever fires first.
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() && ctx.Err() == nil {
+			return nil, ErrTimeout
+		}
+		return nil, err
+	}
+	// A response can still arrive after the timer cancelled the request
+	// (the cancel races with the read); the attempt timed out all the same.
+	if fired.Load() && ctx.Err() == nil {
+		resp.Body.Close()
+		timer.Stop()
+		cancel()
+		release()
+		return nil, ErrTimeout
+	}
+	timer.Reset(timeout)
+	resp.Body = &body{rc: resp.Body, timer: timer, timeout: timeout, fired: fired, done: func() { timer.Stop(); cancel(); release() }}
+	return resp, nil
+}
+
+// body resets the idle timer on progress and frees the attempt's context
+// and host slot on Close.
+type body struct {
+	rc      io.ReadCloser
+	timer   *time.Timer
+	timeout time.Duration
+	fired   *atomic.Bool
+	once    sync.Once
+	done    func()
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if n > 0 {
+		b.timer.Reset(b.timeout)
+	}
+	if err != nil && err != io.EOF && b.fired.Load() {
+		err = fmt.Errorf("no data for %s: %w", b.timeout, ErrTimeout)
+	}
+	return n, err
+}
+
+func (b *body) Close() error {
+	err := b.rc.Close()
+	b.once.Do(b.done)
+	return err
+}
+
+// retry runs try until ok accepts a status, a failure is permanent, or
+// the attempts are used up. Only an accepted response is returned.
+func (c *Client) retry(ctx context.Context, rawURL string, trusted bool, try func(*url.URL) (*http.Response, error), ok func(int) bool) (*http.Response, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, &URLError{URL: rawURL, Err: fmt.Errorf("not a valid URL: %w", err)}
+	}
+	if trusted {
+		if u.Scheme != "https" && u.Scheme != "http" {
+			return nil, &URLError{URL: rawURL, Err: fmt.Errorf("scheme %q is not http or https", u.Scheme)}
+		}
+	} else if err := checkURL(u, c.AllowPrivate); err != nil {
+		return nil, &URLError{URL: rawURL, Err: err}
+	}
+	n := c.attempts()
+	for i := 1; ; i++ {
+		resp, err := try(u)
+		var wait time.Duration
+		if err == nil {
+			if ok(resp.StatusCode) {
+				return resp, nil
+			}
+			status := resp.StatusCode
+			ra := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+			drainClose(resp.Body)
+			transient := status == http.StatusTooManyRequests || status >= 500
+			if !transient || i >= n || ctx.Err() != nil {
+				return nil, &URLError{URL: rawURL, Status: status, Attempts: i}
+			}
+			wait = max(c.backoff(i), min(ra, c.maxRetryAfter()))
+		} else {
+			if !retryable(ctx, err) || i >= n {
+				return nil, &URLError{URL: rawURL, Err: err, Attempts: i, Timeout: c.timeout()}
+			}
+			wait = c.backoff(i)
+		}
+		pause := sleep
+		if c.sleep != nil {
+			pause = c.sleep
+		}
+		if err := pause(ctx, wait); err != nil {
+			return nil, &URLError{URL: rawURL, Err: err, Attempts: i}
+		}
+	}
+}
+
+// retryable: network trouble is worth another attempt; a refused address,
+// a bad certificate, an unknown host or a redirect loop is not.
+func retryable(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	if errors.Is(err, ErrNotPublic) || errors.Is(err, ErrNotHTTPS) || errors.Is(err, ErrTooManyRedirects) || errors.Is(err, errNoHost) {
+		return false
+	}
+	var certErr *tls.CertificateVerificationError
+	var authErr x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	if errors.As(err, &certErr) || errors.As(err, &authErr) || errors.As(err, &hostErr) {
+		return false
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
+		return false
+	}
+	return true
+}
+
+// retryAfter reads Retry-After as seconds or an HTTP date; 0 when absent.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil {
+		if s < 0 {
+			return 0
+		}
+		return time.Duration(min(s, 24*3600)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// drainClose reads a little of an unwanted body so the connection can be
+// reused, but never a whole hostile one.
+func drainClose(rc io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(rc, 64<<10))
+	_ = rc.Close()
+}
+
+// CheckURL reports nil when an untrusted URL finally answers 200. It asks
+// with HEAD and falls back to GET when the server refuses HEAD (403/405,
+// e.g. presigned storage URLs signed for GET only).
+func (c *Client) CheckURL(ctx context.Context, rawURL string) error {
+	try := func(u *url.URL) (*http.Response, error) {
+		resp, err := c.attempt(ctx, http.MethodHead, u, false, "")
+		if err == nil && (resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusMethodNotAllowed) {
+			drainClose(resp.Body)
+			resp, err = c.attempt(ctx, http.MethodGet, u, false, "")
+		}
+		return resp, err
+	}
+	resp, err := c.retry(ctx, rawURL, false, try, func(s int) bool { return s == http.StatusOK })
+	if err != nil {
+		return err
+	}
+	// A GET body is not wanted: closing drops the connection rather than
+	// reading a whole archive.
+	resp.Body.Close()
+	return nil
+}
+
+// GetRetry GETs a URL under the retry, redirect and address policy and
+// returns the response when its status is 2xx; otherwise a *URLError
+// (errors.Is ErrNotFound for 404/410). trusted skips the https and
+// public-address checks (operator-configured registries). The caller
+// closes the body; the host slot is held until then.
+func (c *Client) GetRetry(ctx context.Context, rawURL string, trusted bool) (*http.Response, error) {
+	return c.getAccept(ctx, rawURL, trusted, "")
+}
+
+func (c *Client) getAccept(ctx context.Context, rawURL string, trusted bool, accept string) (*http.Response, error) {
+	try := func(u *url.URL) (*http.Response, error) {
+		return c.attempt(ctx, http.MethodGet, u, trusted, accept)
+	}
+	return c.retry(ctx, rawURL, trusted, try, func(s int) bool { return s >= 200 && s < 300 })
+}

@@ -1,0 +1,13 @@
+package update
+
+import "errors"
+
+// ErrNotFound is returned (wrapped) when a package or release does not exist.
+var ErrNotFound = errors.New("not found")
+
+// ErrRateLimited is returned (wrapped) when a source kept refusing requests
+// for rate limiting after every retry.
+var ErrRateLimited = errors.New("rate limited")
+
+// ErrNoSource is returned (wrapped) when an agent has nothing to look up.
+var ErrNoSource = errors.New("no update source")

@@ -1,0 +1,644 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// The manifest is parsed by our own scanner rather than encoding/json because
+// every problem must point at the spot in the contributor's file: the scanner
+// walks the bytes once, builds the generic value the schema validator and the
+// rules read, and records for every JSON pointer where its key and value
+// start. It also finds what encoding/json silently accepts: duplicate keys.
+
+// maxDepth bounds nesting; real manifests nest 5 levels, and a file of 100k
+// "[" must be a problem, not a stack overflow.
+const maxDepth = 64
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// span is where a value starts and, for object members, where its key
+// starts (-1 for the root and array elements). Offsets are bytes.
+type span struct{ key, val int }
+
+// posIndex positions JSON pointers in one parsed file. Positions are found
+// on demand by walking the bytes along the pointer (skipping every other
+// subtree) instead of being recorded for every value while parsing: only
+// values with a problem need one, and recording all of them doubled the
+// cost of a run over a large registry.
+type posIndex struct {
+	data    []byte
+	lookups int
+	// all records every pointer, built in one pass once a file needs many
+	// positions, so a hostile file with thousands of problems stays linear.
+	all map[string]span
+}
+
+// manyLookups is when recording every position beats walking per pointer.
+const manyLookups = 8
+
+// at returns the 1-based line and column of a pointer's value, or of its key
+// when key is set and the member has one; 0, 0 when the pointer is unknown.
+func (x *posIndex) at(ptr string, key bool) (line, col int) {
+	if x == nil {
+		return 0, 0
+	}
+	var sp span
+	var ok bool
+	x.lookups++
+	if x.all == nil && x.lookups > manyLookups {
+		x.all = recordAll(x.data)
+	}
+	if x.all != nil {
+		sp, ok = x.all[ptr]
+	} else {
+		sp, ok = locate(x.data, ptr)
+	}
+	if !ok {
+		return 0, 0
+	}
+	off := sp.val
+	if key && sp.key >= 0 {
+		off = sp.key
+	}
+	return lineCol(x.data, off)
+}
+
+// locate finds where the value at ptr (and its key) starts in data, which
+// must be valid JSON. With duplicate keys the last member wins, as it does
+// for the decoded value.
+func locate(data []byte, ptr string) (span, bool) {
+	s := &scanner{data: data}
+	if bytes.HasPrefix(data, utf8BOM) {
+		s.i = len(utf8BOM)
+	}
+	s.ws()
+	sp := span{key: -1, val: s.i}
+	if ptr == "" {
+		return sp, s.i < len(data)
+	}
+	if ptr[0] != '/' {
+		return sp, false
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = unescapePointer(tok)
+		s.i = sp.val
+		if s.i >= len(data) {
+			return sp, false
+		}
+		found := false
+		switch data[s.i] {
+		case '{':
+			s.i++
+			for {
+				s.ws()
+				if s.i >= len(data) || data[s.i] != '"' {
+					break
+				}
+				keyOff := s.i
+				k, err := s.str()
+				if err != nil {
+					return sp, false
+				}
+				s.ws()
+				s.i++ // :
+				s.ws()
+				if k == tok {
+					sp, found = span{key: keyOff, val: s.i}, true
+				}
+				s.skip()
+				s.ws()
+				if s.i >= len(data) || data[s.i] != ',' {
+					break
+				}
+				s.i++
+			}
+		case '[':
+			want, err := strconv.Atoi(tok)
+			if err != nil || want < 0 {
+				return sp, false
+			}
+			s.i++
+			for n := 0; ; n++ {
+				s.ws()
+				if s.i >= len(data) || data[s.i] == ']' {
+					break
+				}
+				if n == want {
+					sp, found = span{key: -1, val: s.i}, true
+					break
+				}
+				s.skip()
+				s.ws()
+				if s.i >= len(data) || data[s.i] != ',' {
+					break
+				}
+				s.i++
+			}
+		}
+		if !found {
+			return sp, false
+		}
+	}
+	return sp, true
+}
+
+// skip moves past one value without decoding it.
+func (s *scanner) skip() {
+	d := s.data
+	depth := 0
+	for s.i < len(d) {
+		switch d[s.i] {
+		case '"':
+			s.i++
+			for s.i < len(d) && d[s.i] != '"' {
+				if d[s.i] == '\\' {
+					s.i++
+				}
+				s.i++
+			}
+			s.i++
+			if depth == 0 {
+				return
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return // a scalar ended by its parent's closing bracket
+			}
+			depth--
+			if depth == 0 {
+				s.i++
+				return
+			}
+		case ',', ':', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return
+			}
+		}
+		s.i++
+	}
+}
+
+// recordAll parses data once, recording the span of every pointer.
+func recordAll(data []byte) map[string]span {
+	s := &scanner{data: data, rec: make(map[string]span), keyOff: -1}
+	if bytes.HasPrefix(data, utf8BOM) {
+		s.i = len(utf8BOM)
+	}
+	s.value()
+	return s.rec
+}
+
+func unescapePointer(tok string) string {
+	if !strings.Contains(tok, "~") {
+		return tok
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+}
+
+// lineCol turns a byte offset into a 1-based line and column. Columns count
+// characters (runes), not bytes, so they match what an editor shows for
+// non-ASCII text; a tab is one column. CRLF needs no care: the \r ends a
+// line's content and the column restarts after the \n. A leading byte order
+// mark is not a visible character and is not counted.
+func lineCol(data []byte, off int) (line, col int) {
+	if off > len(data) {
+		off = len(data)
+	}
+	before := data[:off]
+	line = 1 + bytes.Count(before, []byte{'\n'})
+	start := bytes.LastIndexByte(before, '\n') + 1
+	if start == 0 && bytes.HasPrefix(before, utf8BOM) {
+		start = len(utf8BOM)
+	}
+	return line, utf8.RuneCount(before[start:]) + 1
+}
+
+// jsonError is a fatal syntax error at a byte offset.
+type jsonError struct {
+	off int
+	msg string
+}
+
+func (e *jsonError) Error() string { return e.msg }
+
+// dupKey is a member whose key already appeared in the same object.
+type dupKey struct {
+	ptr string
+	key string
+	off int // offset of the second key
+}
+
+type scanner struct {
+	data  []byte
+	i     int
+	depth int
+	// path is the member names and array indexes from the root to the
+	// value being parsed, so a duplicate key can be reported by pointer
+	// without building a pointer for every value.
+	path []pathStep
+	dups []dupKey
+	// values counts the values parsed, to spot documents far larger than
+	// any manifest before handing them to the schema validator.
+	values int
+	// rec, when set, receives the span of every value (recordAll);
+	// keyOff is the key offset of the member being parsed, -1 otherwise.
+	rec    map[string]span
+	keyOff int
+}
+
+type pathStep struct {
+	key string
+	idx int // -1 for object members
+}
+
+func (s *scanner) pointer(key string) string {
+	return s.pathPointer() + "/" + escapePointer(key)
+}
+
+func (s *scanner) pathPointer() string {
+	var b strings.Builder
+	for _, st := range s.path {
+		b.WriteByte('/')
+		if st.idx >= 0 {
+			b.WriteString(strconv.Itoa(st.idx))
+		} else {
+			b.WriteString(escapePointer(st.key))
+		}
+	}
+	return b.String()
+}
+
+// parseJSON decodes data into map[string]any / []any / string /
+// json.Number / bool / nil, recording positions. data must be valid UTF-8
+// (the caller checks, so that the error can point at the bad byte).
+func parseJSON(data []byte) (any, *posIndex, []dupKey, *jsonError) {
+	v, idx, dups, _, err := parseJSONCount(data)
+	return v, idx, dups, err
+}
+
+// parseJSONCount is parseJSON that also returns how many values it parsed.
+func parseJSONCount(data []byte) (any, *posIndex, []dupKey, int, *jsonError) {
+	s := &scanner{data: data}
+	if bytes.HasPrefix(data, utf8BOM) {
+		s.i = len(utf8BOM)
+	}
+	v, err := s.value()
+	if err == nil {
+		s.ws()
+		if s.i < len(s.data) {
+			err = s.errf("unexpected %s after the end of the JSON value: remove it", s.what())
+		}
+	}
+	return v, &posIndex{data: data}, s.dups, s.values, err
+}
+
+func (s *scanner) errf(format string, args ...any) *jsonError {
+	return &jsonError{off: s.i, msg: fmt.Sprintf(format, args...)}
+}
+
+// what describes the byte at the cursor for error messages.
+func (s *scanner) what() string {
+	if s.i >= len(s.data) {
+		return "end of file"
+	}
+	r, _ := utf8.DecodeRune(s.data[s.i:])
+	if r < 0x20 || r == utf8.RuneError {
+		return fmt.Sprintf("character %U", r)
+	}
+	return fmt.Sprintf("character %q", r)
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) value() (any, *jsonError) {
+	s.ws()
+	if s.i >= len(s.data) {
+		return nil, s.errf("unexpected end of file: the JSON is incomplete (a missing value, } or ]?)")
+	}
+	s.values++
+	if s.rec != nil {
+		s.rec[s.pathPointer()] = span{key: s.keyOff, val: s.i}
+		s.keyOff = -1
+	}
+	switch c := s.data[s.i]; {
+	case c == '{':
+		return s.object()
+	case c == '[':
+		return s.array()
+	case c == '"':
+		return s.str()
+	case c == 't':
+		return true, s.literal("true")
+	case c == 'f':
+		return false, s.literal("false")
+	case c == 'n':
+		return nil, s.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return s.number()
+	case c == '\'':
+		return nil, s.errf("strings must be in double quotes, not single quotes")
+	default:
+		return nil, s.errf("unexpected %s: expected a value (string, number, object, array, true, false or null)", s.what())
+	}
+}
+
+func (s *scanner) enter() *jsonError {
+	s.depth++
+	if s.depth > maxDepth {
+		return s.errf("nested too deeply (more than %d levels): a manifest needs a handful", maxDepth)
+	}
+	return nil
+}
+
+func (s *scanner) object() (any, *jsonError) {
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	s.i++ // {
+	obj := make(map[string]any, 8)
+	s.ws()
+	if s.i < len(s.data) && s.data[s.i] == '}' {
+		s.i++
+		s.depth--
+		return obj, nil
+	}
+	for {
+		s.ws()
+		if s.i >= len(s.data) {
+			return nil, s.errf("unexpected end of file inside an object: add the missing }")
+		}
+		if s.data[s.i] == '}' {
+			return nil, s.errf("trailing comma before }: remove the comma")
+		}
+		if s.data[s.i] != '"' {
+			return nil, s.errf("unexpected %s: expected a field name in double quotes", s.what())
+		}
+		keyOff := s.i
+		kv, err := s.str()
+		if err != nil {
+			return nil, err
+		}
+		key := kv.(string)
+		s.ws()
+		if s.i >= len(s.data) || s.data[s.i] != ':' {
+			return nil, s.errf("unexpected %s: expected ':' after the field name %q", s.what(), key)
+		}
+		s.i++
+		s.path = append(s.path, pathStep{key: key, idx: -1})
+		s.keyOff = keyOff
+		v, err := s.value()
+		s.path = s.path[:len(s.path)-1]
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := obj[key]; dup {
+			s.dups = append(s.dups, dupKey{ptr: s.pointer(key), key: key, off: keyOff})
+		}
+		obj[key] = v
+		s.ws()
+		if s.i >= len(s.data) {
+			return nil, s.errf("unexpected end of file inside an object: add the missing }")
+		}
+		switch s.data[s.i] {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			s.depth--
+			return obj, nil
+		default:
+			return nil, s.errf("unexpected %s after the value of %q: expected ',' or '}' (a missing comma?)", s.what(), key)
+		}
+	}
+}
+
+func (s *scanner) array() (any, *jsonError) {
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	s.i++ // [
+	arr := make([]any, 0, 4)
+	s.ws()
+	if s.i < len(s.data) && s.data[s.i] == ']' {
+		s.i++
+		s.depth--
+		return arr, nil
+	}
+	for {
+		s.ws()
+		if s.i < len(s.data) && s.data[s.i] == ']' {
+			return nil, s.errf("trailing comma before ]: remove the comma")
+		}
+		s.path = append(s.path, pathStep{idx: len(arr)})
+		v, err := s.value()
+		s.path = s.path[:len(s.path)-1]
+		if err != nil {
+			return nil, err
+		}
+		arr = append(arr, v)
+		s.ws()
+		if s.i >= len(s.data) {
+			return nil, s.errf("unexpected end of file inside an array: add the missing ]")
+		}
+		switch s.data[s.i] {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			s.depth--
+			return arr, nil
+		default:
+			return nil, s.errf("unexpected %s in an array: expected ',' or ']' (a missing comma?)", s.what())
+		}
+	}
+}
+
+func (s *scanner) literal(word string) *jsonError {
+	if !bytes.HasPrefix(s.data[s.i:], []byte(word)) {
+		return s.errf("unexpected %s: expected a value (did you mean %s?)", s.what(), word)
+	}
+	s.i += len(word)
+	return nil
+}
+
+func (s *scanner) number() (any, *jsonError) {
+	start := s.i
+	d := s.data
+	if d[s.i] == '-' {
+		s.i++
+	}
+	digits := func() int {
+		n := 0
+		for s.i < len(d) && d[s.i] >= '0' && d[s.i] <= '9' {
+			s.i++
+			n++
+		}
+		return n
+	}
+	if s.i < len(d) && d[s.i] == '0' {
+		s.i++
+		if s.i < len(d) && d[s.i] >= '0' && d[s.i] <= '9' {
+			return nil, s.errf("numbers may not have leading zeros: write the number without them, or quote it as a string")
+		}
+	} else if digits() == 0 {
+		return nil, s.errf("unexpected %s: expected a digit", s.what())
+	}
+	if s.i < len(d) && d[s.i] == '.' {
+		s.i++
+		if digits() == 0 {
+			return nil, s.errf("unexpected %s: expected a digit after the decimal point", s.what())
+		}
+	}
+	if s.i < len(d) && (d[s.i] == 'e' || d[s.i] == 'E') {
+		s.i++
+		if s.i < len(d) && (d[s.i] == '+' || d[s.i] == '-') {
+			s.i++
+		}
+		if digits() == 0 {
+			return nil, s.errf("unexpected %s: expected a digit in the exponent", s.what())
+		}
+	}
+	return json.Number(d[start:s.i]), nil
+}
+
+// str reads a string at the cursor (which is on the opening quote).
+func (s *scanner) str() (any, *jsonError) {
+	d := s.data
+	s.i++
+	start := s.i
+	// Fast path: no escapes, the common case for manifests.
+	for s.i < len(d) {
+		c := d[s.i]
+		if c == '"' {
+			v := string(d[start:s.i])
+			s.i++
+			return v, nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return nil, s.errf("control character %U inside a string: escape it (\\n, \\t) or remove it", rune(c))
+		}
+		s.i++
+	}
+	var b strings.Builder
+	b.Write(d[start:s.i])
+	for s.i < len(d) {
+		c := d[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			return b.String(), nil
+		case c < 0x20:
+			return nil, s.errf("control character %U inside a string: escape it (\\n, \\t) or remove it", rune(c))
+		case c != '\\':
+			b.WriteByte(c)
+			s.i++
+			continue
+		}
+		// escape
+		if s.i+1 >= len(d) {
+			break
+		}
+		e := d[s.i+1]
+		switch e {
+		case '"', '\\', '/':
+			b.WriteByte(e)
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			r, ok := hex4(d, s.i+2)
+			if !ok {
+				return nil, s.errf("malformed \\u escape: write \\u followed by 4 hex digits")
+			}
+			s.i += 6
+			if utf16.IsSurrogate(r) {
+				if r2, ok := hex4(d, s.i+2); ok && s.i+1 < len(d) && d[s.i] == '\\' && d[s.i+1] == 'u' {
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						s.i += 6
+						b.WriteRune(dec)
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			b.WriteRune(r)
+			continue
+		default:
+			return nil, s.errf("invalid escape \\%c inside a string: use \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX", e)
+		}
+		s.i += 2
+	}
+	return nil, s.errf("unexpected end of file inside a string: add the closing \"")
+}
+
+func hex4(d []byte, at int) (rune, bool) {
+	if at+4 > len(d) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range d[at : at+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// escapePointer escapes one JSON pointer token (RFC 6901).
+func escapePointer(tok string) string {
+	if !strings.ContainsAny(tok, "~/") {
+		return tok
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+}
+
+// invalidUTF8 returns the offset of the first byte that is not valid UTF-8,
+// or -1.
+func invalidUTF8(data []byte) int {
+	if utf8.Valid(data) {
+		return -1
+	}
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}

@@ -1,0 +1,254 @@
+package validate
+
+import (
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestParseJSONPositions(t *testing.T) {
+	src := "{\n  \"id\": \"gemini\",\n  \"distribution\": {\n    \"binary\": {\"linux-x86_64\": {\"archive\": \"x\"}}\n  },\n  \"a/b~c\": [1, true, null]\n}\n"
+	v, idx, dups, err := parseJSON([]byte(src))
+	if err != nil {
+		t.Fatalf("parse: %v", err.msg)
+	}
+	if len(dups) != 0 {
+		t.Fatalf("dups: %v", dups)
+	}
+	tests := []struct {
+		ptr       string
+		key       bool
+		line, col int
+	}{
+		{"", false, 1, 1},
+		{"/id", false, 2, 9},
+		{"/id", true, 2, 3},
+		{"/distribution/binary/linux-x86_64/archive", false, 4, 44},
+		{"/distribution/binary/linux-x86_64", true, 4, 16},
+		{"/a~1b~0c/1", false, 6, 16},
+		{"/missing", false, 0, 0},
+	}
+	for _, tt := range tests {
+		line, col := idx.at(tt.ptr, tt.key)
+		if line != tt.line || col != tt.col {
+			t.Errorf("at(%q, key=%v) = %d:%d, want %d:%d", tt.ptr, tt.key, line, col, tt.line, tt.col)
+		}
+	}
+	// The generic value is what encoding/json with UseNumber gives.
+	var want any
+	dec := json.NewDecoder(strings.NewReader(src))
+	dec.UseNumber()
+	if err := dec.Decode(&want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(v, want) {
+		t.Errorf("value = %#v\nwant %#v", v, want)
+	}
+}
+
+func TestParseJSONColumnsCountCharacters(t *testing.T) {
+	// "é" is two bytes, "😀" four; columns count each as one character.
+	src := "{\"name\": \"é😀\", \"id\": \"x\"}"
+	_, idx, _, err := parseJSON([]byte(src))
+	if err != nil {
+		t.Fatal(err.msg)
+	}
+	if line, col := idx.at("/id", false); line != 1 || col != 22 {
+		t.Errorf("/id at %d:%d, want 1:22", line, col)
+	}
+}
+
+func TestParseJSONCRLFAndBOM(t *testing.T) {
+	src := "\xEF\xBB\xBF{\r\n  \"id\": \"x\",\r\n  \"name\": \"y\"\r\n}\r\n"
+	_, idx, _, err := parseJSON([]byte(src))
+	if err != nil {
+		t.Fatal(err.msg)
+	}
+	if line, col := idx.at("/name", false); line != 3 || col != 11 {
+		t.Errorf("/name at %d:%d, want 3:11", line, col)
+	}
+	if line, col := idx.at("", false); line != 1 || col != 1 {
+		t.Errorf("root at %d:%d, want 1:1 (the BOM is not a column)", line, col)
+	}
+}
+
+func TestParseJSONEscapes(t *testing.T) {
+	src := `{"s": "a\"b\\c\/d\n\u00e9\ud83d\ude00\t"}`
+	v, _, _, err := parseJSON([]byte(src))
+	if err != nil {
+		t.Fatal(err.msg)
+	}
+	if got := v.(map[string]any)["s"]; got != "a\"b\\c/d\né😀\t" {
+		t.Errorf("s = %q", got)
+	}
+}
+
+func TestParseJSONDuplicateKeys(t *testing.T) {
+	src := "{\n  \"id\": \"a\",\n  \"x\": {\"k\": 1, \"k\": 2},\n  \"id\": \"b\"\n}"
+	v, idx, dups, err := parseJSON([]byte(src))
+	if err != nil {
+		t.Fatal(err.msg)
+	}
+	if len(dups) != 2 {
+		t.Fatalf("dups = %v, want 2", dups)
+	}
+	var got []string
+	for _, d := range dups {
+		line, col := lineCol(idx.data, d.off)
+		got = append(got, d.ptr+"@"+strconv.Itoa(line)+":"+strconv.Itoa(col))
+	}
+	want := []string{"/x/k@3:17", "/id@4:3"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("dups at %v, want %v", got, want)
+	}
+	if v.(map[string]any)["id"] != "b" {
+		t.Errorf("the later duplicate should win, like encoding/json")
+	}
+}
+
+func TestParseJSONSyntaxErrors(t *testing.T) {
+	tests := []struct {
+		src       string
+		line, col int
+		msg       string
+	}{
+		{"", 1, 1, "unexpected end of file"},
+		{"{\n  \"id\": \"x\"\n  \"name\": \"y\"\n}", 3, 3, "missing comma"},
+		{"{\"id\": \"x\",}", 1, 12, "trailing comma"},
+		{"[1, 2,]", 1, 7, "trailing comma"},
+		{"{\"id\": 'x'}", 1, 8, "double quotes"},
+		{"{id: 1}", 1, 2, "field name in double quotes"},
+		{"{\"a\" 1}", 1, 6, "expected ':'"},
+		{"{\"a\": tru}", 1, 7, "did you mean true"},
+		{"{\"a\": 01}", 1, 8, "leading zeros"},
+		{"{\"a\": 1.}", 1, 9, "decimal point"},
+		{"{\"a\": 1e}", 1, 9, "exponent"},
+		{"{\"a\": -}", 1, 8, "expected a digit"},
+		{"{\"a\": \"x\ty\"}", 1, 9, "control character"},
+		{"{\"a\": \"\\x\"}", 1, 8, "invalid escape"},
+		{"{\"a\": \"\\u12\"}", 1, 8, "\\u escape"},
+		{"{\"a\": \"abc", 1, 11, "closing \""},
+		{"{\"a\": 1} x", 1, 10, "after the end"},
+		{"{\"a\": [1, 2}", 1, 12, "expected ',' or ']'"},
+		{"{\"a\": 1", 1, 8, "missing }"},
+		{"[", 1, 2, "end of file"},
+	}
+	for _, tt := range tests {
+		_, idx, _, err := parseJSON([]byte(tt.src))
+		if err == nil {
+			t.Errorf("%q: no error", tt.src)
+			continue
+		}
+		line, col := lineCol(idx.data, err.off)
+		if line != tt.line || col != tt.col || !strings.Contains(err.msg, tt.msg) {
+			t.Errorf("%q: %d:%d %q, want %d:%d containing %q", tt.src, line, col, err.msg, tt.line, tt.col, tt.msg)
+		}
+	}
+}
+
+func TestParseJSONDepth(t *testing.T) {
+	ok := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	if _, _, _, err := parseJSON([]byte(ok)); err != nil {
+		t.Errorf("%d levels: %v", maxDepth, err.msg)
+	}
+	deep := strings.Repeat("[", 100000)
+	_, idx, _, err := parseJSON([]byte(deep))
+	if err == nil || !strings.Contains(err.msg, "nested too deeply") {
+		t.Fatalf("100k levels: %v", err)
+	}
+	if line, col := lineCol(idx.data, err.off); line != 1 || col != maxDepth+1 {
+		t.Errorf("depth error at %d:%d, want 1:%d", line, col, maxDepth+1)
+	}
+}
+
+func TestInvalidUTF8(t *testing.T) {
+	if off := invalidUTF8([]byte("{\"a\": \"é\"}")); off != -1 {
+		t.Errorf("valid UTF-8 reported at %d", off)
+	}
+	if off := invalidUTF8([]byte("{\"a\": \"\xff\"}")); off != 7 {
+		t.Errorf("invalid byte at %d, want 7", off)
+	}
+}
+
+// pointers lists the JSON pointer of every value in v.
+func pointers(v any, prefix string, out *[]string) {
+	*out = append(*out, prefix)
+	switch x := v.(type) {
+	case map[string]any:
+		for k, c := range x {
+			pointers(c, prefix+"/"+escapePointer(k), out)
+		}
+	case []any:
+		for i, c := range x {
+			pointers(c, prefix+"/"+strconv.Itoa(i), out)
+		}
+	}
+}
+
+func valueAt(v any, ptr string) any {
+	if ptr == "" {
+		return v
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[unescapePointer(tok)]
+		case []any:
+			i, _ := strconv.Atoi(tok)
+			v = x[i]
+		}
+	}
+	return v
+}
+
+// checkLocate asserts that the value found at every pointer's position is
+// that pointer's value.
+func checkLocate(t *testing.T, data []byte, v any) {
+	t.Helper()
+	var ptrs []string
+	pointers(v, "", &ptrs)
+	if len(ptrs) > 64 { // each locate walks the file: keep fuzzing fast
+		ptrs = ptrs[:64]
+	}
+	for _, ptr := range ptrs {
+		sp, ok := locate(data, ptr)
+		if !ok {
+			t.Fatalf("locate(%q) failed in %q", ptr, data)
+		}
+		s := &scanner{data: data, i: sp.val}
+		got, err := s.value()
+		if err != nil {
+			t.Fatalf("value at %q (offset %d): %v", ptr, sp.val, err.msg)
+		}
+		if !reflect.DeepEqual(got, valueAt(v, ptr)) {
+			t.Fatalf("at %q: located %#v, want %#v", ptr, got, valueAt(v, ptr))
+		}
+		if sp.key >= 0 && data[sp.key] != '"' {
+			t.Fatalf("key of %q at offset %d is not a string", ptr, sp.key)
+		}
+	}
+}
+
+func TestLocate(t *testing.T) {
+	docs := []string{
+		baseManifest,
+		`{"a": [1, {"b": [true, null, "x\"]"]}], "c~d/e": {"": 0}, "f": -1.5e3}`,
+		"\xEF\xBB\xBF[ {} , [] , \"]\" ]",
+		`{"dup": 1, "dup": {"x": 2}}`,
+	}
+	for _, d := range docs {
+		v, _, _, err := parseJSON([]byte(d))
+		if err != nil {
+			t.Fatalf("%q: %v", d, err.msg)
+		}
+		checkLocate(t, []byte(d), v)
+	}
+	if _, ok := locate([]byte(`{"a": [1]}`), "/a/5"); ok {
+		t.Error("index past the end located")
+	}
+	if _, ok := locate([]byte(`{"a": 1}`), "/b"); ok {
+		t.Error("missing member located")
+	}
+}

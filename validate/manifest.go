@@ -1,0 +1,692 @@
+package validate
+
+import (
+	"bytes"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+)
+
+// ValidateManifest runs every offline check on one agent.json: JSON syntax
+// (with duplicate keys), the schema, and the semantic rules. file is the path
+// used in problems; dirName is the agent's folder name ("" when unknown,
+// which skips id-dir-mismatch). It never fails: bad input is a problem.
+func ValidateManifest(file string, data []byte, dirName string) *AgentResult {
+	r := &AgentResult{ID: dirName, Path: filepath.Dir(file), ManifestFile: file, Problems: []Problem{}}
+	c := &checker{file: file}
+	c.manifest(r, data, dirName)
+	if c.dropped > 0 {
+		c.probs = append(c.probs, Problem{File: file, Rule: RuleSchema, Severity: SeverityError,
+			Message: fmt.Sprintf("%d more problems in this file are not shown: fix the ones above and run again", c.dropped)})
+	}
+	r.Problems = c.probs
+	sortProblems(r.Problems)
+	r.Valid = !hasSeverity(r.Problems, SeverityError)
+	return r
+}
+
+type checker struct {
+	file    string
+	idx     *posIndex
+	probs   []Problem
+	dropped int
+}
+
+// maxFileProblems bounds the problems reported for one file: a contributor
+// fixes the first ones and runs again, and a hostile file with a million
+// wrong values must not cost a million positions.
+const maxFileProblems = 200
+
+// maxSchemaValues is far beyond any manifest (real ones hold a few dozen
+// values); larger documents skip the schema validator, whose error
+// bookkeeping grows with every wrong value.
+const maxSchemaValues = 10000
+
+func (c *checker) add(ptr string, key bool, rule string, sev Severity, format string, args ...any) {
+	if len(c.probs) >= maxFileProblems {
+		c.dropped++
+		return
+	}
+	line, col := c.idx.at(ptr, key)
+	c.probs = append(c.probs, Problem{File: c.file, Line: line, Column: col, Pointer: ptr,
+		Rule: rule, Severity: sev, Message: fmt.Sprintf(format, args...)})
+}
+
+func (c *checker) addAt(off int, data []byte, rule string, format string, args ...any) {
+	line, col := lineCol(data, off)
+	c.probs = append(c.probs, Problem{File: c.file, Line: line, Column: col,
+		Rule: rule, Severity: SeverityError, Message: fmt.Sprintf(format, args...)})
+}
+
+func (c *checker) manifest(r *AgentResult, data []byte, dirName string) {
+	if len(data) > registry.MaxManifestSize {
+		c.probs = append(c.probs, Problem{File: c.file, Rule: RuleJSONSyntax, Severity: SeverityError,
+			Message: fmt.Sprintf("agent.json is larger than %d MiB (%d bytes): a manifest is a few KiB; this is not an agent manifest", registry.MaxManifestSize>>20, len(data))})
+		return
+	}
+	if off := invalidUTF8(data); off >= 0 {
+		c.addAt(off, data, RuleJSONSyntax, "not valid UTF-8 (byte 0x%02X): save agent.json as UTF-8", data[off])
+		return
+	}
+	if bytes.HasPrefix(data, utf8BOM) {
+		// Go's and Node's JSON parsers reject a BOM, so tools reading the
+		// tree would fail on it: an error, but parsing goes on past it so
+		// every other problem is reported too.
+		c.probs = append(c.probs, Problem{File: c.file, Line: 1, Column: 1, Rule: RuleJSONSyntax, Severity: SeverityError,
+			Message: "the file starts with a byte order mark: remove it (save as UTF-8 without BOM)"})
+	}
+	v, idx, dups, nvalues, jerr := parseJSONCount(data)
+	c.idx = idx
+	r.index = idx
+	if jerr != nil {
+		c.addAt(jerr.off, data, RuleJSONSyntax, "%s", jerr.msg)
+		return
+	}
+	for _, d := range dups {
+		c.add(d.ptr, true, RuleJSONSyntax, SeverityError,
+			"duplicate field %q: it already appears in this object and JSON parsers disagree on which one wins; remove one", d.key)
+	}
+	root, ok := v.(map[string]any)
+	if !ok {
+		c.add("", false, RuleJSONSyntax, SeverityError, "agent.json must hold a JSON object ({ \"id\": … }), not %s", article(jsonTypeName(v)))
+		return
+	}
+	r.Manifest = toManifest(root)
+	if id, ok := root["id"].(string); ok && id != "" {
+		r.ID = id
+	}
+
+	var schema []schemaFinding
+	switch {
+	case nvalues > maxSchemaValues:
+		c.add("", false, RuleSchema, SeverityError,
+			"agent.json holds %d JSON values where a manifest needs a few dozen: the schema check was skipped; remove the bulk", nvalues)
+	case !conformsFast(root):
+		schema = schemaFindings(root)
+	}
+	c.rules(root, dirName)
+	// A semantic rule that judged the same value says more than the schema
+	// (e.g. version-semver vs. the version pattern): keep only it.
+	covered := map[string]bool{}
+	for _, p := range c.probs {
+		switch p.Rule {
+		case RuleIDFormat, RuleVersionSemver, RuleBinaryCmdPath, RulePreviewVersion,
+			RulePreviewDistribution, RuleDistributionEmpty, RulePackageName:
+			covered[p.Pointer] = true
+		}
+	}
+	for _, f := range schema {
+		if covered[f.ptr] {
+			continue
+		}
+		c.add(f.ptr, f.atKey, RuleSchema, SeverityError, "%s", f.msg)
+	}
+}
+
+func jsonTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "number"
+}
+
+var knownFields = map[string]bool{
+	"id": true, "name": true, "version": true, "description": true, "distribution": true,
+	"repository": true, "website": true, "license": true, "license_url": true,
+	"authors": true, "icon": true, "preview": true,
+}
+
+// fieldHints are the fixes for unknown fields that are near misses.
+var fieldHints = map[string]string{
+	"homepage": `rename it to "website"`,
+	"author":   `rename it to "authors", a list of names`,
+	"url":      `rename it to "website" or "repository"`,
+	"licence":  `rename it to "license"`,
+	"$schema":  "remove it (the registry does not read it)",
+}
+
+func (c *checker) rules(root map[string]any, dirName string) {
+	for k := range root {
+		if !knownFields[k] {
+			fix := fieldHints[k]
+			if fix == "" {
+				fix = "remove it (known fields: id, name, version, description, repository, website, authors, license, license_url, distribution, preview)"
+			}
+			c.add("/"+escapePointer(k), true, RuleUnknownField, SeverityWarning, "unknown field %q: %s", k, fix)
+		}
+	}
+
+	if id, ok := root["id"].(string); ok {
+		if !registry.ValidID(id) {
+			hint := ""
+			if s := registry.Slug(id); s != "" && registry.ValidID(s) {
+				hint = fmt.Sprintf(" (e.g. %q)", s)
+			}
+			c.add("/id", false, RuleIDFormat, SeverityError,
+				"id %q must match ^[a-z][a-z0-9-]*$: use lowercase letters, digits and hyphens, starting with a letter%s", id, hint)
+		}
+		if dirName != "" && id != dirName {
+			c.add("/id", false, RuleIDDirMismatch, SeverityError,
+				"id %q differs from its folder name %q: rename the folder to %q or set \"id\" to %q", id, dirName, id, dirName)
+		}
+	}
+
+	version, _ := root["version"].(string)
+	if _, ok := root["version"].(string); ok {
+		c.version(version)
+	}
+
+	for _, f := range []string{"repository", "website", "license_url"} {
+		if s, ok := root[f].(string); ok && !absoluteURL(s) {
+			c.add("/"+f, false, RuleURLFormat, SeverityError,
+				"%s %q is not an absolute https:// URL: write the full address, e.g. https://github.com/owner/repo", f, s)
+		}
+	}
+	if _, ok := root["license_url"]; !ok {
+		c.add("", false, RuleLicenseURLMissing, SeverityWarning,
+			"no \"license_url\": add the URL of the license text or terms of service, which clients show to users")
+	}
+
+	if d, ok := root["distribution"].(map[string]any); ok {
+		_, hasB := d["binary"]
+		_, hasN := d["npx"]
+		_, hasU := d["uvx"]
+		if !hasB && !hasN && !hasU {
+			c.add("/distribution", false, RuleDistributionEmpty, SeverityError,
+				"\"distribution\" has none of binary, npx, uvx: add at least one way to launch the agent")
+		}
+		if b, ok := d["binary"].(map[string]any); ok {
+			c.binary(b, version)
+		}
+		for _, k := range []registry.Kind{registry.KindNpx, registry.KindUvx} {
+			if p, ok := d[string(k)].(map[string]any); ok {
+				c.pkg(k, "/distribution/"+string(k), p, version, RulePackageVersionMismatch, `"version"`)
+			}
+		}
+	}
+
+	if pv, ok := root["preview"].(map[string]any); ok {
+		c.preview(pv)
+	}
+}
+
+var prereleaseCoreRe = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+[-+]`)
+var numericPartsRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
+
+func (c *checker) version(v string) {
+	if registry.StrictVersion(v) {
+		if registry.HasLeadingZero(v) {
+			c.add("/version", false, RuleVersionLeadingZero, SeverityWarning,
+				"version %q has a numeric part with a leading zero: semantic-version tools order it wrongly or reject it; write %q", v, stripLeadingZeros(v))
+		}
+		return
+	}
+	var fix string
+	switch {
+	case (strings.HasPrefix(v, "v") || strings.HasPrefix(v, "V")) && registry.StrictVersion(v[1:]):
+		fix = fmt.Sprintf("drop the leading %q: write %q", v[:1], v[1:])
+	case prereleaseCoreRe.MatchString(v):
+		fix = "pre-releases and build metadata belong in \"preview\": publish a release X.Y.Z here"
+	case numericPartsRe.MatchString(v):
+		parts := strings.Split(v, ".")
+		if len(parts) > 3 {
+			fix = "drop the fourth part"
+			if len(parts) > 4 {
+				fix = "keep only three parts"
+			}
+		} else {
+			for len(parts) < 3 {
+				parts = append(parts, "0")
+			}
+			fix = fmt.Sprintf("write %q", strings.Join(parts, "."))
+		}
+	default:
+		fix = "write MAJOR.MINOR.PATCH, e.g. 1.0.0"
+	}
+	c.add("/version", false, RuleVersionSemver, SeverityError, "version %q is not a semantic version X.Y.Z: %s", v, fix)
+}
+
+func stripLeadingZeros(v string) string {
+	parts := strings.Split(v, ".")
+	for i, p := range parts {
+		p = strings.TrimLeft(p, "0")
+		if p == "" {
+			p = "0"
+		}
+		parts[i] = p
+	}
+	return strings.Join(parts, ".")
+}
+
+func absoluteURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && !strings.ContainsAny(s, " \t\n")
+}
+
+// Archive suffixes, longest first so ".tar.xz" is named before ".xz".
+var (
+	installerSuffixes   = []string{".appimage", ".dmg", ".pkg", ".deb", ".rpm", ".msi"}
+	unsupportedSuffixes = []string{".tar.zst", ".tar.xz", ".txz", ".zst", ".7z", ".rar", ".xz"}
+)
+
+func (c *checker) binary(b map[string]any, version string) {
+	oses := map[string]bool{}
+	for _, key := range sortedKeys(b) {
+		p := registry.Platform(key)
+		if p.Known() {
+			oses[p.OS()] = true
+		}
+		t, ok := b[key].(map[string]any)
+		if !ok {
+			continue
+		}
+		ptr := "/distribution/binary/" + escapePointer(key)
+		if a, ok := t["archive"].(string); ok && a != "" {
+			c.archive(ptr+"/archive", a, version)
+		}
+		if cmd, ok := t["cmd"].(string); ok {
+			if why := badCmdPath(cmd); why != "" {
+				c.add(ptr+"/cmd", false, RuleBinaryCmdPath, SeverityError,
+					"cmd %q %s: give the executable's path relative to the archive's root, e.g. \"bin/agent\"", cmd, why)
+			}
+		}
+		if env, ok := t["env"].(map[string]any); ok {
+			c.env(ptr+"/env", env)
+		}
+	}
+	var missing []string
+	for _, os := range registry.OSes {
+		if !oses[os] {
+			missing = append(missing, os)
+		}
+	}
+	if len(missing) > 0 && len(b) > 0 {
+		c.add("/distribution/binary", false, RuleBinaryOSCoverage, SeverityWarning,
+			"binary has no target for %s: add one per OS family (darwin, linux, windows) so every user can run the agent", strings.Join(missing, ", "))
+	}
+}
+
+func (c *checker) archive(ptr, a, version string) {
+	u, err := url.Parse(a)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		fix := "publish it over https"
+		if err == nil && u.Scheme == "http" {
+			fix = "use https://"
+		} else if err == nil && u.Scheme == "" {
+			fix = "write the full https:// download URL"
+		}
+		c.add(ptr, false, RuleBinaryArchiveHTTPS, SeverityError, "archive %q must be an https:// URL: %s", a, fix)
+		if err != nil {
+			return
+		}
+	}
+	lower := strings.ToLower(u.Path)
+	for _, s := range installerSuffixes {
+		if strings.HasSuffix(lower, s) {
+			c.add(ptr, false, RuleBinaryArchiveFormat, SeverityError,
+				"archive %q is a %s installer, which clients cannot unpack: publish a .zip or .tar.gz (or the raw executable)", a, s)
+			break
+		}
+	}
+	for _, s := range unsupportedSuffixes {
+		if strings.HasSuffix(lower, s) {
+			c.add(ptr, false, RuleBinaryArchiveFormat, SeverityError,
+				"archive %q is a %s archive, which clients cannot open: publish .zip, .tar.gz, .tgz, .tar.bz2 or .tbz2", a, s)
+			break
+		}
+	}
+	segs := strings.Split(u.Path, "/")
+	for _, s := range segs {
+		if s == "latest" {
+			c.add(ptr, false, RuleBinaryLatest, SeverityError,
+				"archive %q points at \"latest\", which changes under the manifest: use the URL of this version's release", a)
+			break
+		}
+	}
+	if version == "" {
+		return
+	}
+	if got, where := urlVersion(segs); got != "" && !registry.SameVersion(padVersion(got), version) {
+		c.add(ptr, false, RuleBinaryVersionMismatch, SeverityError,
+			"archive %q is for %s %q but \"version\" is %q: point the URL at the %s release, or fix \"version\"", a, where, got, version, version)
+	}
+}
+
+// tagVersion is the version a release tag names: "v1.2.3" or "1.2" (up to
+// four parts), or a prefixed "cli-v1.2.3" / "pkg@1.2" (two to three parts);
+// "" for tags such as "nightly".
+func tagVersion(tag string) string {
+	if v := trimV(tag); dottedNumbers(v, 0, 3) {
+		return v
+	}
+	if i := strings.LastIndexAny(tag, "-_@"); i >= 0 {
+		if v := trimV(tag[i+1:]); dottedNumbers(v, 1, 3) {
+			return v
+		}
+	}
+	return ""
+}
+
+func trimV(s string) string {
+	if s != "" && (s[0] == 'v' || s[0] == 'V') {
+		return s[1:]
+	}
+	return s
+}
+
+// dottedNumbers reports whether s is digits separated by between minDots
+// and maxDots dots, every part non-empty.
+func dottedNumbers(s string, minDots, maxDots int) bool {
+	dots, digits := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && digits > 0:
+			dots++
+			digits = 0
+		default:
+			return false
+		}
+	}
+	return digits > 0 && dots >= minDots && dots <= maxDots
+}
+
+// urlVersion finds the version a download URL names: a GitHub-style release
+// path (/download/<tag>/file, /releases/<tag>/file) or an npm tarball
+// (/<name>/-/<name>-X.Y.Z.tgz). Tags that do not look like versions (e.g.
+// "nightly") name none.
+func urlVersion(segs []string) (version, where string) {
+	for i := 0; i+2 < len(segs); i++ {
+		if segs[i] != "download" && segs[i] != "releases" {
+			continue
+		}
+		tag, err := url.PathUnescape(segs[i+1])
+		if err != nil {
+			continue
+		}
+		if v := tagVersion(tag); v != "" {
+			return v, "release"
+		}
+	}
+	for i := 1; i+1 < len(segs); i++ {
+		if segs[i] != "-" {
+			continue
+		}
+		name, file := segs[i-1], segs[len(segs)-1]
+		if strings.HasPrefix(file, name+"-") && strings.HasSuffix(file, ".tgz") {
+			return strings.TrimSuffix(strings.TrimPrefix(file, name+"-"), ".tgz"), "npm tarball"
+		}
+	}
+	return "", ""
+}
+
+// padVersion writes "1.2" as "1.2.0" (release tags are often short).
+func padVersion(v string) string {
+	if n := strings.Count(v, "."); n < 2 && numericPartsRe.MatchString(v) {
+		return v + strings.Repeat(".0", 2-n)
+	}
+	return v
+}
+
+var driveRe = regexp.MustCompile(`^[A-Za-z]:`)
+
+// badCmdPath says why cmd could escape or miss the extracted archive.
+func badCmdPath(cmd string) string {
+	switch {
+	case cmd == "":
+		return "is empty"
+	case strings.HasPrefix(cmd, "/") || strings.HasPrefix(cmd, `\`):
+		return "is absolute"
+	case driveRe.MatchString(cmd):
+		return "has a drive letter"
+	}
+	for _, seg := range strings.FieldsFunc(cmd, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if seg == ".." {
+			return "has a \"..\" segment that leaves the archive"
+		}
+	}
+	return ""
+}
+
+func (c *checker) pkg(k registry.Kind, ptr string, p map[string]any, version, mismatchRule, versionField string) {
+	if env, ok := p["env"].(map[string]any); ok {
+		c.env(ptr+"/env", env)
+	}
+	specStr, ok := p["package"].(string)
+	if !ok || specStr == "" {
+		return
+	}
+	ptr += "/package"
+	spec, err := registry.ParsePackage(k, specStr)
+	if err != nil {
+		c.add(ptr, false, RulePackageName, SeverityError, "%s", err.Error())
+		return
+	}
+	op := "@"
+	if k == registry.KindUvx {
+		op = "=="
+	}
+	want := version
+	if want == "" {
+		want = "X.Y.Z"
+	}
+	switch {
+	case spec.Version == "":
+		c.add(ptr, false, RulePackageUnpinned, SeverityWarning,
+			"package %q is not pinned to a version: clients would run whatever is newest; write %q", specStr, spec.Name+spec.Extras+op+want)
+	case strings.EqualFold(spec.Version, "latest"):
+		c.add(ptr, false, RulePackageLatest, SeverityError,
+			"package %q is pinned to \"latest\", which changes under the manifest: write %q", specStr, spec.Name+spec.Extras+op+want)
+	case version != "" && !registry.SameVersion(spec.Version, version):
+		fixed := PackageSpecWithVersion(spec, version)
+		c.add(ptr, false, mismatchRule, SeverityError,
+			"package %q pins %q but %s is %q: write %q (or fix %s)", specStr, spec.Version, versionField, version, fixed, versionField)
+	}
+}
+
+// PackageSpecWithVersion rewrites a parsed spec pinned to version.
+func PackageSpecWithVersion(s registry.PackageSpec, version string) string {
+	op := s.Op
+	if op == "" {
+		op = "=="
+	}
+	return s.Name + s.Extras + op + version
+}
+
+var previewVersionRe = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-preview\.[0-9]+)?$`)
+
+func (c *checker) preview(pv map[string]any) {
+	version, _ := pv["version"].(string)
+	if _, ok := pv["version"].(string); ok && !previewVersionRe.MatchString(version) {
+		c.add("/preview/version", false, RulePreviewVersion, SeverityError,
+			"preview.version %q must be X.Y.Z or X.Y.Z-preview.N with N a number, e.g. \"1.2.0-preview.3\"", version)
+		version = "" // a mismatch against a malformed version says nothing new
+	}
+	d, ok := pv["distribution"].(map[string]any)
+	if !ok {
+		return
+	}
+	if len(d) == 0 {
+		c.add("/preview/distribution", false, RulePreviewDistribution, SeverityError,
+			"preview.distribution is empty: add npx or uvx, or remove \"preview\"")
+	}
+	for _, k := range sortedKeys(d) {
+		if k != "npx" && k != "uvx" {
+			c.add("/preview/distribution/"+escapePointer(k), true, RulePreviewDistribution, SeverityError,
+				"preview.distribution may hold only npx or uvx, not %q: remove it", k)
+		}
+	}
+	for _, k := range []registry.Kind{registry.KindNpx, registry.KindUvx} {
+		if p, ok := d[string(k)].(map[string]any); ok {
+			c.pkg(k, "/preview/distribution/"+string(k), p, version, RulePreviewVersionMismatch, `"preview.version"`)
+		}
+	}
+}
+
+// reservedEnv are variables a manifest may not set: they would let an
+// agent's manifest redirect the launcher (PATH, loader and interpreter
+// hooks), the user's home, or the network and its trust roots.
+var reservedEnv = map[string]bool{
+	"PATH": true, "HOME": true, "NODE_OPTIONS": true, "NODE_PATH": true, "PYTHONPATH": true, "PYTHONHOME": true,
+	"PYTHONSTARTUP": true, "HTTP_PROXY": true, "HTTPS_PROXY": true, "ALL_PROXY": true, "NO_PROXY": true,
+	"FTP_PROXY": true, "SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "NODE_EXTRA_CA_CERTS": true,
+	"REQUESTS_CA_BUNDLE": true, "CURL_CA_BUNDLE": true, "NODE_TLS_REJECT_UNAUTHORIZED": true,
+	"COMSPEC": true, "SYSTEMROOT": true,
+}
+
+// ReservedEnv reports whether a manifest may not set the variable name.
+func ReservedEnv(name string) bool {
+	u := strings.ToUpper(name)
+	return reservedEnv[u] || strings.HasPrefix(u, "LD_") || strings.HasPrefix(u, "DYLD_")
+}
+
+func (c *checker) env(ptr string, env map[string]any) {
+	for _, k := range sortedKeys(env) {
+		if ReservedEnv(k) {
+			c.add(ptr+"/"+escapePointer(k), true, RuleEnvReserved, SeverityError,
+				"env sets %s, which would hijack the launcher or the host: remove it", k)
+		}
+	}
+}
+
+func sortedKeys(m map[string]any) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// toManifest builds the typed manifest from the generic value, taking every
+// field that has the right type, so later stages (network checks, build)
+// see what a tolerant reader would.
+func toManifest(root map[string]any) *registry.Manifest {
+	m := &registry.Manifest{}
+	m.ID, _ = root["id"].(string)
+	m.Name, _ = root["name"].(string)
+	m.Version, _ = root["version"].(string)
+	m.Description, _ = root["description"].(string)
+	m.Repository, _ = root["repository"].(string)
+	m.Website, _ = root["website"].(string)
+	m.License, _ = root["license"].(string)
+	m.LicenseURL, _ = root["license_url"].(string)
+	m.Icon, _ = root["icon"].(string)
+	m.Authors = stringList(root["authors"])
+	if d, ok := root["distribution"].(map[string]any); ok {
+		m.Distribution = toDistribution(d)
+	}
+	if p, ok := root["preview"].(map[string]any); ok {
+		pv := &registry.Preview{}
+		pv.Version, _ = p["version"].(string)
+		if d, ok := p["distribution"].(map[string]any); ok {
+			pv.Distribution = toDistribution(d)
+		}
+		m.Preview = pv
+	}
+	return m
+}
+
+func toDistribution(d map[string]any) registry.Distribution {
+	var out registry.Distribution
+	if b, ok := d["binary"].(map[string]any); ok {
+		out.Binary = make(map[registry.Platform]registry.BinaryTarget, len(b))
+		for k, v := range b {
+			t, ok := v.(map[string]any)
+			if !ok {
+				continue
+			}
+			var bt registry.BinaryTarget
+			bt.Archive, _ = t["archive"].(string)
+			bt.Cmd, _ = t["cmd"].(string)
+			bt.SHA256, _ = t["sha256"].(string)
+			bt.Args = stringList(t["args"])
+			bt.Env = stringMap(t["env"])
+			out.Binary[registry.Platform(k)] = bt
+		}
+	}
+	out.Npx = toPackage(d["npx"])
+	out.Uvx = toPackage(d["uvx"])
+	return out
+}
+
+func toPackage(v any) *registry.Package {
+	p, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	out := &registry.Package{}
+	out.Package, _ = p["package"].(string)
+	out.Cmd, _ = p["cmd"].(string)
+	out.Args = stringList(p["args"])
+	out.Env = stringMap(p["env"])
+	return out
+}
+
+func stringList(v any) []string {
+	a, ok := v.([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(a))
+	for _, x := range a {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func stringMap(v any) map[string]string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, x := range m {
+		if s, ok := x.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+func sortProblems(ps []Problem) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		a, b := ps[i], ps[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return a.Rule < b.Rule
+	})
+}
+
+func hasSeverity(ps []Problem, s Severity) bool {
+	for _, p := range ps {
+		if p.Severity == s {
+			return true
+		}
+	}
+	return false
+}

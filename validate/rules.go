@@ -1,0 +1,34 @@
+package validate
+
+// Rule ids of the offline checks, exactly as registry-rules.md lists them.
+// They are part of the output contract: CI configurations and editors match
+// on them. Network rule ids live with the network checks.
+const (
+	RuleManifestMissing        = "manifest-missing"
+	RuleJSONSyntax             = "json-syntax"
+	RuleSchema                 = "schema"
+	RuleUnknownField           = "unknown-field"
+	RuleIDFormat               = "id-format"
+	RuleIDDirMismatch          = "id-dir-mismatch"
+	RuleIDDuplicate            = "id-duplicate"
+	RuleVersionSemver          = "version-semver"
+	RuleVersionLeadingZero     = "version-leading-zero"
+	RuleURLFormat              = "url-format"
+	RuleLicenseURLMissing      = "license-url-missing"
+	RuleDistributionEmpty      = "distribution-empty"
+	RuleBinaryOSCoverage       = "binary-os-coverage"
+	RuleBinaryArchiveHTTPS     = "binary-archive-https"
+	RuleBinaryArchiveFormat    = "binary-archive-format"
+	RuleBinaryCmdPath          = "binary-cmd-path"
+	RuleBinaryLatest           = "binary-latest"
+	RuleBinaryVersionMismatch  = "binary-version-mismatch"
+	RulePackageLatest          = "package-latest"
+	RulePackageVersionMismatch = "package-version-mismatch"
+	RulePackageUnpinned        = "package-unpinned"
+	RulePackageName            = "package-name"
+	RulePreviewVersion         = "preview-version"
+	RulePreviewDistribution    = "preview-distribution"
+	RulePreviewVersionMismatch = "preview-version-mismatch"
+	RuleEnvReserved            = "env-reserved"
+	RuleIconMissing            = "icon-missing"
+)

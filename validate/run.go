@@ -1,0 +1,368 @@
+package validate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/agentclientprotocol/acp-registry-go/icons"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+)
+
+// Options tune a validation run; the zero value validates offline-capable
+// rules plus the network checks with default endpoints.
+type Options struct {
+	SkipURLs bool // skip every network check
+	Strict   bool // warnings count as errors
+	// Agents, when set, limits the report to these ids; uniqueness is still
+	// checked against every agent scanned.
+	Agents           []string
+	VerifyArchives   bool // download archives: sha256, safe extraction, cmd present
+	Jobs             int  // network concurrency (default 16)
+	AllowPrivateURLs bool // allow loopback/private archive hosts (tests, mirrors)
+	NPMRegistry      string
+	PyPIURL          string
+	HTTPClient       *http.Client
+	Stderr           io.Writer // progress and log lines; may be nil
+}
+
+// DefaultPaths is what validate looks at without arguments: ./agents when it
+// exists, else the current folder.
+func DefaultPaths() []string {
+	if st, err := os.Stat("agents"); err == nil && st.IsDir() {
+		return []string{"agents"}
+	}
+	return []string{"."}
+}
+
+// maxIconRead bounds how much of an icon is read. Icons over icons.MaxSize
+// are already a problem; reading a little further lets the icon checker
+// say so with the real size, and anything past this is not read at all.
+const maxIconRead = 1 << 20
+
+// unit is one agent folder to check.
+type unit struct {
+	dirName  string // folder name, "" when unknown
+	dir      string // folder as given (or derived from) the command line
+	manifest string // agent.json path
+	scanned  bool   // found by scanning a registry root
+}
+
+// Run validates the agents under paths (registry roots, agent folders or
+// agent.json files; DefaultPaths when empty). It returns an error only when
+// the input cannot be used at all (a path that cannot be read, an --agent
+// id that matches nothing); every problem with the agents themselves is in
+// the report.
+func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
+	if len(paths) == 0 {
+		paths = DefaultPaths()
+	}
+	units, err := collect(paths)
+	if err != nil {
+		return nil, err
+	}
+	results := make([]*AgentResult, len(units))
+	workers := runtime.GOMAXPROCS(0)
+	if workers > len(units) {
+		workers = len(units)
+	}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = checkUnit(units[i])
+			}
+		}()
+	}
+	for i := range units {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("validate: %w", err)
+	}
+
+	checkDuplicates(results)
+	results, err = selectAgents(results, opts.Agents, paths)
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(results, func(i, j int) bool {
+		if results[i].ID != results[j].ID {
+			return results[i].ID < results[j].ID
+		}
+		return results[i].Path < results[j].Path
+	})
+	if !opts.SkipURLs {
+		checkNetwork(ctx, results, opts)
+	}
+	return finish(results, opts.Strict), nil
+}
+
+// finish positions pointer-only problems, sorts, and counts.
+func finish(results []*AgentResult, strict bool) *Report {
+	rep := &Report{Agents: results, Strict: strict}
+	for _, r := range results {
+		for i := range r.Problems {
+			p := &r.Problems[i]
+			if p.Line == 0 && p.Pointer != "" && p.File == r.ManifestFile {
+				p.Line, p.Column = r.index.at(p.Pointer, false)
+			}
+			if p.Severity == SeverityError {
+				rep.Summary.Errors++
+			} else {
+				rep.Summary.Warnings++
+			}
+		}
+		if r.Problems == nil {
+			r.Problems = []Problem{}
+		}
+		sortProblems(r.Problems)
+		r.Valid = !hasSeverity(r.Problems, SeverityError) && (!strict || len(r.Problems) == 0)
+		if !r.Valid {
+			rep.Summary.Invalid++
+		}
+	}
+	rep.Summary.Agents = len(results)
+	if rep.Agents == nil {
+		rep.Agents = []*AgentResult{}
+	}
+	return rep
+}
+
+func collect(paths []string) ([]unit, error) {
+	var units []unit
+	seen := map[string]bool{}
+	addUnit := func(u unit) {
+		key := u.manifest
+		if abs, err := filepath.Abs(u.manifest); err == nil {
+			key = abs
+		}
+		if !seen[key] {
+			seen[key] = true
+			units = append(units, u)
+		}
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("%w %s: %v: give a registry folder, an agent folder or an agent.json", ErrNoInput, p, causeOf(err))
+		}
+		if !st.IsDir() {
+			dir := filepath.Dir(p)
+			addUnit(unit{dirName: folderName(dir), dir: dir, manifest: p})
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(p, registry.ManifestFile)); err == nil && !fi.IsDir() {
+			addUnit(unit{dirName: folderName(p), dir: p, manifest: filepath.Join(p, registry.ManifestFile)})
+			continue
+		}
+		dirs, err := registry.ScanRoot(p)
+		if err != nil {
+			return nil, fmt.Errorf("%w %s: %v", ErrNoInput, p, causeOf(err))
+		}
+		for _, d := range dirs {
+			addUnit(unit{dirName: d.Name, dir: d.Dir, manifest: d.ManifestPath(), scanned: true})
+		}
+	}
+	return units, nil
+}
+
+// folderName is the name of dir even when given as "." or a relative path.
+func folderName(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	name := filepath.Base(dir)
+	if name == string(filepath.Separator) || name == "." {
+		return ""
+	}
+	return name
+}
+
+// causeOf drops the path an *fs.PathError repeats, so messages name the
+// path once.
+func causeOf(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// readFile reads a file of at most limit bytes. It stats before opening
+// so that a FIFO or device planted as agent.json (opening a FIFO blocks
+// forever) is refused, and reads a regular file in one call sized from the
+// stat. A file that shrank meanwhile is read as far as it goes.
+func readFile(path string, limit int64) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case st.IsDir():
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("is a folder, not a file")}
+	case !st.Mode().IsRegular():
+		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("is not a regular file")}
+	case st.Size() > limit:
+		return nil, &registry.TooLargeError{Path: path, Limit: limit}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	// Read exactly the size the stat gave: a file that grows meanwhile is
+	// read as it was, and the usual file costs one read and no EOF probe.
+	buf := make([]byte, st.Size())
+	n, err := io.ReadFull(f, buf)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	return buf[:n], nil
+}
+
+func checkUnit(u unit) *AgentResult {
+	data, err := readFile(u.manifest, registry.MaxManifestSize)
+	var r *AgentResult
+	var tooLarge *registry.TooLargeError
+	switch {
+	case err == nil:
+		r = ValidateManifest(u.manifest, data, u.dirName)
+	case errors.Is(err, fs.ErrNotExist) && u.scanned:
+		// Not an agent; say so in case it was meant to be one.
+		return &AgentResult{ID: u.dirName, Path: u.dir, Valid: true, Problems: []Problem{{
+			File: u.dir, Rule: RuleManifestMissing, Severity: SeverityWarning,
+			Message: fmt.Sprintf("folder %s has no agent.json, so it is not an agent: add one, or rename the folder to start with _ to park it", u.dir),
+		}}}
+	case errors.As(err, &tooLarge):
+		r = fileProblem(u, RuleJSONSyntax, fmt.Sprintf("agent.json is larger than %d MiB: a manifest is a few KiB; this is not an agent manifest", registry.MaxManifestSize>>20))
+	default:
+		r = fileProblem(u, RuleJSONSyntax, fmt.Sprintf("cannot read agent.json: %v: make it a readable file", causeOf(err)))
+	}
+	r.Path = u.dir
+	if r.ID == "" {
+		r.ID = strings.TrimSuffix(filepath.Base(u.manifest), filepath.Ext(u.manifest))
+	}
+	checkIcon(r, filepath.Join(u.dir, registry.IconFile))
+	return r
+}
+
+func fileProblem(u unit, rule, msg string) *AgentResult {
+	return &AgentResult{ID: u.dirName, Path: u.dir, ManifestFile: u.manifest, Problems: []Problem{{
+		File: u.manifest, Rule: rule, Severity: SeverityError, Message: msg,
+	}}}
+}
+
+func checkIcon(r *AgentResult, path string) {
+	data, err := readFile(path, maxIconRead)
+	var tooLarge *registry.TooLargeError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		r.Problems = append(r.Problems, Problem{File: path, Rule: RuleIconMissing, Severity: SeverityError,
+			Message: "no icon.svg beside agent.json: add a 16×16 SVG icon that paints with currentColor"})
+		return
+	case errors.As(err, &tooLarge):
+		r.Problems = append(r.Problems, Problem{File: path, Rule: icons.RuleTooLarge, Severity: SeverityError,
+			Message: fmt.Sprintf("icon.svg is larger than %d KiB: simplify the drawing (real icons are a few KiB)", icons.MaxSize>>10)})
+		return
+	case err != nil:
+		r.Problems = append(r.Problems, Problem{File: path, Rule: RuleIconMissing, Severity: SeverityError,
+			Message: fmt.Sprintf("cannot read icon.svg: %v: make it a readable file", causeOf(err))})
+		return
+	}
+	r.Icon = data
+	for _, ip := range icons.Check(data) {
+		r.Problems = append(r.Problems, Problem{File: path, Line: ip.Line, Column: ip.Column,
+			Rule: ip.Rule, Severity: Severity(ip.Severity), Message: ip.Message})
+	}
+}
+
+// checkDuplicates reports every manifest whose id another one also uses.
+func checkDuplicates(results []*AgentResult) {
+	byID := map[string][]*AgentResult{}
+	for _, r := range results {
+		if r.Manifest != nil && r.Manifest.ID != "" {
+			byID[r.Manifest.ID] = append(byID[r.Manifest.ID], r)
+		}
+	}
+	for id, rs := range byID {
+		if len(rs) < 2 {
+			continue
+		}
+		for _, r := range rs {
+			var others []string
+			for _, o := range rs {
+				if o != r {
+					others = append(others, o.ManifestFile)
+				}
+			}
+			sort.Strings(others)
+			line, col := r.index.at("/id", false)
+			r.Problems = append(r.Problems, Problem{File: r.ManifestFile, Line: line, Column: col, Pointer: "/id",
+				Rule: RuleIDDuplicate, Severity: SeverityError,
+				Message: fmt.Sprintf("id %q is also used by %s: ids must be unique; rename one", id, strings.Join(others, ", "))})
+		}
+	}
+}
+
+// selectAgents keeps the agents --agent asked for (by id or folder name).
+func selectAgents(results []*AgentResult, want []string, paths []string) ([]*AgentResult, error) {
+	if len(want) == 0 {
+		return results, nil
+	}
+	set := map[string]bool{}
+	for _, w := range want {
+		set[w] = false
+	}
+	var out []*AgentResult
+	for _, r := range results {
+		name := filepath.Base(r.Path)
+		_, byID := set[r.ID]
+		_, byName := set[name]
+		if byID || byName {
+			out = append(out, r)
+			if byID {
+				set[r.ID] = true
+			}
+			if byName {
+				set[name] = true
+			}
+		}
+	}
+	var missing []string
+	for w, found := range set {
+		if !found {
+			missing = append(missing, w)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return nil, &unknownAgentError{fmt.Sprintf("no agent %s in %s (%d agents): check the id", strings.Join(quoteAll(missing), ", "), strings.Join(paths, ", "), len(results))}
+	}
+	return out, nil
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}

@@ -1,0 +1,374 @@
+package validate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/golden")
+
+const goodIcon = `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16"><path fill="currentColor" d="M0 0h16v16H0z"/></svg>`
+
+func manifestFor(id string) string {
+	return `{
+  "id": "` + id + `",
+  "name": "Agent ` + id + `",
+  "version": "1.0.0",
+  "description": "test agent",
+  "license_url": "https://example.com/license",
+  "distribution": {"npx": {"package": "` + id + `-acp@1.0.0"}}
+}
+`
+}
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeAgent writes root/dir/agent.json and, unless icon is "", icon.svg.
+func writeAgent(t testing.TB, root, dir, manifest, icon string) {
+	t.Helper()
+	writeFile(t, filepath.Join(root, dir, "agent.json"), manifest)
+	if icon != "" {
+		writeFile(t, filepath.Join(root, dir, "icon.svg"), icon)
+	}
+}
+
+func rulesOf(r *AgentResult) []string {
+	var rs []string
+	for _, p := range r.Problems {
+		rs = append(rs, p.Rule)
+	}
+	return rs
+}
+
+func hasRule(r *AgentResult, rule string) bool {
+	for _, p := range r.Problems {
+		if p.Rule == rule {
+			return true
+		}
+	}
+	return false
+}
+
+func byID(t *testing.T, rep *Report, id string) *AgentResult {
+	t.Helper()
+	for _, a := range rep.Agents {
+		if a.ID == id {
+			return a
+		}
+	}
+	t.Fatalf("agent %q not in report", id)
+	return nil
+}
+
+func TestRunTree(t *testing.T) {
+	root := t.TempDir()
+	writeAgent(t, root, "good", manifestFor("good"), goodIcon)
+	writeAgent(t, root, "noicon", manifestFor("noicon"), "")
+	writeAgent(t, root, "badicon", manifestFor("badicon"), `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16">
+<path fill="red" d="M0 0h16v16H0z"/></svg>`)
+	writeAgent(t, root, "_parked", `not json`, "")
+	writeAgent(t, root, ".hidden", `not json`, "")
+	writeAgent(t, root, "dist", `not json`, "")
+	writeFile(t, filepath.Join(root, "empty", "README"), "x")
+	writeFile(t, filepath.Join(root, "registry.json"), "{}")
+
+	rep, err := Run(context.Background(), []string{root}, Options{SkipURLs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, a := range rep.Agents {
+		ids = append(ids, a.ID)
+	}
+	if got := strings.Join(ids, ","); got != "badicon,empty,good,noicon" {
+		t.Fatalf("agents %s", got)
+	}
+	if a := byID(t, rep, "good"); !a.Valid || len(a.Problems) != 0 || a.Path != filepath.Join(root, "good") || len(a.Icon) == 0 || a.Manifest == nil {
+		t.Errorf("good: %+v", a)
+	}
+	if a := byID(t, rep, "noicon"); a.Valid || !hasRule(a, RuleIconMissing) || a.Problems[0].File != filepath.Join(root, "noicon", "icon.svg") {
+		t.Errorf("noicon: %+v", a.Problems)
+	}
+	a := byID(t, rep, "badicon")
+	var iconProblem *Problem
+	for i, p := range a.Problems {
+		if p.Rule == "icon-hardcoded-color" {
+			iconProblem = &a.Problems[i]
+		}
+	}
+	if iconProblem == nil || iconProblem.File != filepath.Join(root, "badicon", "icon.svg") || iconProblem.Line != 2 || iconProblem.Pointer != "" {
+		t.Errorf("badicon: %+v", a.Problems)
+	}
+	if a := byID(t, rep, "empty"); !a.Valid || len(a.Problems) != 1 || a.Problems[0].Rule != RuleManifestMissing || a.Problems[0].Severity != SeverityWarning {
+		t.Errorf("empty: %+v", a.Problems)
+	}
+	if rep.Summary != (Summary{Agents: 4, Invalid: 2, Errors: rep.Summary.Errors, Warnings: 1}) || rep.Summary.Errors < 2 {
+		t.Errorf("summary %+v", rep.Summary)
+	}
+	if !rep.HasErrors() {
+		t.Error("HasErrors false")
+	}
+}
+
+func TestRunPathForms(t *testing.T) {
+	root := t.TempDir()
+	writeAgent(t, root, "solo", manifestFor("solo"), goodIcon)
+	for _, p := range []string{filepath.Join(root, "solo"), filepath.Join(root, "solo", "agent.json")} {
+		rep, err := Run(context.Background(), []string{p}, Options{SkipURLs: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Agents) != 1 || !rep.Agents[0].Valid || rep.Agents[0].Path != filepath.Join(root, "solo") {
+			t.Errorf("%s: %+v", p, rep.Agents[0])
+		}
+	}
+	// A bare agent.json knows its folder from its parent.
+	writeAgent(t, root, "misnamed", manifestFor("solo2"), goodIcon)
+	rep, err := Run(context.Background(), []string{filepath.Join(root, "misnamed", "agent.json")}, Options{SkipURLs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasRule(rep.Agents[0], RuleIDDirMismatch) {
+		t.Errorf("misnamed: %v", rulesOf(rep.Agents[0]))
+	}
+}
+
+func TestRunDuplicateIDsAcrossRoots(t *testing.T) {
+	r1, r2 := t.TempDir(), t.TempDir()
+	writeAgent(t, r1, "same", manifestFor("same"), goodIcon)
+	writeAgent(t, r2, "same", manifestFor("same"), goodIcon)
+	writeAgent(t, r2, "other", manifestFor("other"), goodIcon)
+	rep, err := Run(context.Background(), []string{r1, r2}, Options{SkipURLs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, a := range rep.Agents {
+		if hasRule(a, RuleIDDuplicate) {
+			n++
+			p := a.Problems[0]
+			if p.Pointer != "/id" || p.Line != 2 || p.Column != 9 || !strings.Contains(p.Message, "also used by") {
+				t.Errorf("duplicate problem %+v", p)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d agents flagged as duplicates, want 2", n)
+	}
+	// --agent reports only "other" but uniqueness is checked against all.
+	rep, err = Run(context.Background(), []string{r1, r2}, Options{SkipURLs: true, Agents: []string{"other"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Agents) != 1 || rep.Agents[0].ID != "other" || !rep.Agents[0].Valid {
+		t.Errorf("--agent other: %+v", rep.Agents)
+	}
+	rep, err = Run(context.Background(), []string{r1, r2}, Options{SkipURLs: true, Agents: []string{"same"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Agents) != 2 || !hasRule(rep.Agents[0], RuleIDDuplicate) {
+		t.Errorf("--agent same: %+v", rep.Agents)
+	}
+}
+
+func TestRunInputErrors(t *testing.T) {
+	root := t.TempDir()
+	writeAgent(t, root, "one", manifestFor("one"), goodIcon)
+	_, err := Run(context.Background(), []string{filepath.Join(root, "nope")}, Options{SkipURLs: true})
+	if !errors.Is(err, ErrNoInput) || !strings.Contains(err.Error(), "nope: no such file or directory") {
+		t.Errorf("missing path: %v", err)
+	}
+	_, err = Run(context.Background(), []string{root}, Options{SkipURLs: true, Agents: []string{"one", "two"}})
+	if !errors.Is(err, ErrUnknownAgent) || !strings.Contains(err.Error(), `no agent "two"`) {
+		t.Errorf("unknown agent: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, []string{root}, Options{SkipURLs: true}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// Hostile or broken files each become a problem and the run goes on.
+func TestRunBadInput(t *testing.T) {
+	root := t.TempDir()
+	writeAgent(t, root, "fine", manifestFor("fine"), goodIcon)
+	writeFile(t, filepath.Join(root, "garbage", "agent.json"), "\x00\x01\x02\xff\xfe binary")
+	writeFile(t, filepath.Join(root, "deep", "agent.json"), strings.Repeat("[", 100000))
+	writeFile(t, filepath.Join(root, "empty", "agent.json"), "")
+	if err := os.MkdirAll(filepath.Join(root, "isdir", "agent.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "fifo"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hasFIFO := makeFIFO(t, filepath.Join(root, "fifo", "agent.json")) // opening it would block forever
+	huge := filepath.Join(root, "huge", "agent.json")
+	writeFile(t, huge, "{")
+	if err := os.Truncate(huge, 100<<20); err != nil { // sparse: 100 MB without writing it
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, "hugeicon", "agent.json"), manifestFor("hugeicon"))
+	writeFile(t, filepath.Join(root, "hugeicon", "icon.svg"), strings.Repeat(" ", 2<<20))
+	if os.Geteuid() != 0 { // root reads everything regardless of mode
+		writeAgent(t, root, "locked", manifestFor("locked"), goodIcon)
+		if err := os.Chmod(filepath.Join(root, "locked"), 0); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(filepath.Join(root, "locked"), 0o755) })
+	}
+
+	rep, err := Run(context.Background(), []string{root}, Options{SkipURLs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"garbage":  "not valid UTF-8",
+		"deep":     "nested too deeply",
+		"empty":    "unexpected end of file",
+		"isdir":    "cannot read agent.json: is a folder",
+		"fifo":     "cannot read agent.json: is not a regular file",
+		"huge":     "larger than 1 MiB",
+		"hugeicon": "larger than 64 KiB",
+		"locked":   "cannot read agent.json",
+	}
+	if os.Geteuid() == 0 {
+		delete(want, "locked")
+	}
+	if !hasFIFO {
+		delete(want, "fifo")
+	}
+	for id, msg := range want {
+		a := byID(t, rep, id)
+		if a.Valid || len(a.Problems) == 0 || !strings.Contains(a.Problems[0].Message, msg) {
+			t.Errorf("%s: %+v, want a problem saying %q", id, a.Problems, msg)
+		}
+	}
+	if a := byID(t, rep, "fine"); !a.Valid {
+		t.Errorf("fine: %+v", a.Problems)
+	}
+}
+
+func TestRunStrict(t *testing.T) {
+	root := t.TempDir()
+	writeAgent(t, root, "warny", strings.Replace(manifestFor("warny"), `"version"`, `"tags": [], "version"`, 1), goodIcon)
+	rep, err := Run(context.Background(), []string{root}, Options{SkipURLs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.HasErrors() || !rep.Agents[0].Valid || rep.Summary.Warnings != 1 {
+		t.Errorf("not strict: %+v", rep)
+	}
+	rep, err = Run(context.Background(), []string{root}, Options{SkipURLs: true, Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.HasErrors() || rep.Agents[0].Valid || rep.Summary.Invalid != 1 {
+		t.Errorf("strict: %+v %+v", rep.Summary, rep.Agents[0])
+	}
+}
+
+// Problems added after the offline checks (the network's) carry only a
+// pointer; Run positions them from the agent's own file.
+func TestFinishPositionsPointerProblems(t *testing.T) {
+	root := t.TempDir()
+	writeAgent(t, root, "net", manifestFor("net"), goodIcon)
+	r := checkUnit(unit{dirName: "net", dir: filepath.Join(root, "net"), manifest: filepath.Join(root, "net", "agent.json")})
+	r.Problems = append(r.Problems, Problem{File: r.ManifestFile, Pointer: "/distribution/npx/package",
+		Rule: "npm-package-missing", Severity: SeverityError, Message: "gone"})
+	rep := finish([]*AgentResult{r}, false)
+	p := rep.Agents[0].Problems[0]
+	if p.Line != 7 || p.Column != 39 {
+		t.Errorf("network problem at %d:%d, want 7:39", p.Line, p.Column)
+	}
+	if rep.Agents[0].Valid || rep.Summary.Errors != 1 {
+		t.Errorf("report %+v", rep.Summary)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	rep, err := Run(context.Background(), []string{"testdata/tree"}, Options{SkipURLs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, js, gh, sum bytes.Buffer
+	if err := WriteText(&text, rep, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteGitHub(&gh, &sum, rep); err != nil {
+		t.Fatal(err)
+	}
+	var colored bytes.Buffer
+	WriteText(&colored, rep, true)
+	if !bytes.Contains(colored.Bytes(), []byte("\x1b[31merror\x1b[0m")) || bytes.Contains(text.Bytes(), []byte("\x1b[")) {
+		t.Error("colour only when asked")
+	}
+	for name, got := range map[string][]byte{"text.golden": text.Bytes(), "json.golden": js.Bytes(), "github.golden": gh.Bytes(), "summary.md.golden": sum.Bytes()} {
+		path := filepath.Join("testdata", "golden", name)
+		if *update {
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test -update to create it)", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs (run go test ./validate -run TestGolden -update and review the diff):\n%s", name, got)
+		}
+	}
+}
+
+func TestGitHubEscaping(t *testing.T) {
+	rep := finish([]*AgentResult{{ID: "x", Path: "a,b", Problems: []Problem{{
+		File: "a,b/agent:1.json", Line: 3, Column: 0, Rule: "schema", Severity: SeverityError, Message: "100% bad\nline two\r",
+	}}}}, false)
+	var out bytes.Buffer
+	if err := WriteGitHub(&out, nil, rep); err != nil {
+		t.Fatal(err)
+	}
+	first := strings.SplitN(out.String(), "\n", 2)[0]
+	if want := "::error file=a%2Cb/agent%3A1.json,line=3,title=schema::100%25 bad%0Aline two%0D"; first != want {
+		t.Errorf("got  %s\nwant %s", first, want)
+	}
+}
+
+func TestSummaryLine(t *testing.T) {
+	tests := []struct {
+		s      Summary
+		strict bool
+		want   string
+	}{
+		{Summary{Agents: 41}, false, "all 41 agents valid"},
+		{Summary{Agents: 1}, false, "1 agent valid"},
+		{Summary{Agents: 41, Warnings: 2}, false, "all 41 agents valid (2 warnings)"},
+		{Summary{Agents: 41, Invalid: 3, Errors: 4, Warnings: 2}, false, "3 of 41 agents have problems: 4 errors, 2 warnings"},
+		{Summary{Agents: 41, Invalid: 1, Errors: 0, Warnings: 1}, true, "1 of 41 agents has problems: 0 errors, 1 warning"},
+		{Summary{}, false, "no agents found"},
+	}
+	for _, tt := range tests {
+		if got := SummaryLine(&Report{Summary: tt.s, Strict: tt.strict}); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.s, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,182 @@
+package verify
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentclientprotocol/acp-registry-go/acpclient"
+	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
+	"github.com/agentclientprotocol/acp-registry-go/launch"
+)
+
+// fakeSpec launches this test binary as a fake agent with the given
+// behaviour. The behaviour travels in the spec's env (the manifest env),
+// the only host-independent way into the sandboxed environment.
+func fakeSpec(t testing.TB, behaviour string, extra ...string) launch.Spec {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"ACP_FAKE_AGENT": behaviour}
+	for i := 0; i+1 < len(extra); i += 2 {
+		env[extra[i]] = extra[i+1]
+	}
+	return launch.Spec{Command: exe, Env: env}
+}
+
+var testClient = acpclient.Implementation{Name: "verify-test", Version: "0.0.0"}
+
+func TestHandshakeVerdicts(t *testing.T) {
+	const timeout = 3 * time.Second
+	tests := []struct {
+		behaviour string
+		status    Status
+		reason    string // substring of the reason
+		types     string // effective types of the methods, when answered
+	}{
+		{fakeagent.Valid, StatusPass, "", "terminal,env_var"},
+		{fakeagent.LogBefore, StatusPass, "", "terminal,env_var"},
+		{fakeagent.NotifyBefore, StatusPass, "", "terminal,env_var"},
+		{fakeagent.OtherIDWithAuth, StatusFail, "(authMethods is empty)", ""},
+		{fakeagent.OtherIDNoAuth, StatusPass, "", "terminal,env_var"},
+		{fakeagent.AgentRequest, StatusPass, "", "terminal,env_var"},
+		{fakeagent.Split, StatusPass, "", "terminal,env_var"},
+		{fakeagent.AuthEmpty, StatusFail, "no auth method of type agent or terminal (authMethods is empty)", ""},
+		{fakeagent.AuthMissing, StatusFail, "no auth method of type agent or terminal (the initialize answer has no authMethods)", ""},
+		{fakeagent.EnvVarOnly, StatusFail, "no auth method of type agent or terminal (methods: env_var OPENAI_API_KEY)", "env_var"},
+		{fakeagent.MetaTyped, StatusPass, "", "terminal"},
+		{fakeagent.Untyped, StatusPass, "", "agent"},
+		{fakeagent.V2Terminal, StatusPass, "", "terminal"},
+		{fakeagent.ErrorAnswer, StatusFail, "initialize returned an error -32603: Internal error (data: \"config file is corrupt\")", ""},
+		{fakeagent.StderrFlood, StatusPass, "", "terminal,env_var"},
+		{fakeagent.Silent, StatusFail, "no answer to initialize within 3s", ""},
+		{fakeagent.HalfLine, StatusFail, "no answer to initialize within 3s", ""},
+		{fakeagent.StdoutFlood, StatusFail, "the agent wrote a stdout line longer than 16 MiB before answering initialize", ""},
+		{fakeagent.OrphanExit, StatusFail, "agent exited with status 3 before answering initialize; stderr: launcher: handing over to the agent", ""},
+		{fakeagent.ExitNow, StatusFail, "agent exited with status 1 before answering initialize; stderr: fatal: cannot find configuration", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.behaviour, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			out := Handshake(context.Background(), fakeSpec(t, tt.behaviour), HandshakeOptions{Sandbox: t.TempDir(), Timeout: timeout, Client: testClient})
+			if el := time.Since(start); el > timeout+2*time.Second {
+				t.Errorf("handshake took %s, more than timeout + 2s", el)
+			}
+			status, reason := StatusFail, out.Failure
+			if out.Init != nil {
+				status, reason = Judge(out.Init)
+			}
+			if status != tt.status || !strings.Contains(reason, tt.reason) || (tt.reason == "" && reason != "") {
+				t.Fatalf("got %s %q, want %s %q (stderr: %s)", status, reason, tt.status, tt.reason, out.StderrTail)
+			}
+			if tt.types != "" {
+				var got []string
+				for _, m := range out.Init.AuthMethods {
+					got = append(got, m.Type)
+				}
+				if strings.Join(got, ",") != tt.types {
+					t.Errorf("auth method types %v, want %s", got, tt.types)
+				}
+			}
+		})
+	}
+}
+
+func TestHandshakeRecordsEvidence(t *testing.T) {
+	t.Run("log line", func(t *testing.T) {
+		out := Handshake(context.Background(), fakeSpec(t, fakeagent.LogBefore), HandshakeOptions{Sandbox: t.TempDir(), Timeout: 5 * time.Second, Client: testClient})
+		if len(out.NonJSON) != 1 || !strings.HasPrefix(out.NonJSON[0], "Starting fake agent") {
+			t.Errorf("non-JSON lines %q, want the log line", out.NonJSON)
+		}
+	})
+	t.Run("stderr tail", func(t *testing.T) {
+		out := Handshake(context.Background(), fakeSpec(t, fakeagent.StderrFlood), HandshakeOptions{Sandbox: t.TempDir(), Timeout: 5 * time.Second, Client: testClient})
+		if !strings.HasSuffix(out.StderrTail, "last stderr line") || len(out.StderrTail) > acpclient.DefaultStderrTail+8 {
+			t.Errorf("stderr tail is %d bytes ending %q; want at most %d ending with the last line", len(out.StderrTail), lastWords(out.StderrTail, 40), acpclient.DefaultStderrTail)
+		}
+	})
+	t.Run("raw result keeps unknown fields", func(t *testing.T) {
+		out := Handshake(context.Background(), fakeSpec(t, fakeagent.Valid), HandshakeOptions{Sandbox: t.TempDir(), Timeout: 5 * time.Second, Client: testClient})
+		var raw map[string]any
+		if err := json.Unmarshal(out.Init.Raw, &raw); err != nil {
+			t.Fatal(err)
+		}
+		if meta, _ := raw["_meta"].(map[string]any); meta["fake"] == nil {
+			t.Errorf("raw result lost _meta: %s", out.Init.Raw)
+		}
+	})
+}
+
+// The sandbox must not hand the user's secrets to an agent, and must give
+// it a fresh HOME and TERM=dumb.
+func TestHandshakeSandboxEnv(t *testing.T) {
+	rec := filepath.Join(t.TempDir(), "rec.json")
+	sandbox := t.TempDir()
+	host := []string{"PATH=/usr/bin:/bin", "HOME=/home/victim", "OPENAI_API_KEY=sk-secret", "GITHUB_TOKEN=ghp_secret", "LANG=C.UTF-8", "LC_ALL=C", "TERM=xterm-256color"}
+	spec := fakeSpec(t, fakeagent.Valid, "ACP_FAKE_RECORD", rec, "AGENT_MODE", "acp")
+	out := Handshake(context.Background(), spec, HandshakeOptions{Sandbox: sandbox, HostEnv: host, Timeout: 5 * time.Second, Client: testClient})
+	if out.Init == nil {
+		t.Fatalf("no answer: %s", out.Failure)
+	}
+	var got struct{ Env []string }
+	data, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(data, &got)
+	env := map[string]string{}
+	for _, kv := range got.Env {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	for _, k := range []string{"OPENAI_API_KEY", "GITHUB_TOKEN"} {
+		if _, ok := env[k]; ok {
+			t.Errorf("%s reached the agent", k)
+		}
+	}
+	want := map[string]string{"HOME": filepath.Join(sandbox, "home"), "TMPDIR": filepath.Join(sandbox, "tmp"), "TERM": "dumb", "PATH": "/usr/bin:/bin", "LC_ALL": "C", "AGENT_MODE": "acp"}
+	for k, v := range want {
+		if env[k] != v {
+			t.Errorf("%s=%q, want %q", k, env[k], v)
+		}
+	}
+}
+
+// A 50 MB line must not be buffered whole: the probe stops at the line cap.
+func TestHandshakeMemoryBounded(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	out := Handshake(context.Background(), fakeSpec(t, fakeagent.StdoutFlood), HandshakeOptions{
+		Sandbox: t.TempDir(), Timeout: 10 * time.Second, Client: testClient,
+		Limits: acpclient.Options{MaxLine: 1 << 20},
+	})
+	runtime.ReadMemStats(&after)
+	if !strings.Contains(out.Failure, "longer than 1 MiB") {
+		t.Fatalf("failure %q, want the line cap", out.Failure)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 8<<20 {
+		t.Errorf("allocated %d MiB while refusing a 50 MB line; want under 8 MiB", grew>>20)
+	}
+}
+
+func TestHandshakeLaunchFailure(t *testing.T) {
+	out := Handshake(context.Background(), launch.Spec{Command: filepath.Join(t.TempDir(), "missing-agent")}, HandshakeOptions{Sandbox: t.TempDir(), Timeout: time.Second, Client: testClient})
+	if out.Init != nil || !strings.Contains(out.Failure, "could not launch") || !strings.Contains(out.Failure, "missing-agent") {
+		t.Errorf("failure %q, want one naming the missing program", out.Failure)
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	if got := Printable("bad\x1b[31m red\x00\nnext"); got != "bad[31m red next" {
+		t.Errorf("got %q", got)
+	}
+}

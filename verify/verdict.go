@@ -1,0 +1,76 @@
+package verify
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/agentclientprotocol/acp-registry-go/acpclient"
+)
+
+// Status of one result.
+type Status string
+
+const (
+	StatusPass Status = "pass"
+	StatusFail Status = "fail"
+	StatusSkip Status = "skip"
+)
+
+// Judge applies the auth rule to an initialize answer: at least one
+// method whose effective type is agent or terminal passes; env_var
+// methods are reported but do not count.
+func Judge(init *acpclient.InitializeResult) (Status, string) {
+	for _, m := range init.AuthMethods {
+		if m.Type == acpclient.TypeAgent || m.Type == acpclient.TypeTerminal {
+			return StatusPass, ""
+		}
+	}
+	const rule = "no auth method of type agent or terminal"
+	switch {
+	case !init.AuthMethodsPresent:
+		return StatusFail, rule + " (the initialize answer has no authMethods)"
+	case len(init.AuthMethods) == 0:
+		return StatusFail, rule + " (authMethods is empty)"
+	}
+	descs := make([]string, len(init.AuthMethods))
+	for i, m := range init.AuthMethods {
+		descs[i] = describeMethod(m)
+	}
+	return StatusFail, rule + " (methods: " + strings.Join(descs, ", ") + ")"
+}
+
+func describeMethod(m acpclient.AuthMethod) string {
+	what := m.ID
+	if len(m.Vars) > 0 {
+		what = strings.Join(m.Vars, " ")
+	}
+	if what == "" {
+		return m.Type
+	}
+	return m.Type + " " + what
+}
+
+// AgentInfo is the agent's self-description, as reported.
+type AgentInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Method is one auth method, as reported.
+type Method struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+func summarize(init *acpclient.InitializeResult) (json.RawMessage, *AgentInfo, []Method) {
+	var info *AgentInfo
+	if init.AgentInfo != nil {
+		info = &AgentInfo{Name: init.AgentInfo.Name, Version: init.AgentInfo.Version}
+	}
+	ms := make([]Method, 0, len(init.AuthMethods))
+	for _, m := range init.AuthMethods {
+		ms = append(ms, Method{ID: m.ID, Name: m.Name, Type: m.Type})
+	}
+	return init.ProtocolVersion, info, ms
+}
