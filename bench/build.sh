@@ -39,10 +39,13 @@ awk -v n="$AGENTS" -v root="$work/agents" -v icon="$icon" 'BEGIN {
 	}
 }'
 
-# Median wall time in milliseconds of RUNS runs.
+# Median wall time in milliseconds of RUNS runs; $PRE runs untimed before
+# each one.
+PRE=true
 median() {
 	i=0
 	while [ "$i" -lt "$RUNS" ]; do
+		$PRE
 		s=$(date +%s%N)
 		"$@" >/dev/null 2>&1 </dev/null
 		e=$(date +%s%N)
@@ -51,10 +54,17 @@ median() {
 	done | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
 v=$(median "$work/acp-registry" validate --skip-urls "$work/agents")
+# Rebuild: dist/ exists from the previous run, as on a maintainer's machine
+# (unchanged files are hard-linked from it).
 b=$(median "$work/acp-registry" build --skip-urls "$work/agents" --out "$work/dist")
+# Cold: no previous output, as in CI; every file is created.
+clean() { rm -rf "$work/dist"; }
+PRE=clean
+c=$(median "$work/acp-registry" build --skip-urls "$work/agents" --out "$work/dist")
 ratio=$(awk -v b="$b" -v v="$v" 'BEGIN {printf "%.2f", b / v}')
-echo "agents:   $AGENTS"
-echo "validate: $v ms (median of $RUNS)"
-echo "build:    $b ms (median of $RUNS)"
-echo "ratio:    $ratio (target <= $MAX_RATIO)"
+cold=$(awk -v c="$c" -v v="$v" 'BEGIN {printf "%.2f", c / v}')
+echo "agents:        $AGENTS"
+echo "validate:      $v ms (median of $RUNS)"
+echo "build:         $b ms (median of $RUNS, ratio $ratio, target <= $MAX_RATIO)"
+echo "build (cold):  $c ms (median of $RUNS, ratio $cold; creating $AGENTS files is the difference)"
 awk -v r="$ratio" -v m="$MAX_RATIO" 'BEGIN {exit !(r <= m)}'

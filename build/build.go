@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -60,7 +59,7 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	}
 	var variants *Variants
 	vfile := filepath.Join(opts.Root, VariantsFile)
-	if data, err := os.ReadFile(vfile); err == nil {
+	if data, err := registry.ReadLimited(vfile, registry.MaxManifestSize); err == nil {
 		ids := make([]string, len(agents))
 		for i, a := range agents {
 			ids[i] = a.Manifest.ID

@@ -21,7 +21,9 @@ func WriteDir(dir string, files Files) (err error) {
 	if st, err := os.Lstat(dir); err == nil && !st.IsDir() {
 		return fmt.Errorf("output %s exists and is not a folder: remove it or choose another --out", dir)
 	}
-	tmp, err := os.MkdirTemp(parent, base+".tmp-")
+	// Hidden names: a registry scan skips them should a crash leave one
+	// behind next to agent folders.
+	tmp, err := os.MkdirTemp(parent, "."+base+".tmp-")
 	if err != nil {
 		return fmt.Errorf("create temporary output folder beside %s: %w", dir, err)
 	}
@@ -49,7 +51,7 @@ func WriteDir(dir string, files Files) (err error) {
 
 	old := ""
 	if _, err := os.Lstat(dir); err == nil {
-		aside, err := os.MkdirTemp(parent, base+".old-")
+		aside, err := os.MkdirTemp(parent, "."+base+".old-")
 		if err != nil {
 			return fmt.Errorf("move old %s aside: %w", dir, err)
 		}

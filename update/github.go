@@ -52,8 +52,11 @@ func (t *rateLimitTransport) RoundTrip(req *http.Request) (*http.Response, error
 }
 
 func (t *rateLimitTransport) retryWait(resp *http.Response, attempt int) (time.Duration, bool) {
+	// GitHub's primary limit is 403 with X-RateLimit-Remaining: 0; its
+	// secondary ("abuse") limit is 403 or 429 with Retry-After.
 	limited := resp.StatusCode == http.StatusTooManyRequests ||
-		(resp.StatusCode == http.StatusForbidden && resp.Header.Get("X-RateLimit-Remaining") == "0")
+		(resp.StatusCode == http.StatusForbidden &&
+			(resp.Header.Get("X-RateLimit-Remaining") == "0" || resp.Header.Get("Retry-After") != ""))
 	if !limited && resp.StatusCode < 500 {
 		return 0, false
 	}

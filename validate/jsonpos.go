@@ -528,7 +528,7 @@ func (s *scanner) str() (any, *jsonError) {
 	for s.i < len(d) {
 		c := d[s.i]
 		if c == '"' {
-			v := string(d[start:s.i])
+			v := internKey(d[start:s.i])
 			s.i++
 			return v, nil
 		}
@@ -597,6 +597,67 @@ func (s *scanner) str() (any, *jsonError) {
 		s.i += 2
 	}
 	return nil, s.errf("unexpected end of file inside a string: add the closing \"")
+}
+
+// internKey returns the manifest's field names without allocating (the
+// compiler turns a switch on string(b) into comparisons on the bytes);
+// every manifest repeats them, and they are most of its strings.
+func internKey(b []byte) string {
+	switch string(b) {
+	case "id":
+		return "id"
+	case "name":
+		return "name"
+	case "version":
+		return "version"
+	case "description":
+		return "description"
+	case "repository":
+		return "repository"
+	case "website":
+		return "website"
+	case "authors":
+		return "authors"
+	case "license":
+		return "license"
+	case "license_url":
+		return "license_url"
+	case "distribution":
+		return "distribution"
+	case "binary":
+		return "binary"
+	case "npx":
+		return "npx"
+	case "uvx":
+		return "uvx"
+	case "package":
+		return "package"
+	case "archive":
+		return "archive"
+	case "cmd":
+		return "cmd"
+	case "sha256":
+		return "sha256"
+	case "args":
+		return "args"
+	case "env":
+		return "env"
+	case "preview":
+		return "preview"
+	case "darwin-aarch64":
+		return "darwin-aarch64"
+	case "darwin-x86_64":
+		return "darwin-x86_64"
+	case "linux-aarch64":
+		return "linux-aarch64"
+	case "linux-x86_64":
+		return "linux-x86_64"
+	case "windows-aarch64":
+		return "windows-aarch64"
+	case "windows-x86_64":
+		return "windows-x86_64"
+	}
+	return string(b)
 }
 
 func hex4(d []byte, at int) (rune, bool) {

@@ -180,3 +180,15 @@ func TestPrintable(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// BenchmarkHandshake is the fixed cost of one probe: start a process in
+// a sandbox, initialize, kill the group and reap it.
+func BenchmarkHandshake(b *testing.B) {
+	spec := fakeSpec(b, fakeagent.Valid)
+	dir := b.TempDir()
+	for b.Loop() {
+		if out := Handshake(context.Background(), spec, HandshakeOptions{Sandbox: dir, Timeout: 10 * time.Second, Client: testClient}); out.Init == nil {
+			b.Fatal(out.Failure)
+		}
+	}
+}

@@ -55,8 +55,9 @@ func TestRunReport(t *testing.T) {
 		manifest("keyonly", registry.KindNpx),
 		manifest("held", registry.KindBinary, registry.KindNpx),
 		manifest("broken", registry.KindBinary),
+		manifest("chatty", registry.KindNpx),
 	}
-	behaviours := map[string]string{"zeta": fakeagent.Valid, "alpha": fakeagent.Untyped, "keyonly": fakeagent.EnvVarOnly, "held": fakeagent.Valid}
+	behaviours := map[string]string{"chatty": fakeagent.LogBefore, "zeta": fakeagent.Valid, "alpha": fakeagent.Untyped, "keyonly": fakeagent.EnvVarOnly, "held": fakeagent.Valid}
 	var progress bytes.Buffer
 	rep, err := Run(context.Background(), agents, Options{
 		Jobs: 3, Timeout: 5 * time.Second, Sandbox: t.TempDir(),
@@ -74,7 +75,7 @@ func TestRunReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "report.golden.json", got.Bytes())
-	if !rep.Failed() || rep.Summary != (Summary{Pass: 3, Fail: 2, Skip: 3}) {
+	if !rep.Failed() || rep.Summary != (Summary{Pass: 4, Fail: 2, Skip: 3}) {
 		t.Errorf("summary %+v", rep.Summary)
 	}
 	if n := strings.Count(progress.String(), "\n"); n != len(rep.Results) {

@@ -103,6 +103,9 @@ func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, b
 	if err != nil {
 		return err
 	}
+	if w := res.Report.Summary.Warnings; w > 0 {
+		fmt.Fprintf(s.Err, "%s: %s (acp-registry validate shows them)\n", prog, validate.SummaryLine(res.Report))
+	}
 	if f.json {
 		return cli.WriteJSON(s.Out, res)
 	}
