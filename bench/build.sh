@@ -11,7 +11,7 @@ RUNS=${RUNS:-5}
 MAX_RATIO=${MAX_RATIO:-1.5}
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 go build -o "$work/acp-registry" ./cmd/acp-registry
 
 # A third each of binary, npx and uvx agents, like the real registry.

@@ -64,15 +64,15 @@ func TestBuildWritesEverythingAndRebuildsIdentically(t *testing.T) {
 	}
 }
 
-// registry.json and the variants must satisfy the registry.schema.json
-// shipped next to them. registry-preview.json cannot: it carries
-// pre-release versions, which agent.schema.json's version pattern refuses.
+// Every index the build writes must satisfy the registry.schema.json
+// shipped next to it, registry-preview.json (with its promoted -preview.N
+// versions) included.
 func TestBuildOutputValidatesAgainstSchema(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "dist")
 	if _, err := Build(context.Background(), buildOpts("testdata/tree", out)); err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []string{IndexFile, "registry-jetbrains.json"} {
+	for _, n := range []string{IndexFile, "registry-preview.json", "registry-jetbrains.json"} {
 		checkSchema(t, filepath.Join(out, n))
 	}
 }

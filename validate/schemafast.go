@@ -25,7 +25,7 @@ func conformsFast(root map[string]any) bool {
 				return false
 			}
 		case "version":
-			if s, ok := v.(string); !ok || !versionShape(s, false) {
+			if s, ok := v.(string); !ok || !versionShape(s, true) {
 				return false
 			}
 		case "repository", "website", "license_url", "license", "icon":

@@ -15,14 +15,11 @@ import (
 )
 
 type buildFlags struct {
-	out              string
-	baseURL          string
-	skipURLs         bool
-	dryRun           bool
-	json             bool
-	allowPrivateURLs bool
-	npmRegistry      string
-	pypiURL          string
+	out     string
+	baseURL string
+	dryRun  bool
+	json    bool
+	net     netFlags
 }
 
 func newBuildCmd(s cli.Streams) *cobra.Command {
@@ -54,12 +51,9 @@ output could not be written, 2 bad usage.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.out, "out", "dist", "output folder (replaced as a whole)")
 	fl.StringVar(&f.baseURL, "base-url", build.DefaultBaseURL, "prefix of the icon URLs (also REGISTRY_BASE_URL)")
-	fl.BoolVar(&f.skipURLs, "skip-urls", false, "skip network checks (also SKIP_URL_VALIDATION=1|true|yes)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "validate and compute everything, write nothing")
 	fl.BoolVar(&f.json, "json", false, "print what was written as JSON")
-	fl.BoolVar(&f.allowPrivateURLs, "allow-private-urls", false, "allow archive URLs on loopback and private networks (tests, private mirrors)")
-	fl.StringVar(&f.npmRegistry, "npm-registry", "https://registry.npmjs.org/", "npm registry to check npx packages against")
-	fl.StringVar(&f.pypiURL, "pypi-url", "https://pypi.org/", "PyPI to check uvx packages against")
+	f.net.register(fl, true)
 	return cmd
 }
 
@@ -78,13 +72,8 @@ func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, b
 	if !strings.HasPrefix(baseURL, "https://") && !strings.HasPrefix(baseURL, "http://") {
 		return cli.Usagef("--base-url %q must be an http(s) URL", baseURL)
 	}
-	vo := validate.Options{
-		SkipURLs:         f.skipURLs || buildEnvTrue(os.Getenv("SKIP_URL_VALIDATION")),
-		AllowPrivateURLs: f.allowPrivateURLs,
-		NPMRegistry:      f.npmRegistry,
-		PyPIURL:          f.pypiURL,
-		Stderr:           s.Err,
-	}
+	vo := f.net.validateOptions()
+	vo.Stderr = s.Err
 	res, err := build.Build(ctx, build.Options{
 		Root:     root,
 		Out:      f.out,
@@ -115,13 +104,4 @@ func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, b
 	}
 	_, err = fmt.Fprintf(s.Out, "%s %d agents into %s (%d files)\n", verb, res.Agents, res.Out, len(res.Files))
 	return err
-}
-
-// buildEnvTrue reads boolean environment switches such as SKIP_URL_VALIDATION.
-func buildEnvTrue(v string) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "1", "true", "yes":
-		return true
-	}
-	return false
 }

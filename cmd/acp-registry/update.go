@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -18,16 +17,14 @@ import (
 )
 
 type updateFlags struct {
-	apply            bool
-	agents           []string
-	json             bool
-	exitCode         bool
-	preview          bool
-	jobs             int
-	npmRegistry      string
-	pypiURL          string
-	githubAPIURL     string
-	allowPrivateURLs bool
+	apply        bool
+	agents       []string
+	json         bool
+	exitCode     bool
+	preview      bool
+	jobs         int
+	net          netFlags
+	githubAPIURL string
 }
 
 func newUpdateCmd(s cli.Streams) *cobra.Command {
@@ -65,10 +62,8 @@ Exit status: 0 done, 1 a lookup or an apply failed, 4 updates are available
 	fl.BoolVar(&f.exitCode, "exit-code", false, "exit 4 when updates are available")
 	fl.BoolVar(&f.preview, "preview", false, "also move preview channels to npm's next/preview dist-tag")
 	fl.IntVar(&f.jobs, "jobs", 4, "agents looked up at once")
-	fl.StringVar(&f.npmRegistry, "npm-registry", remote.DefaultNPMRegistry, "npm registry")
-	fl.StringVar(&f.pypiURL, "pypi-url", remote.DefaultPyPIURL, "PyPI")
+	f.net.register(fl, false)
 	fl.StringVar(&f.githubAPIURL, "github-api-url", "https://api.github.com/", "GitHub API")
-	fl.BoolVar(&f.allowPrivateURLs, "allow-private-urls", false, "allow archive downloads from loopback and private networks (tests, private mirrors)")
 	return cmd
 }
 
@@ -80,12 +75,7 @@ func runUpdate(ctx context.Context, s cli.Streams, args []string, f updateFlags)
 	if f.jobs < 1 {
 		return cli.Usagef("--jobs must be at least 1, not %d", f.jobs)
 	}
-	var agents []string
-	for _, a := range f.agents {
-		if a = strings.TrimSpace(a); a != "" {
-			agents = append(agents, a)
-		}
-	}
+	agents := splitIDs(f.agents)
 	gh, err := update.NewGitHubClient(nil, f.githubAPIURL, os.Getenv("GITHUB_TOKEN"), nil)
 	if err != nil {
 		return &cli.UsageError{Err: err}
@@ -96,7 +86,7 @@ func runUpdate(ctx context.Context, s cli.Streams, args []string, f updateFlags)
 		Apply:   f.apply,
 		Preview: f.preview,
 		Jobs:    f.jobs,
-		Remote:  &remote.Client{NPMRegistry: f.npmRegistry, PyPIURL: f.pypiURL, AllowPrivate: f.allowPrivateURLs},
+		Remote:  &remote.Client{NPMRegistry: f.net.npmRegistry, PyPIURL: f.net.pypiURL, AllowPrivate: f.net.allowPrivateURLs},
 		GitHub:  gh,
 	})
 	if errors.Is(err, registry.ErrNotFound) {

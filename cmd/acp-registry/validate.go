@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -14,16 +13,13 @@ import (
 )
 
 type validateFlags struct {
-	skipURLs         bool
-	agents           []string
-	format           string
-	json             bool
-	strict           bool
-	verifyArchives   bool
-	jobs             int
-	allowPrivateURLs bool
-	npmRegistry      string
-	pypiURL          string
+	net            netFlags
+	agents         []string
+	format         string
+	json           bool
+	strict         bool
+	verifyArchives bool
+	jobs           int
 }
 
 func newValidateCmd(s cli.Streams) *cobra.Command {
@@ -49,16 +45,13 @@ Exit status: 0 valid (warnings allowed), 3 problems found (warnings too with
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVar(&f.skipURLs, "skip-urls", false, "skip network checks (also SKIP_URL_VALIDATION=1|true|yes)")
 	fl.StringSliceVar(&f.agents, "agent", nil, "report only these agent ids (comma-separated or repeated); uniqueness is still checked against all")
 	fl.StringVar(&f.format, "format", "", "output format: text, json or github (default github when GITHUB_ACTIONS=true, else text)")
 	fl.BoolVar(&f.json, "json", false, "same as --format json")
 	fl.BoolVar(&f.strict, "strict", false, "count warnings as errors")
 	fl.BoolVar(&f.verifyArchives, "verify-archives", false, "download every binary archive: check sha256, safe extraction and that cmd exists")
 	fl.IntVar(&f.jobs, "jobs", 16, "network checks run at once")
-	fl.BoolVar(&f.allowPrivateURLs, "allow-private-urls", false, "allow archive URLs on loopback and private networks (tests, private mirrors)")
-	fl.StringVar(&f.npmRegistry, "npm-registry", "https://registry.npmjs.org/", "npm registry to check npx packages against")
-	fl.StringVar(&f.pypiURL, "pypi-url", "https://pypi.org/", "PyPI to check uvx packages against")
+	f.net.register(fl, true)
 	return cmd
 }
 
@@ -81,23 +74,12 @@ func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateF
 	if f.jobs < 1 {
 		return cli.Usagef("--jobs must be at least 1, not %d", f.jobs)
 	}
-	var agents []string
-	for _, a := range f.agents {
-		if a = strings.TrimSpace(a); a != "" {
-			agents = append(agents, a)
-		}
-	}
-	opts := validate.Options{
-		SkipURLs:         f.skipURLs || envTrue(os.Getenv("SKIP_URL_VALIDATION")),
-		Strict:           f.strict,
-		Agents:           agents,
-		VerifyArchives:   f.verifyArchives,
-		Jobs:             f.jobs,
-		AllowPrivateURLs: f.allowPrivateURLs,
-		NPMRegistry:      f.npmRegistry,
-		PyPIURL:          f.pypiURL,
-		Stderr:           s.Err,
-	}
+	opts := f.net.validateOptions()
+	opts.Strict = f.strict
+	opts.Agents = splitIDs(f.agents)
+	opts.VerifyArchives = f.verifyArchives
+	opts.Jobs = f.jobs
+	opts.Stderr = s.Err
 	rep, err := validate.Run(ctx, paths, opts)
 	if errors.Is(err, validate.ErrUnknownAgent) {
 		return &cli.UsageError{Err: err}
@@ -139,13 +121,4 @@ func writeGitHub(s cli.Streams, rep *validate.Report) error {
 		return err
 	}
 	return f.Close()
-}
-
-// envTrue reads boolean environment switches such as SKIP_URL_VALIDATION.
-func envTrue(v string) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "1", "true", "yes":
-		return true
-	}
-	return false
 }
