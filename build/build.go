@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
@@ -45,6 +47,9 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if opts.BaseURL == "" {
 		opts.BaseURL = DefaultBaseURL
 	}
+	if err := checkOut(opts.Root, opts.Out); err != nil {
+		return nil, fmt.Errorf("build %s: %w", opts.Root, err)
+	}
 	report, err := opts.Validate(ctx, opts.Root)
 	if err != nil {
 		return nil, fmt.Errorf("validate %s: %w", opts.Root, err)
@@ -56,6 +61,11 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	agents, err := agentsOf(report)
 	if err != nil {
 		return res, fmt.Errorf("build %s: %w", opts.Root, err)
+	}
+	if len(agents) == 0 {
+		// An empty index replacing the published one is never intended:
+		// the path is wrong.
+		return res, fmt.Errorf("build %s: %w: pass the folder that holds <id>/agent.json; nothing was written", opts.Root, ErrNoAgents)
 	}
 	var variants *Variants
 	vfile := filepath.Join(opts.Root, VariantsFile)
@@ -122,4 +132,57 @@ func Schemas() map[string][]byte {
 		AgentSchemaFile: validate.AgentSchema(),
 		IndexSchemaFile: validate.RegistrySchema(),
 	}
+}
+
+// checkOut refuses output folders whose replacement would destroy
+// something that is not a previous build: the registry itself (or a
+// folder holding it), the current folder, or a folder of other files.
+// The output is replaced as a whole, so "--out agents" or "--out ." would
+// otherwise delete the manifests or the checkout.
+func checkOut(root, out string) error {
+	absOut, err := realAbs(out)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrOut, out, err)
+	}
+	if absRoot, err := realAbs(root); err == nil && within(absRoot, absOut) {
+		return fmt.Errorf("%w: --out %s is the registry folder %s or holds it, and would be replaced as a whole: choose a folder outside it, such as dist", ErrOut, out, root)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if wd, err := realAbs(wd); err == nil && within(wd, absOut) {
+			return fmt.Errorf("%w: --out %s is the current folder or holds it, and would be replaced as a whole: choose a new folder, such as dist", ErrOut, out)
+		}
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil || len(entries) == 0 {
+		return nil // missing, empty, or not a folder (WriteDir says so)
+	}
+	if _, err := os.Stat(filepath.Join(out, IndexFile)); err != nil {
+		return fmt.Errorf("%w: --out %s holds other files and no %s from an earlier build, and would be replaced as a whole: remove it or choose another folder", ErrOut, out, IndexFile)
+	}
+	return nil
+}
+
+// realAbs is the absolute path with symbolic links resolved as far as
+// the path exists.
+func realAbs(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	rest := ""
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest), nil
+		}
+		if filepath.Dir(dir) == dir {
+			return abs, nil
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
+}
+
+// within reports whether path is holder or beneath it.
+func within(path, holder string) bool {
+	rel, err := filepath.Rel(holder, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -8,3 +8,11 @@ var ErrProblems = errors.New("the registry has problems")
 
 // ErrVariants is returned (wrapped) when variants.json cannot be used.
 var ErrVariants = errors.New("invalid variants.json")
+
+// ErrOut is returned (wrapped) when --out names a folder the build must
+// not replace: the registry, the current folder, or unrelated files.
+var ErrOut = errors.New("unsafe output folder")
+
+// ErrNoAgents is returned (wrapped) when the registry folder holds no
+// agent: building would publish an empty index.
+var ErrNoAgents = errors.New("no agents found")

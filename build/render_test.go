@@ -173,9 +173,16 @@ func TestParseVariantsErrors(t *testing.T) {
 		{`{"jb": {"patch": {"nope": {}}}}`, `patches "nope"`},
 		{`{"jb": {"patch": {"beta": []}}}`, "/jb/patch/beta must be an object"},
 		{`{"jb": {"remove": ["beta"]}}`, `unknown field "remove"`},
+		// No bare encoding/json errors: a position, or the file's terms.
+		{`garbage`, "line 1, column 1: unexpected character 'g'"},
+		{``, "line 1, column 1: unexpected end of file"},
+		{`null`, "object keyed by variant name"},
+		{`{"jb": {}, "jb": {}}`, `duplicate key "jb"`},
+		{`{"jb": {"exclude": "beta"}}`, `"exclude" has the wrong type`},
+		{`{"jb": []}`, `not an object`},
 	} {
 		_, err := ParseVariants("agents/variants.json", []byte(tc.json), ids)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "agents/variants.json") {
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "agents/variants.json") || strings.Contains(err.Error(), " json: ") || strings.Contains(err.Error(), "Go ") {
 			t.Errorf("%s: err = %v, want it to name the file and contain %q", tc.json, err, tc.want)
 		}
 	}
@@ -187,7 +194,9 @@ func TestVariantPatchMustStayAManifest(t *testing.T) {
 	for _, tc := range []struct{ patch, want string }{
 		{`{"beta": {"tags": ["x"]}}`, `unknown field "tags"`},
 		{`{"beta": {"id": "other"}}`, `may not change "id"`},
-		{`{"beta": {"version": 3}}`, "not a manifest"},
+		{`{"beta": {"version": 3}}`, "at /version: expected string, but got number"},
+		{`{"beta": {"distribution": null}}`, "missing properties: 'distribution'"},
+		{`{"beta": {"name": ""}}`, "breaks agent.schema.json"},
 	} {
 		vs, err := ParseVariants("variants.json", []byte(`{"jb": {"patch": `+tc.patch+`}}`), ids)
 		if err != nil {

@@ -3,10 +3,15 @@ package build
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
 
 // Variants are the further indexes named by variants.json at the registry
@@ -55,9 +60,12 @@ func ParseVariants(file string, data []byte, ids []string) (*Variants, error) {
 	for _, id := range ids {
 		known[id] = true
 	}
+	if err := validate.CheckJSON(data); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrVariants, file, err)
+	}
 	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v: write an object keyed by variant name", ErrVariants, file, err)
+	if err := json.Unmarshal(data, &raw); err != nil || raw == nil {
+		return nil, fmt.Errorf("%w: %s: the file must hold a JSON object keyed by variant name, e.g. {\"jetbrains\": {\"exclude\": [\"some-agent\"]}}", ErrVariants, file)
 	}
 	vs := &Variants{}
 	for name, body := range raw {
@@ -65,10 +73,8 @@ func ParseVariants(file string, data []byte, ids []string) (*Variants, error) {
 			return nil, fmt.Errorf("%w: %s: variant name %q must match ^[a-z][a-z0-9-]*$ and not be \"preview\"", ErrVariants, file, name)
 		}
 		v := &variant{Name: name, file: file}
-		dec := json.NewDecoder(bytes.NewReader(body))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(v); err != nil {
-			return nil, fmt.Errorf("%w: %s: variant %q: %v: a variant has only \"exclude\" (ids) and \"patch\" (id -> merge patch)", ErrVariants, file, name, err)
+		if err := decodeVariant(body, v); err != nil {
+			return nil, fmt.Errorf("%w: %s: variant %q: %v", ErrVariants, file, name, err)
 		}
 		for _, id := range v.Exclude {
 			if !known[id] {
@@ -87,6 +93,31 @@ func ParseVariants(file string, data []byte, ids []string) (*Variants, error) {
 	}
 	sort.Slice(vs.list, func(i, j int) bool { return vs.list[i].Name < vs.list[j].Name })
 	return vs, nil
+}
+
+// decodeVariant decodes one variant strictly, naming what is wrong in
+// the file's terms rather than encoding/json's Go types.
+func decodeVariant(body []byte, v *variant) error {
+	const shape = `a variant is an object with only "exclude" (a list of ids) and "patch" (an object: id -> JSON merge patch)`
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(body, &members); err != nil || members == nil {
+		return errors.New("not an object: " + shape)
+	}
+	for k, raw := range members {
+		var err error
+		switch k {
+		case "exclude":
+			err = json.Unmarshal(raw, &v.Exclude)
+		case "patch":
+			err = json.Unmarshal(raw, &v.Patch)
+		default:
+			return fmt.Errorf("unknown field %q: %s", k, shape)
+		}
+		if err != nil {
+			return fmt.Errorf("%q has the wrong type: %s", k, shape)
+		}
+	}
+	return nil
 }
 
 // apply returns the variant's agents, encoded; unpatched agents reuse the
@@ -138,11 +169,14 @@ func patchManifest(m registry.Manifest, patch json.RawMessage) (registry.Manifes
 	if err != nil {
 		return m, err
 	}
+	if err := checkPatched(merged); err != nil {
+		return m, err
+	}
 	var out registry.Manifest
 	dec := json.NewDecoder(bytes.NewReader(merged))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&out); err != nil {
-		return m, fmt.Errorf("the patched agent is not a manifest: %v", err)
+		return m, fmt.Errorf("the patched agent is not a manifest (%s): patch only the fields of agent.json", strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if out.ID != m.ID {
 		return m, fmt.Errorf("a patch may not change \"id\"")
@@ -176,4 +210,40 @@ func MergePatch(target, patch any) any {
 		out[k] = MergePatch(out[k], pv)
 	}
 	return out
+}
+
+// checkPatched validates a patched agent against agent.schema.json: a
+// patch that deletes a required field ("distribution": null) or sets a
+// wrong type would otherwise publish an index that clients reject.
+func checkPatched(doc []byte) error {
+	sch, err := validate.CompiledAgentSchema()
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	if err := sch.Validate(v); err != nil {
+		return fmt.Errorf("the patched agent breaks agent.schema.json (%s): change the patch so the agent stays valid", schemaReason(err))
+	}
+	return nil
+}
+
+// schemaReason is the first leaf cause of a schema error, "at /path: why".
+func schemaReason(err error) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	for len(ve.Causes) > 0 {
+		ve = ve.Causes[0]
+	}
+	loc := ve.InstanceLocation
+	if loc == "" {
+		loc = "/"
+	}
+	return "at " + loc + ": " + ve.Message
 }

@@ -216,6 +216,10 @@ func (c *checker) syntaxError(err error, pre, post int) {
 		msg = se.Msg
 	}
 	off = c.culprit(msg, pre, post)
+	if msg == "unexpected EOF" {
+		// encoding/xml's words for an element left open at the end.
+		msg = "the file ends inside an element (a missing </svg>?)"
+	}
 	if strings.Contains(msg, "invalid character entity") {
 		c.add(RuleXML, off, "the icon is not well-formed XML: %s; icons may use only the entities &amp; &lt; &gt; &quot; &apos; (or numeric references)", printable(msg))
 		return

@@ -164,6 +164,8 @@ func TestMessagesNameValueAndFix(t *testing.T) {
 		{`<svg width="32" height="32">` + shape + `</svg>`, []string{"32×32", "16×16"}},
 		{`<svg width="100%" height="16">` + shape + `</svg>`, []string{`width="100%" is not a size in pixels`, `viewBox="0 0 16 16"`}},
 		{icon(`<use href="https://example.com/x.svg"/>` + shape), []string{`href="https://example.com/x.svg"`, "#id"}},
+		// Not encoding/xml's bare "unexpected EOF".
+		{`<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16">` + shape, []string{"the file ends inside an element (a missing </svg>?)"}},
 		// A right-to-left override would reorder the terminal line.
 		{icon(`<path fill="red&#x202e;mid" d="M0 0"/>` + shape), []string{`red\u202emid`}},
 	}

@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -55,4 +56,15 @@ func (e *kindError) Unwrap() []error {
 func errorf(kind error, format string, args ...any) error {
 	err := fmt.Errorf(format, args...)
 	return &kindError{msg: err.Error(), kind: kind, err: errors.Unwrap(err)}
+}
+
+// stopped is ctx's error worded by its cause ("interrupt signal
+// received" rather than "context canceled" after Ctrl-C), still matching
+// context.Canceled and context.DeadlineExceeded with errors.Is.
+func stopped(ctx context.Context) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && cause != err {
+		return &kindError{msg: cause.Error(), kind: err, err: cause}
+	}
+	return err
 }

@@ -107,6 +107,15 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		return nil, false, fmt.Errorf("%s: %w", what, err)
 	}
 	defer unlock()
+	installed := false
+	defer func() {
+		// A first install that failed leaves no empty agents/<id>/ behind
+		// (os.Remove keeps a folder that holds anything). Under the lock,
+		// so no other install is using it; installLocked recreates it.
+		if !installed {
+			os.Remove(in.agentDir(id))
+		}
+	}()
 	// Someone may have finished while we waited for the lock.
 	if !req.Force {
 		if r, err := readReceipt(dir); err == nil && in.satisfies(r, req) {
@@ -120,11 +129,17 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 	if err := in.markCurrent(id, c.Version); err != nil {
 		return nil, false, fmt.Errorf("%s: mark current: %w", what, err)
 	}
+	installed = true
 	return r, false, nil
 }
 
 func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, dir string) (*Receipt, error) {
 	agentDir := filepath.Dir(dir)
+	// Again under the lock: a failed install by another process may have
+	// removed the folder since Install created it.
+	if err := os.MkdirAll(agentDir, 0o755); err != nil {
+		return nil, err
+	}
 	tmp, err := os.MkdirTemp(agentDir, ".tmp-"+c.Version+"-*")
 	if err != nil {
 		return nil, err
@@ -135,6 +150,11 @@ func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, d
 			os.RemoveAll(tmp)
 		}
 	}()
+	// MkdirTemp makes 0700, and the rename keeps it: an install under a
+	// shared ACP_HOME would then run for its installer only.
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, err
+	}
 	var r *Receipt
 	switch c.Kind {
 	case registry.KindBinary:
@@ -212,7 +232,19 @@ func (in *Installer) Resolve(ctx context.Context, req Request, noInstall bool) (
 		}
 	}
 	if noInstall {
-		return nil, errorf(ErrNotInstalled, "%s %s is not installed: run acp install %s, or drop --no-install", id, v, id)
+		// When installing could not help either (no such distribution,
+		// no build for this platform, runner missing), say that instead.
+		if _, err := in.choose(req); err != nil {
+			return nil, err
+		}
+		cmd := id
+		if req.Dist != "" {
+			cmd += " --dist " + string(req.Dist)
+		}
+		if req.Preview {
+			cmd += " --preview"
+		}
+		return nil, errorf(ErrNotInstalled, "%s %s is not installed: run acp install %s, or drop --no-install", id, v, cmd)
 	}
 	r, _, err := in.Install(ctx, req)
 	if err != nil {

@@ -149,11 +149,64 @@ func TestInstallIsIdempotentAndResolveJSON(t *testing.T) {
 	leftovers(t, filepath.Join(in.Root, "agents", "demo"))
 }
 
+// Installs are readable by everyone, like npm's or go's: the temp folder
+// they start as is 0700 and would stay so after the rename.
+func TestInstallIsWorldReadable(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix permissions")
+	}
+	srv := newServer(t)
+	url := srv.add("/a.tgz", makeTar(t, []entry{exe("agent", agentScript)}, "gz"))
+	in := newInstaller(t)
+	r, _, err := in.Install(context.Background(), Request{Agent: binaryManifest("demo", "1.0.0", url, "agent", "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{r.Dir, filepath.Join(filepath.Dir(r.Dir), "current")} {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm()&0o044 != 0o044 {
+			t.Errorf("%s has mode %v, want it readable by group and others", p, st.Mode().Perm())
+		}
+	}
+}
+
+// A first install that fails leaves no empty agents/<id>/ folder, which
+// would otherwise linger (gc only visits installed agents); a retry works.
+func TestFailedFirstInstallLeavesNoAgentFolder(t *testing.T) {
+	srv := newServer(t)
+	in := newInstaller(t)
+	_, _, err := in.Install(context.Background(), Request{Agent: binaryManifest("demo", "1.0.0", srv.URL+"/missing.tgz", "agent", "")})
+	if err == nil {
+		t.Fatal("install succeeded, want a 404")
+	}
+	if _, err := os.Stat(filepath.Join(in.Root, "agents", "demo")); !os.IsNotExist(err) {
+		t.Errorf("agents/demo exists after a failed first install (stat: %v)", err)
+	}
+	url := srv.add("/a.tgz", makeTar(t, []entry{exe("agent", agentScript)}, "gz"))
+	if _, _, err := in.Install(context.Background(), Request{Agent: binaryManifest("demo", "1.0.0", url, "agent", "")}); err != nil {
+		t.Fatalf("retry: %v", err)
+	}
+}
+
 func TestResolveNoInstall(t *testing.T) {
 	in := newInstaller(t)
 	m := binaryManifest("demo", "1.0.0", "https://example.invalid/a.tgz", "agent", "")
 	_, err := in.Resolve(context.Background(), Request{Agent: m}, true)
 	if !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "acp install demo") {
+		t.Fatalf("err = %v", err)
+	}
+	// The hint repeats --dist, so following it installs what was asked.
+	_, err = in.Resolve(context.Background(), Request{Agent: m, Dist: registry.KindBinary}, true)
+	if !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "run acp install demo --dist binary,") {
+		t.Fatalf("err = %v", err)
+	}
+	// A distribution the agent lacks: installing would not help, so the
+	// error says what would.
+	_, err = in.Resolve(context.Background(), Request{Agent: m, Dist: registry.KindUvx}, true)
+	if errors.Is(err, ErrNotInstalled) || !errors.Is(err, ErrNoDistribution) || !strings.Contains(err.Error(), "no uvx distribution") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -33,7 +33,7 @@ func (in *Installer) runTool(ctx context.Context, prog, what string, args, env [
 		return nil
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("%s: %w", what, ctx.Err())
+		return fmt.Errorf("%s: %w", what, stopped(ctx))
 	}
 	msg := fmt.Sprintf("%s failed (%s): %v", what, prog, err)
 	if t := tail.String(); t != "" {
@@ -231,6 +231,9 @@ func (in *Installer) installUV(ctx context.Context, req Request, c Choice, tmp, 
 			os.RemoveAll(toolDir)
 		}
 	}()
+	if err := os.Chmod(toolDir, 0o755); err != nil { // MkdirTemp makes 0700
+		return nil, err
+	}
 	binDir := filepath.Join(toolDir, "bin")
 	env := []string{"UV_TOOL_DIR=" + filepath.Join(toolDir, "tools"), "UV_TOOL_BIN_DIR=" + binDir}
 	args := append(append([]string{"tool", "install"}, in.UVArgs...), target)

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -225,5 +226,27 @@ func TestRunnerMissing(t *testing.T) {
 	_, _, err := in.Install(context.Background(), Request{Agent: uvxManifest("0.4.1")})
 	if !errors.Is(err, ErrRunnerMissing) || !strings.Contains(err.Error(), "install it from https://docs.astral.sh/uv") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// Ctrl-C during npm install: the error says so in words (not "context
+// canceled"), still matches context.Canceled, and nothing is left behind.
+func TestInterruptedNpmInstall(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake npm is a shell script")
+	}
+	npm := filepath.Join(t.TempDir(), "npm")
+	os.WriteFile(npm, []byte("#!/bin/sh\nexec sleep 10\n"), 0o755)
+	in := newInstaller(t)
+	in.NPM = npm
+	in.LookPath = func(name string) (string, error) { return "/usr/bin/" + name, nil } // node "is there"
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() { time.Sleep(100 * time.Millisecond); cancel(errors.New("interrupt signal received")) }()
+	_, _, err := in.Install(ctx, Request{Agent: npxManifest("@acp-test/fake-agent@1.0.0")})
+	if !errors.Is(err, context.Canceled) || !strings.HasSuffix(err.Error(), "npm install: interrupt signal received") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(in.Root, "agents", "demo")); !os.IsNotExist(err) {
+		t.Errorf("an interrupted first install left agents/demo behind")
 	}
 }

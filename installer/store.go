@@ -56,7 +56,7 @@ func (in *Installer) lock(ctx context.Context, id string) (func(), error) {
 	ok, err := fl.TryLockContext(ctx, 25*time.Millisecond)
 	if err != nil || !ok {
 		if err == nil {
-			err = ctx.Err()
+			err = stopped(ctx)
 		}
 		return nil, fmt.Errorf("wait for the lock on %s (another acp is installing it?): %w", id, err)
 	}
@@ -172,6 +172,9 @@ func (in *Installer) markCurrent(id, version string) error {
 		return err
 	}
 	_, err = tmp.WriteString(version + "\n")
+	if err == nil {
+		err = tmp.Chmod(0o644) // CreateTemp makes 0600; others may read installs
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

@@ -27,6 +27,9 @@ func detect(override, goos, goarch string, translated func() bool) (registry.Pla
 	if override = strings.TrimSpace(override); override != "" {
 		p, err := registry.ParsePlatform(override)
 		if err != nil {
+			if alt := alias(override); alt != "" {
+				return "", fmt.Errorf("%s=%q: %w (did you mean %s?)", EnvOverride, override, err, alt)
+			}
 			return "", fmt.Errorf("%s=%q: %w", EnvOverride, override, err)
 		}
 		return p, nil
@@ -49,6 +52,34 @@ func detect(override, goos, goarch string, translated func() bool) (registry.Pla
 		arch = "aarch64"
 	}
 	return registry.Platform(goos + "-" + arch), nil
+}
+
+// alias spells a platform the way Go, Node or Rust would ("linux-arm64",
+// "macos-x64", "darwin_amd64") as the registry's key, or "" when it is no
+// such spelling.
+func alias(s string) string {
+	s = strings.ToLower(strings.NewReplacer("_", "-", "/", "-").Replace(s))
+	goos, arch, ok := strings.Cut(s, "-")
+	if !ok {
+		return ""
+	}
+	switch goos {
+	case "macos", "osx", "mac", "apple":
+		goos = "darwin"
+	case "win", "win32", "win64":
+		goos = "windows"
+	}
+	switch arch {
+	case "arm64", "aarch64":
+		arch = "aarch64"
+	case "amd64", "x64", "x86-64", "x86_64":
+		arch = "x86_64"
+	}
+	p, err := registry.ParsePlatform(goos + "-" + arch)
+	if err != nil {
+		return ""
+	}
+	return string(p)
 }
 
 // Libc names the C library on Linux ("glibc" or "musl"), "" elsewhere or

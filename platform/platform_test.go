@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -28,6 +29,9 @@ func TestDetect(t *testing.T) {
 		{override: "darwin-aarch64", goos: "linux", goarch: "amd64", want: "darwin-aarch64"},
 		{override: " windows-x86_64 ", goos: "linux", goarch: "amd64", want: "windows-x86_64"},
 		{override: "linux-amd64", goos: "linux", goarch: "amd64", err: `ACP_PLATFORM="linux-amd64": unknown platform "linux-amd64": use one of darwin-aarch64`},
+		{override: "linux-amd64", goos: "linux", goarch: "amd64", err: `(did you mean linux-x86_64?)`},
+		{override: "macos_arm64", goos: "linux", goarch: "amd64", err: `(did you mean darwin-aarch64?)`},
+		{override: "Linux-X86_64", goos: "linux", goarch: "amd64", err: `(did you mean linux-x86_64?)`},
 		{goos: "linux", goarch: "riscv64", err: "architecture riscv64 has no registry builds"},
 		{goos: "freebsd", goarch: "amd64", err: "operating system freebsd has no registry builds"},
 	}
@@ -41,6 +45,24 @@ func TestDetect(t *testing.T) {
 		}
 		if err != nil || got != c.want {
 			t.Errorf("detect(%q, %s, %s) = %s, %v; want %s", c.override, c.goos, c.goarch, got, err, c.want)
+		}
+	}
+}
+
+// A bad ACP_PLATFORM is a usage error (exit 2 in acp), and only a known
+// spelling of a real platform gets a suggestion.
+func TestDetectBadOverride(t *testing.T) {
+	_, err := detect("bogus", "linux", "amd64", nil)
+	var ue *registry.UsageError
+	if !errors.As(err, &ue) {
+		t.Fatalf("detect(bogus) err = %v (%T), want a *registry.UsageError", err, err)
+	}
+	if strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("detect(bogus) err = %v, want no suggestion", err)
+	}
+	for in, want := range map[string]string{"linux-arm64": "linux-aarch64", "win-x64": "windows-x86_64", "osx-amd64": "darwin-x86_64", "linux": "", "linux-riscv64": "", "freebsd-amd64": ""} {
+		if got := alias(in); got != want {
+			t.Errorf("alias(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,9 +58,25 @@ var tagRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 func GitShortCommit(ctx context.Context) (string, error) {
 	out, err := exec.CommandContext(ctx, "git", "rev-parse", "--short", "HEAD").Output()
 	if err != nil {
-		return "", fmt.Errorf("name the commit for the default tag (git rev-parse --short HEAD): %w; pass --tag", err)
+		// git's own sentence ("not a git repository") says more than
+		// "exit status 128".
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			if msg := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(ee.Stderr)), "fatal: ")); msg != "" {
+				err = errors.New(firstLine(msg))
+			}
+		}
+		return "", fmt.Errorf("name the commit for the default tag (git rev-parse --short HEAD): %v: run in the registry's git checkout, or pass --tag", err)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// CheckTag refuses a tag GitHub or the rolling release cannot take.
+func CheckTag(tag string) error {
+	if !tagRe.MatchString(tag) || tag == LatestTag {
+		return fmt.Errorf("tag %q: use letters, digits, . _ - (and not %q, the rolling release)", tag, LatestTag)
+	}
+	return nil
 }
 
 // DefaultTag is vYYYY.MM.DD-<short commit>, in UTC.
@@ -80,6 +98,11 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Token == "" {
+		// Before the tag: naming the commit can fail too, and the token is
+		// what a first run most often lacks.
+		return nil, fmt.Errorf("publish to %s: %w: set GITHUB_TOKEN to a token with contents: write on the repository", o.Repo, ErrNoToken)
+	}
 	if o.Tag == "" {
 		short := GitShortCommit
 		if o.ShortCommit != nil {
@@ -95,8 +118,8 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 		}
 		o.Tag = DefaultTag(now(), c)
 	}
-	if !tagRe.MatchString(o.Tag) || o.Tag == LatestTag {
-		return nil, fmt.Errorf("tag %q: use letters, digits, . _ - (and not %q, the rolling release)", o.Tag, LatestTag)
+	if err := CheckTag(o.Tag); err != nil {
+		return nil, err
 	}
 	p := &publisher{Options: o, owner: owner, repo: repo}
 	if err := p.preflight(ctx); err != nil {
@@ -146,6 +169,10 @@ func (p *publisher) preflight(ctx context.Context) error {
 		return fmt.Errorf("check access to %s: repository not found, or GITHUB_TOKEN cannot see it: %w", p.where(), ErrPermission)
 	}
 	if err != nil {
+		if status(resp) == 0 {
+			// No HTTP answer at all: offline, DNS, a proxy, a wrong URL.
+			return fmt.Errorf("check access to %s: %w: nothing was uploaded; check the network (and --github-api-url), then run again", p.where(), err)
+		}
 		return fmt.Errorf("check access to %s: %w", p.where(), err)
 	}
 	if !r.GetPermissions()["push"] {
@@ -336,9 +363,15 @@ type file struct {
 
 // listFiles lists the regular files of a flat folder, sorted.
 func listFiles(dir string) ([]file, error) {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("%s is a file: pass the folder acp-registry build wrote (e.g. dist)", dir)
+	}
 	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s does not exist: run acp-registry build first, or pass the folder it wrote", dir)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w (run acp-registry build first)", dir, err)
+		return nil, fmt.Errorf("read %s: %w", dir, err)
 	}
 	var files []file
 	for _, e := range entries {
@@ -371,7 +404,9 @@ func NewClient(hc *http.Client, baseURL, token string) (*github.Client, error) {
 		if !strings.HasSuffix(baseURL, "/") {
 			baseURL += "/"
 		}
-		u, err := c.BaseURL.Parse(baseURL)
+		// url.Parse, not c.BaseURL.Parse: a relative "nope" would resolve
+		// against api.github.com and pass for a valid API URL.
+		u, err := url.Parse(baseURL)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			return nil, fmt.Errorf("--github-api-url %q is not an http(s) URL", baseURL)
 		}
@@ -380,4 +415,9 @@ func NewClient(hc *http.Client, baseURL, token string) (*github.Client, error) {
 		c.UploadURL = &up
 	}
 	return c, nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

@@ -330,6 +330,12 @@ func TestPublishPreflightFailures(t *testing.T) {
 		want  string
 	}{
 		{"no token", func(f *fakeGitHub, o *Options) { o.Token = "" }, ErrNoToken, "set GITHUB_TOKEN"},
+		// The token is checked before the default tag is named: outside a
+		// git checkout the missing token must still be what is reported.
+		{"no token, no tag", func(f *fakeGitHub, o *Options) {
+			o.Token, o.Tag = "", ""
+			o.ShortCommit = func(context.Context) (string, error) { return "", errors.New("not a git repository") }
+		}, ErrNoToken, "set GITHUB_TOKEN"},
 		{"401", func(f *fakeGitHub, o *Options) { f.token = "other" }, ErrPermission, "401 Bad credentials"},
 		{"read-only token", func(f *fakeGitHub, o *Options) { f.push = false }, ErrPermission, "contents: write"},
 		{"tag without release", func(f *fakeGitHub, o *Options) { f.refs["v1"] = "x" }, ErrTagTaken, "choose another --tag"},
@@ -340,6 +346,9 @@ func TestPublishPreflightFailures(t *testing.T) {
 			opts := f.options(t, dist(t, build1), "good")
 			opts.Tag = "v1"
 			tc.setup(f, &opts)
+			if opts.Tag == "" && opts.ShortCommit == nil {
+				t.Fatal("test setup: no tag and no commit namer")
+			}
 			_, err := Publish(context.Background(), opts)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || (tc.is != nil && !errors.Is(err, tc.is)) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
@@ -362,6 +371,7 @@ func TestPublishRefusesBadInput(t *testing.T) {
 		{func(o *Options) { o.Tag = "v 1" }, "letters, digits"},
 		{func(o *Options) { o.Dir = t.TempDir() }, "is empty"},
 		{func(o *Options) { o.Dir = filepath.Join(t.TempDir(), "nope") }, "run acp-registry build first"},
+		{func(o *Options) { o.Dir = filepath.Join(o.Dir, "registry.json") }, "is a file: pass the folder acp-registry build wrote"},
 	} {
 		opts := f.options(t, dist(t, build1), "good")
 		tc.mod(&opts)
@@ -371,5 +381,17 @@ func TestPublishRefusesBadInput(t *testing.T) {
 	}
 	if len(f.log) != 0 {
 		t.Errorf("bad input reached GitHub: %v", f.log)
+	}
+}
+
+// A relative --github-api-url must not resolve against api.github.com.
+func TestNewClientRefusesRelativeURL(t *testing.T) {
+	for _, u := range []string{"nope", "api.example.com/v3", "ftp://x/"} {
+		if _, err := NewClient(nil, u, ""); err == nil || !strings.Contains(err.Error(), "is not an http(s) URL") {
+			t.Errorf("%q: err = %v", u, err)
+		}
+	}
+	if c, err := NewClient(nil, "https://ghe.example.com/api/v3", ""); err != nil || c.BaseURL.String() != "https://ghe.example.com/api/v3/" {
+		t.Errorf("GHE URL: %v, %v", c, err)
 	}
 }

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -104,9 +105,9 @@ func loadPath(path string) (*registry.Index, Origin, error) {
 		return nil, "", fmt.Errorf("read registry %s: %w (--registry and ACP_REGISTRY take a URL, a registry.json file or a registry folder)", path, err)
 	}
 	if st.IsDir() {
-		idx, err := registry.LoadTree(path)
+		idx, err := loadDir(path)
 		if err != nil {
-			return nil, "", fmt.Errorf("read registry folder %s: %w", path, err)
+			return nil, "", err
 		}
 		return idx, OriginDir, nil
 	}
@@ -114,11 +115,59 @@ func loadPath(path string) (*registry.Index, Origin, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("read registry file %s: %w", path, err)
 	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, "", fmt.Errorf("read registry file %s: the file is empty", path)
+	}
+	if filepath.Base(path) == registry.ManifestFile {
+		// One agent's manifest: a registry of that agent alone, as
+		// acp-registry validate accepts it.
+		m, err := registry.DecodeManifest(data)
+		if err != nil {
+			return nil, "", fmt.Errorf("read agent manifest %s: %w (run acp-registry validate for details)", path, err)
+		}
+		idx, err := indexOf([]registry.Manifest{*m})
+		if err != nil {
+			return nil, "", fmt.Errorf("read agent manifest %s: %w", path, err)
+		}
+		return idx, OriginFile, nil
+	}
 	idx, err := registry.ParseIndex(data)
 	if err != nil {
 		return nil, "", fmt.Errorf("read registry file %s: %w", path, err)
 	}
 	return idx, OriginFile, nil
+}
+
+// loadDir reads a registry folder (<id>/agent.json beneath it) or a single
+// agent's folder, and holds the result to the invariants of a
+// registry.json: a folder edited by hand has not been through build.
+func loadDir(path string) (*registry.Index, error) {
+	if _, err := os.Stat(filepath.Join(path, registry.ManifestFile)); err == nil {
+		idx, _, err := loadPath(filepath.Join(path, registry.ManifestFile))
+		return idx, err
+	}
+	tree, err := registry.LoadTree(path)
+	if err != nil {
+		return nil, fmt.Errorf("read registry folder %s: %w", path, err)
+	}
+	if len(tree.Agents) == 0 {
+		return nil, fmt.Errorf("read registry folder %s: no agents in it: a registry folder holds one <id>/%s per agent", path, registry.ManifestFile)
+	}
+	idx, err := indexOf(tree.Agents)
+	if err != nil {
+		return nil, fmt.Errorf("read registry folder %s: %w (run acp-registry validate for details)", path, err)
+	}
+	return idx, nil
+}
+
+// indexOf checks agents as registry.ParseIndex checks a downloaded index
+// (ids, duplicates, distributions, platforms), by the same code.
+func indexOf(agents []registry.Manifest) (*registry.Index, error) {
+	data, err := json.Marshal(registry.Index{Version: registry.IndexVersion, Agents: agents, Extensions: []json.RawMessage{}})
+	if err != nil {
+		return nil, err
+	}
+	return registry.ParseIndex(data)
 }
 
 // CheckURL refuses registry URLs that are not https, except plain http
@@ -246,6 +295,12 @@ func (o Options) fetch(ctx context.Context, raw, etag string) (idx *registry.Ind
 	}
 	resp, err := client.Do(req)
 	if err != nil {
+		// *url.Error repeats the method and URL ("Get \"https://…\": …"),
+		// which this message already names.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return nil, nil, "", fmt.Errorf("fetch %s: %w", raw, err)
 	}
 	defer resp.Body.Close()

@@ -376,3 +376,60 @@ func TestEmbeddedRejectsMismatchedFolder(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Folders and files a user may point --registry at by mistake or on
+// purpose: each either works or says what a registry folder is.
+func TestFolderAndFileEdgeCases(t *testing.T) {
+	dir := t.TempDir()
+	manifest := embedded["builtin/agent.json"].Data
+	load := func(path string) error {
+		_, _, err := Load(context.Background(), Options{Registry: path})
+		return err
+	}
+
+	empty := filepath.Join(dir, "empty")
+	os.MkdirAll(empty, 0o755)
+	if err := load(empty); err == nil || !strings.Contains(err.Error(), "no agents in it") {
+		t.Errorf("empty folder: err = %v, want one saying it holds no agents", err)
+	}
+
+	// One agent's folder, or its agent.json: a registry of that agent.
+	one := filepath.Join(dir, "builtin")
+	os.MkdirAll(one, 0o755)
+	os.WriteFile(filepath.Join(one, "agent.json"), manifest, 0o644)
+	for _, p := range []string{one, filepath.Join(one, "agent.json")} {
+		idx, _, err := Load(context.Background(), Options{Registry: p})
+		if err != nil || len(idx.Agents) != 1 || idx.Agents[0].ID != "builtin" {
+			t.Errorf("%s: %v, %v; want the one agent", p, idx, err)
+		}
+	}
+
+	// A hand-edited folder is held to registry.json's invariants.
+	dup := filepath.Join(dir, "dup")
+	for _, name := range []string{"a", "b"} {
+		os.MkdirAll(filepath.Join(dup, name), 0o755)
+		os.WriteFile(filepath.Join(dup, name, "agent.json"), manifest, 0o644)
+	}
+	if err := load(dup); err == nil || !strings.Contains(err.Error(), `"builtin" appears twice`) {
+		t.Errorf("duplicate ids: err = %v", err)
+	}
+
+	blank := filepath.Join(dir, "blank.json")
+	os.WriteFile(blank, []byte("\r\n"), 0o644)
+	if err := load(blank); err == nil || !strings.Contains(err.Error(), "the file is empty") || strings.Contains(err.Error(), "EOF") {
+		t.Errorf("empty file: err = %v", err)
+	}
+}
+
+// A connection failure names the URL once, not again in Go's
+// `Get "…":` prefix.
+func TestFetchErrorNamesURLOnce(t *testing.T) {
+	s := newServer(t, indexJSON("1.0.0"))
+	u := s.URL + "/registry.json"
+	s.Close()
+	_, _, err := Load(context.Background(), Options{Registry: u})
+	if err == nil || strings.Count(err.Error(), u) != 2 || strings.Contains(err.Error(), `Get "`) {
+		// "read registry URL: registry unavailable: fetch URL: dial …"
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,6 +1,10 @@
 package update
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+)
 
 // ErrNotFound is returned (wrapped) when a package or release does not exist.
 var ErrNotFound = errors.New("not found")
@@ -11,3 +15,9 @@ var ErrRateLimited = errors.New("rate limited")
 
 // ErrNoSource is returned (wrapped) when an agent has nothing to look up.
 var ErrNoSource = errors.New("no update source")
+
+// notFoundError is a sentence of its own that matches registry.ErrNotFound.
+type notFoundError struct{ msg string }
+
+func (e *notFoundError) Error() string { return e.msg }
+func (e *notFoundError) Unwrap() error { return registry.ErrNotFound }

@@ -104,6 +104,9 @@ func newGitHubClient(hc *http.Client, baseURL, token string, attempts int, backo
 // githubRepo takes owner and repo from a repository URL such as
 // https://github.com/owner/repo(.git)(/tree/main).
 func githubRepo(repository string) (owner, repo string, err error) {
+	if strings.TrimSpace(repository) == "" {
+		return "", "", fmt.Errorf("%w: binary agents are updated from the GitHub releases of \"repository\", and the manifest has none: add it, or update this agent by hand", ErrNoSource)
+	}
 	u, perr := url.Parse(repository)
 	if perr != nil || !strings.EqualFold(strings.TrimPrefix(u.Host, "www."), "github.com") {
 		return "", "", fmt.Errorf("%w: binary agents are updated from GitHub releases, but \"repository\" (%q) is not a github.com repository", ErrNoSource, repository)

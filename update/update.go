@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -110,7 +111,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 				missing = append(missing, id)
 			}
 			sort.Strings(missing)
-			return nil, fmt.Errorf("no agent %s in %s: %w", strings.Join(missing, ", "), opts.Root, registry.ErrNotFound)
+			return nil, &notFoundError{fmt.Sprintf("no agent %s in %s: --agent takes folder names under the registry root", strings.Join(missing, ", "), opts.Root)}
 		}
 		dirs = sel
 	}
@@ -141,6 +142,24 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		// Every lookup still running failed with the context; those are
+		// not the agents' failures. Manifests already rewritten stay so
+		// (each write is atomic), and the user should know which.
+		var applied []string
+		for i, r := range results {
+			for _, u := range r.ups {
+				if u.Applied {
+					applied = append(applied, dirs[i].Name)
+					break
+				}
+			}
+		}
+		if len(applied) > 0 {
+			return nil, fmt.Errorf("interrupted (%w); already rewritten: %s (review them with git diff)", err, strings.Join(applied, ", "))
+		}
+		return nil, fmt.Errorf("interrupted (%w); no manifest was changed", err)
+	}
 
 	rep := &Report{Updates: []Update{}, Errors: []Failure{}, UpToDate: []string{}, Skipped: []Failure{}}
 	for i, r := range results {
@@ -151,7 +170,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		if errors.Is(r.err, ErrNoSource) && len(r.ups) == 0 {
 			rep.Skipped = append(rep.Skipped, Failure{ID: dirs[i].Name, Error: r.err.Error()})
 		} else if r.err != nil {
-			rep.Errors = append(rep.Errors, Failure{ID: dirs[i].Name, Error: r.err.Error()})
+			rep.Errors = append(rep.Errors, Failure{ID: dirs[i].Name, Error: withFix(r.err)})
 		}
 		if r.upToDate {
 			rep.UpToDate = append(rep.UpToDate, dirs[i].Name)
@@ -173,7 +192,11 @@ func (o *Options) agent(ctx context.Context, d registry.AgentDir) (ups []Update,
 	}
 	m, err := registry.DecodeManifest(data)
 	if err != nil {
-		return nil, false, false, fmt.Errorf("decode %s: %w (run acp-registry validate)", file, err)
+		why := "it does not match the manifest schema"
+		if serr := validate.CheckJSON(data); serr != nil {
+			why = "it is not valid JSON (" + serr.Error() + ")"
+		}
+		return nil, false, false, fmt.Errorf("cannot read %s as a manifest: %s: fix it first (acp-registry validate shows where)", file, why)
 	}
 	if _, err := registry.ParseVersion(m.Version); err != nil || !registry.StrictVersion(m.Version) {
 		return nil, false, false, fmt.Errorf("current version %q of %s is not X.Y.Z: fix it by hand first", m.Version, file)
@@ -426,4 +449,19 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// withFix ends a lookup failure with what to do when the source could not
+// be reached at all (offline, DNS, a proxy), which the bare cause does not
+// say.
+func withFix(err error) string {
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	if errors.Is(err, remote.ErrNotFound) {
+		return err.Error() + ": the package does not exist there; check its name in agent.json, or point --npm-registry or --pypi-url at the registry that has it"
+	}
+	if errors.As(err, &dnsErr) || errors.As(err, &opErr) {
+		return err.Error() + ": the source could not be reached; run again when the network works, or point --npm-registry, --pypi-url or --github-api-url at a mirror"
+	}
+	return err.Error()
 }

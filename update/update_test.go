@@ -169,6 +169,8 @@ func TestLookupDecisions(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "not-an-agent"), 0o755)
 	writeAgent(t, root, "elsewhere", `{"id":"elsewhere","name":"E","version":"1.0.0","description":"d","repository":"https://gitlab.com/e/e",
  "distribution":{"binary":{"linux-x86_64":{"archive":"https://x.invalid/v1.0.0/e.tar.gz","cmd":"e"}}}}`)
+	writeAgent(t, root, "norepo", `{"id":"norepo","name":"N","version":"1.0.0","description":"d",
+ "distribution":{"binary":{"linux-x86_64":{"archive":"https://x.invalid/v1.0.0/n.tar.gz","cmd":"n"}}}}`)
 
 	rep, err := Run(context.Background(), f.options(t, root))
 	if err != nil {
@@ -189,11 +191,12 @@ func TestLookupDecisions(t *testing.T) {
 	}
 	if len(rep.Errors) != 3 || rep.Errors[0].ID != "ghost-tag" || rep.Errors[1].ID != "missing" || rep.Errors[2].ID != "odd" ||
 		!strings.Contains(rep.Errors[0].Error, "not among its published versions") ||
-		!strings.Contains(rep.Errors[1].Error, "404") ||
+		!strings.Contains(rep.Errors[1].Error, "404") || !strings.Contains(rep.Errors[1].Error, "the package does not exist there; check its name in agent.json") ||
 		!strings.Contains(rep.Errors[2].Error, `"release-2024" is not a version`) {
 		t.Errorf("errors = %+v", rep.Errors)
 	}
-	if len(rep.Skipped) != 1 || rep.Skipped[0].ID != "elsewhere" || !strings.Contains(rep.Skipped[0].Error, "not a github.com repository") {
+	if len(rep.Skipped) != 2 || rep.Skipped[0].ID != "elsewhere" || !strings.Contains(rep.Skipped[0].Error, "not a github.com repository") ||
+		rep.Skipped[1].ID != "norepo" || !strings.Contains(rep.Skipped[1].Error, `the GitHub releases of "repository", and the manifest has none`) {
 		t.Errorf("skipped = %+v", rep.Skipped)
 	}
 	for id, p := range paths {
@@ -437,6 +440,23 @@ func TestReplaceVersion(t *testing.T) {
 		got, n := replaceVersion(tc.in, "1.2.3", "1.3.0")
 		if got != tc.want || n != tc.n {
 			t.Errorf("replaceVersion(%s) = %s, %d; want %s, %d", tc.in, got, n, tc.want, tc.n)
+		}
+	}
+}
+
+// A manifest that does not decode fails alone, named in the registry's
+// terms: a position for bad JSON, never encoding/json's Go types.
+func TestBrokenManifestMessage(t *testing.T) {
+	root := t.TempDir()
+	writeAgent(t, root, "bad", "{\"id\": \"bad\",\n  oops}")
+	writeAgent(t, root, "typed", `{"id": "typed", "authors": [{"name": "x"}]}`)
+	rep, err := Run(context.Background(), Options{Root: root})
+	if err != nil || len(rep.Errors) != 2 {
+		t.Fatalf("Run = %+v, %v", rep, err)
+	}
+	for i, want := range []string{"it is not valid JSON (line 2, column 3: ", "it does not match the manifest schema: fix it first (acp-registry validate shows where)"} {
+		if e := rep.Errors[i].Error; !strings.Contains(e, want) || strings.Contains(e, "Go struct") {
+			t.Errorf("%s: %q, want %q", rep.Errors[i].ID, e, want)
 		}
 	}
 }

@@ -703,3 +703,19 @@ func invalidUTF8(data []byte) int {
 	}
 	return -1
 }
+
+// CheckJSON reports the first syntax error of data (or a duplicate key)
+// as "line L, column C: what is wrong", the way validate reports
+// json-syntax; nil when data is well-formed JSON.
+func CheckJSON(data []byte) error {
+	_, _, dups, jerr := parseJSON(data)
+	if jerr != nil {
+		line, col := lineCol(data, jerr.off)
+		return fmt.Errorf("line %d, column %d: %s", line, col, jerr.msg)
+	}
+	if len(dups) > 0 {
+		line, col := lineCol(data, dups[0].off)
+		return fmt.Errorf("line %d, column %d: duplicate key %q: each key may appear once", line, col, dups[0].key)
+	}
+	return nil
+}

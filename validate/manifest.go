@@ -180,8 +180,21 @@ func (c *checker) rules(root map[string]any, dirName string) {
 				"id %q must match ^[a-z][a-z0-9-]*$: use lowercase letters, digits and hyphens, starting with a letter%s", id, hint)
 		}
 		if dirName != "" && id != dirName {
+			// Suggest only renames that lead to a valid id: "rename the
+			// folder to ../x" would be harmful advice.
+			var fix string
+			switch idOK, dirOK := registry.ValidID(id), registry.ValidID(dirName); {
+			case idOK && dirOK:
+				fix = fmt.Sprintf("rename the folder to %q or set \"id\" to %q", id, dirName)
+			case idOK:
+				fix = fmt.Sprintf("rename the folder to %q", id)
+			case dirOK:
+				fix = fmt.Sprintf("set \"id\" to %q", dirName)
+			default:
+				fix = "choose a valid id, then use it both as \"id\" and as the folder name"
+			}
 			c.add("/id", false, RuleIDDirMismatch, SeverityError,
-				"id %q differs from its folder name %q: rename the folder to %q or set \"id\" to %q", id, dirName, id, dirName)
+				"id %q differs from its folder name %q: %s", id, dirName, fix)
 		}
 	}
 

@@ -91,6 +91,8 @@ var ruleCases = []ruleCase{
 	{name: "id format ok", rule: RuleIDFormat, want: false, dir: "-", edits: []string{`"id": "demo"`, `"id": "demo-2"`}},
 	{name: "id dir mismatch", rule: RuleIDDirMismatch, want: true, dir: "other", ptr: "/id", at: `"demo"`, msg: `rename the folder to "demo"`},
 	{name: "id dir unknown", rule: RuleIDDirMismatch, want: false, dir: "-"},
+	{name: "id dir mismatch, bad id", rule: RuleIDDirMismatch, want: true, dir: "demo", edits: []string{`"id": "demo"`, `"id": "../x"`}, ptr: "/id", msg: `"demo": set "id" to "demo"`},
+	{name: "id dir mismatch, bad folder", rule: RuleIDDirMismatch, want: true, dir: "A B", msg: `"A B": rename the folder to "demo"`},
 
 	{name: "version four parts", rule: RuleVersionSemver, want: true, edits: []string{`"version": "1.2.3"`, `"version": "1.18.31.1"`}, ptr: "/version", at: `"1.18.31.1"`, msg: "drop the fourth part"},
 	{name: "version two parts", rule: RuleVersionSemver, want: true, edits: []string{`"version": "1.2.3"`, `"version": "1.2"`}, ptr: "/version", msg: `write "1.2.0"`},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"sort"
 	"strings"
@@ -106,7 +107,7 @@ func runNetwork(ctx context.Context, results []*AgentResult, opts Options, c *re
 	}
 	all := append(append(append([]*lookup{}, n.urlList...), n.npmList...), n.pypiList...)
 	if opts.Stderr != nil && len(all) > 0 {
-		fmt.Fprintf(opts.Stderr, "checking %d archive URLs, %d npm packages, %d PyPI projects\n", len(n.urls), len(n.npm), len(n.pypi))
+		fmt.Fprintf(opts.Stderr, "checking %s, %s, %s\n", plural(len(n.urls), "archive URL"), plural(len(n.npm), "npm package"), plural(len(n.pypi), "PyPI project"))
 	}
 	runAll(ctx, interleave(all), jobs)
 	if opts.VerifyArchives {
@@ -266,6 +267,13 @@ func describeURLError(err error) (rule, msg string) {
 	case errors.Is(err, remote.ErrNotHTTPS):
 		return RuleURLUnreachable, fmt.Sprintf("archive %v: the download must stay on https through every redirect", err)
 	}
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	if errors.As(err, &dnsErr) || errors.As(err, &opErr) {
+		// No answer at all: the URL may be wrong, or this machine may be
+		// offline; say both rather than blame the manifest.
+		return RuleURLUnreachable, fmt.Sprintf("archive %v: check the URL's host name, or run again when the network works (--skip-urls skips network checks)", err)
+	}
 	return RuleURLUnreachable, fmt.Sprintf("archive %v: check the URL", err)
 }
 
@@ -280,7 +288,7 @@ func (n *netChecks) checkNPM(ctx context.Context, l *lookup) {
 			if errors.Is(err, remote.ErrNotFound) {
 				l.add(x, RuleNPMPackageMissing, x.pointer, fmt.Sprintf("npm package %q does not exist in the npm registry (%s): check the name, or publish the package", l.key, reg))
 			} else {
-				l.add(x, RuleRegistryUnreachable, x.pointer, fmt.Sprintf("%v: run again later (--skip-urls skips network checks)", err))
+				l.add(x, RuleRegistryUnreachable, x.pointer, fmt.Sprintf("%v: the package could not be checked; run again when %s is reachable, or use %s with a mirror (--skip-urls skips network checks)", err, reg, "--npm-registry"))
 			}
 		}
 		return
@@ -340,7 +348,7 @@ func (n *netChecks) checkPyPI(ctx context.Context, l *lookup) {
 			if errors.Is(err, remote.ErrNotFound) {
 				l.add(x, RulePyPIPackageMissing, x.pointer, fmt.Sprintf("PyPI project %q does not exist on %s: check the name, or publish the project", l.key, base))
 			} else {
-				l.add(x, RuleRegistryUnreachable, x.pointer, fmt.Sprintf("%v: run again later (--skip-urls skips network checks)", err))
+				l.add(x, RuleRegistryUnreachable, x.pointer, fmt.Sprintf("%v: the project could not be checked; run again when %s is reachable, or use %s with a mirror (--skip-urls skips network checks)", err, base, "--pypi-url"))
 			}
 		}
 		return

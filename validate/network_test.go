@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -453,5 +454,15 @@ func TestInterleaveByHost(t *testing.T) {
 	}
 	if want := "gh0,npm3,pypi5,gh1,npm4,gh2"; strings.Join(got, ",") != want {
 		t.Errorf("order = %s, want %s", strings.Join(got, ","), want)
+	}
+}
+
+// An archive host that does not resolve may be a typo or an offline
+// machine: the message must say both, not only "check the URL".
+func TestDescribeURLErrorNoAnswer(t *testing.T) {
+	err := &remote.URLError{URL: "https://github.com/o/r/releases/download/v1/a.zip", Err: &net.DNSError{Err: "no such host", Name: "github.com", IsNotFound: true}}
+	rule, msg := describeURLError(err)
+	if rule != RuleURLUnreachable || !strings.Contains(msg, "check the URL's host name, or run again when the network works") {
+		t.Errorf("%s: %s", rule, msg)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 )
@@ -32,7 +33,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		if len(a.Problems) == 0 {
 			continue
 		}
-		fmt.Fprintf(bw, "%s (%s): %s\n", paint(ansiBold, a.ID), a.Path, countText(a.Problems))
+		fmt.Fprintf(bw, "%s (%s): %s\n", paint(ansiBold, printable(a.ID)), printable(a.Path), countText(a.Problems))
 		for _, p := range a.Problems {
 			sev := string(p.Severity)
 			if p.Severity == SeverityError {
@@ -40,7 +41,7 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 			} else {
 				sev = paint(ansiYellow, sev)
 			}
-			fmt.Fprintf(bw, "%s: %s %s: %s\n", location(p), sev, p.Rule, p.Message)
+			fmt.Fprintf(bw, "%s: %s %s: %s\n", printable(location(p)), sev, p.Rule, printable(p.Message))
 		}
 		fmt.Fprintln(bw)
 	}
@@ -77,6 +78,9 @@ func countText(ps []Problem) string {
 	return plural(w, "warning")
 }
 
+// Plural is "1 word" or "N words", for the commands' summary lines.
+func Plural(n int, word string) string { return plural(n, word) }
+
 func plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
@@ -105,8 +109,13 @@ func SummaryLine(r *Report) string {
 	if s.Invalid == 1 {
 		verb = "has"
 	}
-	return fmt.Sprintf("%d of %s %s problems: %s, %s", s.Invalid, plural(s.Agents, "agent"), verb,
+	line := fmt.Sprintf("%d of %s %s problems: %s, %s", s.Invalid, plural(s.Agents, "agent"), verb,
 		plural(s.Errors, "error"), plural(s.Warnings, "warning"))
+	if r.Strict && s.Warnings > 0 {
+		// Otherwise "0 errors" and a failed run read as a contradiction.
+		line += " (--strict counts warnings as errors)"
+	}
+	return line
 }
 
 // WriteJSON writes the report as one indented JSON document (cli.md).
@@ -177,4 +186,23 @@ func escapeProperty(s string) string {
 // cell makes s safe inside a Markdown table cell.
 func cell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\r", " ", "\n", " ", "`", "'").Replace(s)
+}
+
+// printable escapes control characters (a newline or an escape sequence in
+// a folder name) so one problem stays one line and cannot repaint the
+// terminal; everything else, non-ASCII included, is kept as is.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -95,7 +95,7 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 	close(next)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("validate: %w", err)
+		return nil, fmt.Errorf("interrupted (%w); nothing was judged", err)
 	}
 
 	checkDuplicates(results)
@@ -111,6 +111,11 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 	})
 	if !opts.SkipURLs {
 		checkNetwork(ctx, results, opts)
+		// Ctrl-C turns every lookup still running into a failure; those
+		// are not problems of the agents, so there is no report to give.
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("interrupted before the network checks finished (%w); nothing was judged", err)
+		}
 	}
 	return finish(results, opts.Strict), nil
 }
@@ -354,9 +359,27 @@ func selectAgents(results []*AgentResult, want []string, paths []string) ([]*Age
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
-		return nil, &unknownAgentError{fmt.Sprintf("no agent %s in %s (%d agents): check the id", strings.Join(quoteAll(missing), ", "), strings.Join(paths, ", "), len(results))}
+		return nil, &unknownAgentError{fmt.Sprintf("no agent %s in %s (%s): check the id", strings.Join(quoteAll(missing), ", "), strings.Join(paths, ", "), knownIDs(results))}
 	}
 	return out, nil
+}
+
+// knownIDs names what --agent could have said: the ids themselves when
+// there are few, else how many there are.
+func knownIDs(results []*AgentResult) string {
+	const maxListed = 10
+	switch n := len(results); {
+	case n == 0:
+		return "it holds no agents"
+	case n > maxListed:
+		return fmt.Sprintf("%d agents", n)
+	}
+	ids := make([]string, 0, len(results))
+	for _, r := range results {
+		ids = append(ids, r.ID)
+	}
+	sort.Strings(ids)
+	return "agents: " + strings.Join(ids, ", ")
 }
 
 func quoteAll(ss []string) []string {

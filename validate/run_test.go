@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -363,12 +365,46 @@ func TestSummaryLine(t *testing.T) {
 		{Summary{Agents: 1}, false, "1 agent valid"},
 		{Summary{Agents: 41, Warnings: 2}, false, "all 41 agents valid (2 warnings)"},
 		{Summary{Agents: 41, Invalid: 3, Errors: 4, Warnings: 2}, false, "3 of 41 agents have problems: 4 errors, 2 warnings"},
-		{Summary{Agents: 41, Invalid: 1, Errors: 0, Warnings: 1}, true, "1 of 41 agents has problems: 0 errors, 1 warning"},
+		{Summary{Agents: 41, Invalid: 1, Errors: 0, Warnings: 1}, true, "1 of 41 agents has problems: 0 errors, 1 warning (--strict counts warnings as errors)"},
 		{Summary{}, false, "no agents found"},
 	}
 	for _, tt := range tests {
 		if got := SummaryLine(&Report{Summary: tt.s, Strict: tt.strict}); got != tt.want {
 			t.Errorf("%+v: %q, want %q", tt.s, got, tt.want)
 		}
+	}
+}
+
+// Ctrl-C during the network checks turns every pending lookup into a
+// failure; Run must say it was interrupted, not report those as problems.
+func TestRunInterruptedDuringNetworkChecks(t *testing.T) {
+	root := t.TempDir()
+	writeAgent(t, root, "alpha", manifestFor("alpha"), "")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	npm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cancel()
+		<-r.Context().Done()
+	}))
+	defer npm.Close()
+	rep, err := Run(ctx, []string{root}, Options{NPMRegistry: npm.URL + "/"})
+	if err == nil || !strings.Contains(err.Error(), "interrupted") || rep != nil {
+		t.Fatalf("Run = %v, %v; want no report and an interrupted error", rep, err)
+	}
+}
+
+// A control character in a folder name must not split a problem over two
+// lines (or reach the terminal raw).
+func TestWriteTextEscapesControlCharacters(t *testing.T) {
+	rep := &Report{Agents: []*AgentResult{{ID: "a\nb", Path: "reg/a\nb", Problems: []Problem{
+		{File: "reg/a\nb", Rule: "manifest-missing", Severity: SeverityWarning, Message: "folder reg/a\x1b[2Jb has no agent.json"},
+	}}}, Summary: Summary{Agents: 1, Warnings: 1}}
+	var out bytes.Buffer
+	if err := WriteText(&out, rep, false); err != nil {
+		t.Fatal(err)
+	}
+	want := "a\\nb (reg/a\\nb): 1 warning\nreg/a\\nb: warning manifest-missing: folder reg/a\\x1b[2Jb has no agent.json\n\n1 agent valid (1 warning)\n"
+	if out.String() != want {
+		t.Errorf("got  %q\nwant %q", out.String(), want)
 	}
 }

@@ -168,8 +168,11 @@ const (
 // each through a temporary file renamed into place, so a reader never
 // sees half a matrix.
 func (mx *Matrix) WriteFiles(dir string) ([]string, error) {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("write the matrix into %s: it exists and is not a folder: remove it or choose another --out", dir)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", dir, err)
+		return nil, fmt.Errorf("create the matrix folder %s (--out): %w", dir, err)
 	}
 	var js, md bytes.Buffer
 	enc := json.NewEncoder(&js)

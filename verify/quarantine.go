@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
 
 // QuarantineFile lists agents verify skips, id → reason, at the registry root.
@@ -24,6 +25,9 @@ func LoadQuarantine(root string) (map[string]string, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := validate.CheckJSON(data); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrQuarantine, path, err)
 	}
 	var q map[string]string
 	if err := json.Unmarshal(data, &q); err != nil || q == nil {

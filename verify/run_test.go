@@ -206,3 +206,14 @@ func stripTimes(s string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+func TestMatrixWriteFilesOutIsAFile(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "matrix")
+	if err := os.WriteFile(out, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := (&Matrix{}).WriteFiles(out)
+	if err == nil || !strings.Contains(err.Error(), "exists and is not a folder: remove it or choose another --out") {
+		t.Errorf("err = %v", err)
+	}
+}

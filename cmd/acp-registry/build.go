@@ -39,8 +39,10 @@ replaced as a whole or not at all. The same input gives byte-identical output.
 
 PATH defaults to ./agents if it exists, else the current folder.
 
-Exit status: 0 built, 3 validation found errors (nothing written), 1 the
-output could not be written, 2 bad usage.`,
+Exit status: 0 built, 3 validation found errors or variants.json is
+invalid (nothing written), 1 the output could not be written, 2 bad usage
+(a PATH without agents, or an --out that is the registry, the current
+folder, or a folder of other files).`,
 		Example: `  acp-registry build --skip-urls
   acp-registry build agents --out dist --base-url https://cdn.example.com/registry/v1/latest --json`,
 		Args: cobra.MaximumNArgs(1),
@@ -62,8 +64,8 @@ func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, b
 	if len(args) == 1 {
 		root = args[0]
 	}
-	if st, err := os.Stat(root); err != nil || !st.IsDir() {
-		return cli.Usagef("registry folder %q does not exist: pass the folder that holds <id>/agent.json", root)
+	if err := checkRegistryRoot(root); err != nil {
+		return err
 	}
 	baseURL := f.baseURL
 	if env := os.Getenv("REGISTRY_BASE_URL"); env != "" && !baseURLSet {
@@ -71,6 +73,9 @@ func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, b
 	}
 	if !strings.HasPrefix(baseURL, "https://") && !strings.HasPrefix(baseURL, "http://") {
 		return cli.Usagef("--base-url %q must be an http(s) URL", baseURL)
+	}
+	if err := f.net.check(); err != nil {
+		return err
 	}
 	vo := f.net.validateOptions()
 	vo.Stderr = s.Err
@@ -89,6 +94,14 @@ func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, b
 		}
 		return &cli.ExitError{Code: cli.ExitProblems, Msg: err.Error()}
 	}
+	if errors.Is(err, build.ErrVariants) {
+		// variants.json is registry input like the manifests: a problem
+		// found in it, not a failure to read or write.
+		return &cli.ExitError{Code: cli.ExitProblems, Msg: err.Error() + "; nothing was written"}
+	}
+	if errors.Is(err, build.ErrOut) || errors.Is(err, build.ErrNoAgents) {
+		return &cli.UsageError{Err: err}
+	}
 	if err != nil {
 		return err
 	}
@@ -102,6 +115,6 @@ func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, b
 	if res.DryRun {
 		verb = "would build"
 	}
-	_, err = fmt.Fprintf(s.Out, "%s %d agents into %s (%d files)\n", verb, res.Agents, res.Out, len(res.Files))
+	_, err = fmt.Fprintf(s.Out, "%s %s into %s (%s)\n", verb, validate.Plural(res.Agents, "agent"), res.Out, validate.Plural(len(res.Files), "file"))
 	return err
 }

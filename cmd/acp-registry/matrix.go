@@ -13,14 +13,17 @@ func newMatrixCmd(s cli.Streams) *cobra.Command {
 	var f verifyFlags
 	var out string
 	cmd := &cobra.Command{
-		Use:   "matrix [PATH] [--out DIR] [--jobs N] [--timeout DUR]",
+		Use:   "matrix [PATH]",
 		Short: "Handshake with every agent and write which protocol features each advertises",
 		Long: `Install and launch every agent as verify does, and record what each
 initialize answer advertises: protocol version, loadSession, prompt and
 MCP capabilities, session capabilities, auth logout, and the types of its
 auth methods. Writes protocol-matrix.json and protocol-matrix.md into
 --out and prints their paths. Failing agents are rows of the matrix, not
-errors: the exit status is 0 once the matrix is written.`,
+errors: the exit status is 0 once the matrix is written, 1 when it cannot
+be, 2 bad usage.`,
+		Example: `  acp-registry matrix --out protocol-matrix
+  acp-registry matrix agents --agent claude-agent,gemini --jobs 2`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rep, err := runVerify(cmd.Context(), s, args, f)

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"net/url"
 	"os"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/remote"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
@@ -28,6 +30,18 @@ func (n *netFlags) register(fl *pflag.FlagSet, withSkip bool) {
 	fl.BoolVar(&n.allowPrivateURLs, "allow-private-urls", false, "allow URLs on loopback and private networks (tests, private mirrors)")
 	fl.StringVar(&n.npmRegistry, "npm-registry", remote.DefaultNPMRegistry, "npm registry for npx packages")
 	fl.StringVar(&n.pypiURL, "pypi-url", remote.DefaultPyPIURL, "PyPI for uvx packages")
+}
+
+// check refuses registry URLs that could never be fetched, before any
+// lookup turns them into one "unreachable" problem per package.
+func (n *netFlags) check() error {
+	for _, f := range []struct{ name, value string }{{"--npm-registry", n.npmRegistry}, {"--pypi-url", n.pypiURL}} {
+		u, err := url.Parse(f.value)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return cli.Usagef("%s %q is not an http(s) URL: write the base URL, e.g. https://registry.example.com/", f.name, f.value)
+		}
+	}
+	return nil
 }
 
 // validateOptions fills the network part of validate.Options.

@@ -46,7 +46,12 @@ Exit status: 0 published, 1 failed (nothing is uploaded when the checks fail),
 2 bad usage.`,
 		Example: `  acp-registry publish dist --repo agentclientprotocol/registry
   acp-registry publish dist --repo me/registry --tag v2026.05.04-test --json`,
-		Args: cobra.ExactArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return cli.Usagef("publish takes one DIR, the folder acp-registry build wrote (got %d arguments): e.g. acp-registry publish dist --repo OWNER/NAME", len(args))
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			return runPublish(c.Context(), s, args[0], f)
 		},
@@ -65,6 +70,11 @@ Exit status: 0 published, 1 failed (nothing is uploaded when the checks fail),
 func runPublish(ctx context.Context, s cli.Streams, dir string, f publishFlags) error {
 	if owner, name, ok := strings.Cut(f.repo, "/"); !ok || owner == "" || name == "" || strings.Contains(name, "/") {
 		return cli.Usagef("--repo %q: write OWNER/NAME", f.repo)
+	}
+	if f.tag != "" {
+		if err := publish.CheckTag(f.tag); err != nil {
+			return &cli.UsageError{Err: fmt.Errorf("--tag: %w", err)}
+		}
 	}
 	token := os.Getenv("GITHUB_TOKEN")
 	// A stalled connection must not hang a release job forever; dist/ is

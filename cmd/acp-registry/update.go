@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -39,16 +40,20 @@ moves "preview" to the npm dist-tag next (or preview).
 
 With --apply, each manifest is edited in place: only the changed values
 (version, package pins, archive URLs, sha256) are rewritten, keeping the
-file's formatting and key order. Binary agents whose repository is not on
-GitHub have no source: they are listed as skipped, not as failures. New archives are downloaded to recompute
+file's formatting and key order. New archives are downloaded to recompute
 sha256 (an agent with a missing archive is left unchanged), and the result
 is validated before it is written. GITHUB_TOKEN is sent to the GitHub API
-when set. One agent's failure never stops the others.
+when set. One agent's failure never stops the others. Binary agents whose
+repository is not on GitHub have no source: they are listed as skipped,
+not as failures.
+
+PATH is the registry folder (default ./agents if it exists, else the
+current folder); --agent picks agents by folder name.
 
 Exit status: 0 done, 1 a lookup or an apply failed, 4 updates are available
 (only with --exit-code), 2 bad usage.`,
 		Example: `  acp-registry update
-  acp-registry update --apply --agent gemini,claude-acp
+  acp-registry update --apply --agent gemini,claude-agent
   acp-registry update --json --exit-code`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -74,6 +79,12 @@ func runUpdate(ctx context.Context, s cli.Streams, args []string, f updateFlags)
 	}
 	if f.jobs < 1 {
 		return cli.Usagef("--jobs must be at least 1, not %d", f.jobs)
+	}
+	if err := checkRegistryRoot(root); err != nil {
+		return err
+	}
+	if err := f.net.check(); err != nil {
+		return err
 	}
 	agents := splitIDs(f.agents)
 	gh, err := update.NewGitHubClient(nil, f.githubAPIURL, os.Getenv("GITHUB_TOKEN"), nil)
@@ -104,7 +115,7 @@ func runUpdate(ctx context.Context, s cli.Streams, args []string, f updateFlags)
 	}
 	switch {
 	case len(rep.Errors) > 0:
-		return &cli.ExitError{Code: cli.ExitFailure, Msg: fmt.Sprintf("%d agent(s) could not be updated", len(rep.Errors))}
+		return &cli.ExitError{Code: cli.ExitFailure, Msg: fmt.Sprintf("%s could not be updated", countAgents(len(rep.Errors)))}
 	case f.exitCode && len(rep.Updates) > 0:
 		return &cli.ExitError{Code: cli.ExitUpdates}
 	}
@@ -133,6 +144,28 @@ func writeUpdateText(s cli.Streams, rep *update.Report) error {
 	for _, e := range rep.Errors {
 		fmt.Fprintf(s.Err, "%s: update %s: %s\n", prog, e.ID, e.Error)
 	}
-	fmt.Fprintf(s.Err, "%d update(s), %d up to date, %d skipped, %d error(s)\n", len(rep.Updates), len(rep.UpToDate), len(rep.Skipped), len(rep.Errors))
+	fmt.Fprintf(s.Err, "%s, %d up to date, %d skipped, %s\n", validate.Plural(len(rep.Updates), "update"), len(rep.UpToDate), len(rep.Skipped), validate.Plural(len(rep.Errors), "error"))
+	return nil
+}
+
+// countAgents is "1 agent" or "N agents".
+func countAgents(n int) string { return validate.Plural(n, "agent") }
+
+// checkRegistryRoot refuses what update, build and verify cannot work on:
+// a missing path, a file, or one agent's folder (update would find no
+// agents in it and report nothing; build would publish a one-agent
+// registry).
+func checkRegistryRoot(root string) error {
+	st, err := os.Stat(root)
+	if err != nil {
+		return cli.Usagef("registry folder %q does not exist: pass the folder that holds <id>/agent.json", root)
+	}
+	if !st.IsDir() {
+		return cli.Usagef("%s is a file, not a registry folder: pass the folder that holds <id>/agent.json", root)
+	}
+	if _, err := os.Stat(filepath.Join(root, registry.ManifestFile)); err == nil {
+		abs, _ := filepath.Abs(root)
+		return cli.Usagef("%s is one agent's folder: pass the registry folder above it, with --agent %s", root, filepath.Base(abs))
+	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The update command's JSON and exit codes against a fake npm registry.
@@ -73,5 +74,40 @@ func TestUpdateCommandExitCodes(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, "stale", "agent.json")); !strings.Contains(string(b), `"stale@1.1.0"`) {
 		t.Errorf("--apply did not rewrite the manifest: %s", b)
+	}
+}
+
+// PATH must be a registry folder: a missing path or one agent's folder
+// (which update would silently find no agents in) is a usage error that
+// says what to pass instead; an interrupted run reports no failures.
+func TestUpdateCommandPathErrors(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "solo"), 0o755)
+	os.WriteFile(filepath.Join(root, "solo", "agent.json"), []byte(`{"id": "solo", "name": "X", "version": "1.0.0", "description": "d", "distribution": {"npx": {"package": "solo@1.0.0"}}}`), 0o644)
+	for _, tc := range []struct{ path, want string }{
+		{filepath.Join(root, "missing"), "does not exist: pass the folder that holds <id>/agent.json"},
+		{filepath.Join(root, "solo", "agent.json"), "is a file, not a registry folder: pass the folder that holds <id>/agent.json"},
+		{filepath.Join(root, "solo"), "is one agent's folder: pass the registry folder above it, with --agent solo"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"update", tc.path}, strings.NewReader(""), &out, &errb)
+		if code != 2 || out.Len() != 0 || !strings.Contains(errb.String(), tc.want) {
+			t.Errorf("update %s: exit %d, stderr %q; want 2 and %q", tc.path, code, errb.String(), tc.want)
+		}
+	}
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"update", root, "--agent", "nope"}, strings.NewReader(""), &out, &errb)
+	if code != 2 || !strings.Contains(errb.String(), `no agent nope in `+root+`: --agent takes folder names under the registry root`) || strings.Contains(errb.String(), "not found") {
+		t.Errorf("unknown agent: %d %q", code, errb.String())
+	}
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	errb.Reset()
+	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	code = run(ctx, []string{"update", root, "--npm-registry", srv.URL + "/"}, strings.NewReader(""), &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "interrupted (context canceled); no manifest was changed") || strings.Contains(errb.String(), "update solo") {
+		t.Errorf("interrupted: %d %q", code, errb.String())
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -39,7 +40,7 @@ Exit status: 0 valid (warnings allowed), 3 problems found (warnings too with
 --strict), 1 a path could not be read, 2 bad usage.`,
 		Example: `  acp-registry validate --skip-urls
   acp-registry validate agents/gemini --json
-  acp-registry validate --agent gemini,claude-acp --strict`,
+  acp-registry validate --agent gemini,claude-agent --strict`,
 		RunE: func(c *cobra.Command, args []string) error {
 			return runValidate(c.Context(), s, args, f, c.Flags().Changed("format"))
 		},
@@ -74,6 +75,9 @@ func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateF
 	if f.jobs < 1 {
 		return cli.Usagef("--jobs must be at least 1, not %d", f.jobs)
 	}
+	if err := f.net.check(); err != nil {
+		return err
+	}
 	opts := f.net.validateOptions()
 	opts.Strict = f.strict
 	opts.Agents = splitIDs(f.agents)
@@ -97,6 +101,15 @@ func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateF
 	}
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
+	}
+	if rep.Summary.Agents == 0 {
+		// Exit 0 (nothing is wrong), but a CI job pointed at the wrong
+		// folder should not pass without a word.
+		where := strings.Join(paths, ", ")
+		if where == "" {
+			where = strings.Join(validate.DefaultPaths(), ", ")
+		}
+		fmt.Fprintf(s.Err, "%s: warning: no agents found in %s: a registry holds one folder per agent, each with agent.json\n", prog, where)
 	}
 	if rep.HasErrors() {
 		return cli.ErrProblems

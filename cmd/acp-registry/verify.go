@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -40,7 +42,7 @@ type verifyFlags struct {
 func newVerifyCmd(s cli.Streams) *cobra.Command {
 	var f verifyFlags
 	cmd := &cobra.Command{
-		Use:   "verify [PATH] [--agent IDS] [--type binary|npx|uvx] [--jobs N] [--timeout DUR] [--sandbox DIR] [--json]",
+		Use:   "verify [PATH]",
 		Short: "Install and launch every agent in a sandbox and check that it offers authentication",
 		Long: `For every agent and every distribution that can run on this machine:
 install it into a sandbox, launch it with a throw-away HOME and TERM=dumb
@@ -52,6 +54,9 @@ does not count against --timeout.
 Agents listed in quarantine.json ({"id": "reason"}) at the registry root
 are skipped with that reason. ACP_PLATFORM=<os>-<arch> picks the binary
 target. Exit status 3 when any agent fails.`,
+		Example: `  acp-registry verify --agent claude-agent
+  acp-registry verify agents --type npx --jobs 2 --json
+  ACP_PLATFORM=darwin-aarch64 acp-registry verify --type binary --sandbox /tmp/sb`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rep, err := runVerify(cmd.Context(), s, args, f)
@@ -110,14 +115,10 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 		}
 		kinds = []registry.Kind{k}
 	}
-	if st, err := os.Stat(root); err != nil || !st.IsDir() {
-		return nil, cli.Usagef("registry folder %q does not exist: pass the folder that holds <id>/agent.json", root)
-	}
-	idx, err := registry.LoadTree(root)
-	if err != nil {
+	if err := checkRegistryRoot(root); err != nil {
 		return nil, err
 	}
-	agents, err := selectAgents(idx, root, f.agents)
+	agents, err := loadAgents(root, f.agents)
 	if err != nil {
 		return nil, err
 	}
@@ -125,11 +126,22 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 	if err != nil {
 		return nil, err
 	}
+	warnStaleQuarantine(s, root, quarantine)
 	plat, err := platform.Current()
 	if err != nil {
 		return nil, err
 	}
 	sandbox := f.sandbox
+	if sandbox != "" {
+		// A sandbox that cannot be made is the caller's problem, not a
+		// failure of every agent.
+		if st, err := os.Stat(sandbox); err == nil && !st.IsDir() {
+			return nil, cli.Usagef("--sandbox %s is a file: pass a folder (it is created when missing)", sandbox)
+		}
+		if err := os.MkdirAll(sandbox, 0o755); err != nil {
+			return nil, fmt.Errorf("create the sandbox folder %s (--sandbox): %w", sandbox, err)
+		}
+	}
 	if sandbox == "" {
 		tmp, err := os.MkdirTemp("", "acp-verify-")
 		if err != nil {
@@ -145,7 +157,7 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 	if f.json || cli.IsTerminal(s.Err) {
 		progress = s.Err
 	}
-	return verify.Run(ctx, agents, verify.Options{
+	rep, err := verify.Run(ctx, agents, verify.Options{
 		Kinds:      kinds,
 		Jobs:       f.jobs,
 		Timeout:    f.timeout,
@@ -155,32 +167,76 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 		Client:     verify.ClientInfo(prog),
 		Progress:   progress,
 	})
+	if cerr := ctx.Err(); cerr != nil {
+		// Installs and handshakes cut short are not the agents' failures.
+		return nil, fmt.Errorf("interrupted (%w); no verdict was given", cerr)
+	}
+	return rep, err
 }
 
-// selectAgents picks --agent ids out of the tree, all when none given.
-func selectAgents(idx *registry.Index, root string, ids []string) ([]*registry.Manifest, error) {
-	var out []*registry.Manifest
-	if len(ids) == 0 {
-		for i := range idx.Agents {
-			out = append(out, &idx.Agents[i])
-		}
-		return out, nil
+// loadAgents decodes the manifests of the agents to verify: the --agent
+// folders (ids are folder names), or every agent. Only the agents picked
+// are read, so one broken manifest elsewhere in the registry does not stop
+// verifying the others; a broken one that was picked is named with where
+// to look, not with encoding/json's Go types.
+func loadAgents(root string, ids []string) ([]*registry.Manifest, error) {
+	dirs, err := registry.ScanRoot(root)
+	if err != nil {
+		return nil, err
 	}
-	var missing []string
-	for _, id := range ids {
-		id = strings.TrimSpace(id)
-		if id == "" {
-			continue
+	var picked []registry.AgentDir
+	if ids = splitIDs(ids); len(ids) == 0 {
+		picked = dirs
+	} else {
+		byName := map[string]registry.AgentDir{}
+		for _, d := range dirs {
+			byName[d.Name] = d
 		}
-		m, ok := idx.Find(id)
-		if !ok {
-			missing = append(missing, id)
+		var missing []string
+		seen := map[string]bool{}
+		for _, id := range ids {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			d, ok := byName[id]
+			if _, err := os.Stat(d.ManifestPath()); !ok || err != nil {
+				missing = append(missing, id)
+				continue
+			}
+			picked = append(picked, d)
+		}
+		if len(missing) > 0 {
+			return nil, cli.Usagef("no agent %s in %s: --agent takes folder names under the registry root", strings.Join(missing, ", "), root)
+		}
+	}
+	var out []*registry.Manifest
+	var broken []string
+	for _, d := range picked {
+		data, err := registry.ReadLimited(d.ManifestPath(), registry.MaxManifestSize)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // not an agent
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", d.ManifestPath(), err)
+		}
+		m, err := registry.DecodeManifest(data)
+		if err != nil {
+			why := "it does not match the manifest schema"
+			if serr := validate.CheckJSON(data); serr != nil {
+				why = "it is not valid JSON (" + serr.Error() + ")"
+			}
+			broken = append(broken, fmt.Sprintf("%s: %s", d.ManifestPath(), why))
 			continue
 		}
 		out = append(out, m)
 	}
-	if len(missing) > 0 {
-		return nil, cli.Usagef("no agent %s in %s: --agent takes folder names under the registry root", strings.Join(missing, ", "), root)
+	if len(broken) > 0 {
+		hint := "fix them (acp-registry validate shows where), or verify the others with --agent"
+		if len(broken) == 1 {
+			hint = "fix it (acp-registry validate shows where), or verify the others with --agent"
+		}
+		return nil, fmt.Errorf("cannot verify %s: %s", strings.Join(broken, "; "), hint)
 	}
 	return out, nil
 }
@@ -205,5 +261,32 @@ func sandboxInstall(plat registry.Platform) verify.InstallFunc {
 			return launch.Spec{}, err
 		}
 		return launch.Spec{Command: spec.Command, Args: spec.Args, Env: spec.Env, Dir: spec.Cwd}, nil
+	}
+}
+
+// warnStaleQuarantine names quarantine.json entries without an agent (a
+// renamed or removed agent): harmless to the run, but an entry that never
+// applies hides nothing and only misleads.
+func warnStaleQuarantine(s cli.Streams, root string, q map[string]string) {
+	if len(q) == 0 {
+		return
+	}
+	dirs, err := registry.ScanRoot(root)
+	if err != nil {
+		return
+	}
+	have := map[string]bool{}
+	for _, d := range dirs {
+		have[d.Name] = true
+	}
+	var stale []string
+	for id := range q {
+		if !have[id] {
+			stale = append(stale, id)
+		}
+	}
+	sort.Strings(stale)
+	for _, id := range stale {
+		fmt.Fprintf(s.Err, "%s: warning: %s names %q, which is not an agent of this registry: remove the entry\n", prog, filepath.Join(root, verify.QuarantineFile), id)
 	}
 }

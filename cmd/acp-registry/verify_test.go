@@ -120,6 +120,7 @@ func TestVerifyUsage(t *testing.T) {
 		{"verify", root, "--type", "docker"},
 		{"verify", root, "--jobs", "0"},
 		{"verify", filepath.Join(root, "missing")},
+		{"verify", root, "--sandbox", filepath.Join(root, "quarantine.json")},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr); code != 2 || stdout.Len() != 0 {
@@ -145,5 +146,56 @@ func TestMatrixCommand(t *testing.T) {
 	}
 	if !strings.Contains(string(md), "| good | binary | pass | 1 | 3.1.0 | ✓ | –/–/– | ✓/– |  | – | terminal |") {
 		t.Errorf("matrix lacks the good agent's row:\n%s", md)
+	}
+}
+
+// Ctrl-C while agents install or answer: no verdicts, a plain sentence,
+// and not the bare "context canceled".
+func TestVerifyInterrupted(t *testing.T) {
+	root := verifyTree(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"verify", root, "--json"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 1 || stdout.Len() != 0 || !strings.Contains(stderr.String(), "acp-registry: interrupted (context canceled); no verdict was given") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
+	}
+}
+
+// One broken manifest must not stop verifying the agents asked for, and
+// when it is among them the error names the file in the registry's terms.
+func TestVerifyBrokenManifestElsewhere(t *testing.T) {
+	root := verifyTree(t)
+	os.MkdirAll(filepath.Join(root, "broken"), 0o755)
+	os.WriteFile(filepath.Join(root, "broken", "agent.json"), []byte(`{"id": "broken", "authors": [{"name": "x"}]}`), 0o644)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"verify", root, "--agent", "good,good", "--type", "binary"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 0 || !strings.HasSuffix(stdout.String(), "1 passed, 0 failed, 0 skipped\n") {
+		t.Errorf("--agent good: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	code = run(context.Background(), []string{"verify", root}, strings.NewReader(""), &stdout, &stderr)
+	want := "cannot verify " + filepath.Join(root, "broken", "agent.json") + ": it does not match the manifest schema: fix it (acp-registry validate shows where), or verify the others with --agent"
+	if code != 1 || stdout.Len() != 0 || !strings.Contains(stderr.String(), want) || strings.Contains(stderr.String(), "Go struct") {
+		t.Errorf("whole tree: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// A quarantine entry for an agent that no longer exists is named on
+// stderr; a syntax error in quarantine.json has a position.
+func TestVerifyQuarantineMessages(t *testing.T) {
+	root := verifyTree(t)
+	os.WriteFile(filepath.Join(root, "quarantine.json"), []byte(`{"held": "hangs", "renamed": "old id"}`), 0o644)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"verify", root, "--agent", "macos"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 0 || !strings.Contains(stderr.String(), `quarantine.json names "renamed", which is not an agent of this registry: remove the entry`) || strings.Contains(stderr.String(), `"held"`) {
+		t.Errorf("stale entry: exit %d, stderr %q", code, stderr.String())
+	}
+	os.WriteFile(filepath.Join(root, "quarantine.json"), []byte("{\"held\": \"hangs\",\n}"), 0o644)
+	stderr.Reset()
+	code = run(context.Background(), []string{"verify", root, "--agent", "macos"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "quarantine.json: line 2, column 1: ") {
+		t.Errorf("syntax error: exit %d, stderr %q", code, stderr.String())
 	}
 }

@@ -152,9 +152,13 @@ func TestClosest(t *testing.T) {
 		"copilot": "github-copilot",
 		"cladue":  "claude-acp",
 		"zzzzzz":  "",
+		"qewn":    "qwen-code",
+		// Too short to be a typo: no suggestion rather than every id.
+		"x":   "",
+		"a b": "",
 	} {
 		got := strings.Join(closest(q, ids, 3), ",")
-		if want == "" && got != "" || !strings.HasPrefix(got, want) {
+		if (want == "" && got != "") || !strings.HasPrefix(got, want) {
 			t.Errorf("closest(%q) = %q, want it to start with %q", q, got, want)
 		}
 	}
@@ -230,5 +234,63 @@ func TestUsageErrorsExit2(t *testing.T) {
 		if stdout.Len() != 0 {
 			t.Errorf("acp %v wrote to stdout: %s", args, stdout.String())
 		}
+	}
+}
+
+// Usage errors say which command and what it wants, not cobra's
+// "accepts 1 arg(s), received 0", and print one "[flags]"-free usage line.
+func TestUsageMessages(t *testing.T) {
+	t.Setenv("ACP_HOME", t.TempDir())
+	t.Setenv("ACP_PLATFORM", "")
+	for _, c := range []struct {
+		env  string
+		args []string
+		want string
+	}{
+		{"", []string{"install"}, "acp: install needs one agent id\n"},
+		{"", []string{"info", "a", "b c"}, "acp: info takes one agent id, got 2: a 'b c'\n"},
+		{"", []string{"list", "extra"}, "acp: list takes no arguments, got extra\n"},
+		{"", []string{"info", ""}, "acp: info needs one agent id, got an empty one\n"},
+		{"", []string{"install", "@1.0.0"}, "acp: install needs an agent id before @VERSION"},
+		{"", []string{"search"}, "acp: search needs a term"},
+		{"", []string{"search", " "}, "acp: search needs a term"},
+		{"", []string{"upgrade"}, "acp: upgrade needs the agents to upgrade, or --all"},
+		{"", []string{"upgrade", "x", "--all"}, "acp: upgrade takes agent ids or --all, not both"},
+		{"linux-arm64", []string{"--offline", "resolve", "claude-agent"}, `acp: ACP_PLATFORM="linux-arm64": unknown platform "linux-arm64": use one of darwin-aarch64,`},
+	} {
+		t.Setenv("ACP_PLATFORM", c.env)
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), c.args, strings.NewReader(""), &stdout, &stderr)
+		if code != cli.ExitUsage || stdout.Len() != 0 {
+			t.Errorf("acp %q: exit %d, stdout %q; want exit 2 and no stdout", c.args, code, stdout.String())
+		}
+		if !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("acp %q: stderr lacks %q:\n%s", c.args, c.want, stderr.String())
+		}
+		if strings.Contains(stderr.String(), "[flags]") || strings.Contains(stderr.String(), "arg(s)") {
+			t.Errorf("acp %q: cobra's wording leaked:\n%s", c.args, stderr.String())
+		}
+	}
+	if !strings.Contains(func() string {
+		var stdout, stderr bytes.Buffer
+		t.Setenv("ACP_PLATFORM", "linux-arm64")
+		run(context.Background(), []string{"--offline", "resolve", "claude-agent"}, strings.NewReader(""), &stdout, &stderr)
+		return stderr.String()
+	}(), "(did you mean linux-aarch64?)") {
+		t.Errorf("bad ACP_PLATFORM: no suggestion of linux-aarch64")
+	}
+}
+
+// ACP_HOME naming a file: one sentence about ACP_HOME, not "mkdir …: not a
+// directory" after a warning about the cache.
+func TestACPHomeIsAFile(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "home")
+	os.WriteFile(f, []byte("x"), 0o644)
+	t.Setenv("ACP_HOME", f)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--offline", "list"}, strings.NewReader(""), &stdout, &stderr)
+	want := "acp: ACP_HOME=" + f + " is a file, not a folder: point ACP_HOME at a folder (it is created when missing)\n"
+	if code != cli.ExitFailure || stdout.Len() != 0 || stderr.String() != want {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout.String(), stderr.String(), want)
 	}
 }

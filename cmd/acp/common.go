@@ -26,10 +26,27 @@ const (
 	envRegistry = "ACP_REGISTRY" // --registry default
 )
 
+// acpHome is ACP_HOME made absolute, "" when unset. A file there would
+// otherwise surface as "mkdir …: not a directory" from deep inside.
+func acpHome() (string, error) {
+	h := os.Getenv(envHome)
+	if h == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(h)
+	if err != nil {
+		return "", fmt.Errorf("%s=%s: %w", envHome, h, err)
+	}
+	if st, err := os.Stat(abs); err == nil && !st.IsDir() {
+		return "", fmt.Errorf("%s=%s is a file, not a folder: point %s at a folder (it is created when missing)", envHome, h, envHome)
+	}
+	return abs, nil
+}
+
 // dataDir holds installs (agents/<id>/<version>/) and locks.
 func dataDir() (string, error) {
-	if h := os.Getenv(envHome); h != "" {
-		return filepath.Abs(h)
+	if h, err := acpHome(); err != nil || h != "" {
+		return h, err
 	}
 	if x := os.Getenv("XDG_DATA_HOME"); x != "" && filepath.IsAbs(x) {
 		return filepath.Join(x, "acp"), nil
@@ -48,8 +65,7 @@ func dataDir() (string, error) {
 
 // cacheDir holds the cached registry index.
 func cacheDir() (string, error) {
-	if h := os.Getenv(envHome); h != "" {
-		h, err := filepath.Abs(h)
+	if h, err := acpHome(); err != nil || h != "" {
 		return filepath.Join(h, "cache"), err
 	}
 	c, err := os.UserCacheDir()
@@ -110,7 +126,7 @@ func (g *globalOpts) installer() (*installer.Installer, error) {
 	}
 	p, err := platform.Current()
 	if err != nil {
-		return nil, err
+		return nil, usageFrom(err) // a bad ACP_PLATFORM is the user's to fix: exit 2
 	}
 	return &installer.Installer{
 		Root:     root,
@@ -164,7 +180,13 @@ func closest(q string, ids []string, n int) []string {
 		class int
 		dist  int
 	}
-	limit := max(2, len(q)/3)
+	// A typo budget that grows with the query, but a one- to three-letter
+	// query ("x", "a b") is too short to be a typo of anything: allowing it
+	// two edits would suggest every id.
+	limit := max(1, len(q)/3)
+	if len(q) >= 4 {
+		limit = max(2, limit)
+	}
 	var cs []cand
 	for _, id := range ids {
 		// Typos are usually in a word of the id, or in its beginning
@@ -177,9 +199,9 @@ func closest(q string, ids []string, n int) []string {
 			d = min(d, editDistance(q, w))
 		}
 		switch {
-		case q != "" && (strings.Contains(id, q) || strings.Contains(q, id)):
+		case len(q) >= 3 && (strings.Contains(id, q) || strings.Contains(q, id)):
 			cs = append(cs, cand{id, 0, d})
-		case d <= limit:
+		case d <= limit && d < len(q):
 			cs = append(cs, cand{id, 1, d})
 		}
 	}

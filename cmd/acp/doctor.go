@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -43,7 +45,7 @@ func newDoctorCmd(g *globalOpts) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "doctor [--json]",
 		Short: "Check runners (node, npm, uv), directories, registry reachability and platform",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rep := doctor(cmd.Context(), g)
 			if asJSON {
@@ -189,6 +191,10 @@ func reachable(ctx context.Context, raw string) (int, error) {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
+		var ue *url.Error // its text repeats `Get "<raw>"`
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return 0, fmt.Errorf("fetch %s: %w", raw, err)
 	}
 	defer resp.Body.Close()

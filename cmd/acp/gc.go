@@ -10,7 +10,7 @@ func newGCCmd(g *globalOpts) *cobra.Command {
 	return &cobra.Command{
 		Use:   "gc",
 		Short: "Remove installed versions other than each agent's current one",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			in, err := g.installer()
 			if err != nil {
@@ -24,7 +24,7 @@ func newGCCmd(g *globalOpts) *cobra.Command {
 			for _, r := range rs {
 				removed, err := in.GC(r.ID)
 				if err != nil {
-					return fmt.Errorf("gc %s: %w", r.ID, err)
+					return err // GC's errors name the agent
 				}
 				for _, v := range removed {
 					fmt.Fprintf(g.streams.Out, "removed %s %s\n", r.ID, v)

@@ -18,7 +18,7 @@ func newInfoCmd(g *globalOpts) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "info ID [--json]",
 		Short: "Show one agent: its manifest, what would run here, what is installed",
-		Args:  cobra.ExactArgs(1),
+		Args:  oneArg("agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			idx, err := g.index(cmd.Context())
 			if err != nil {

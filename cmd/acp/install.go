@@ -22,20 +22,29 @@ type installOpts struct {
 func newInstallCmd(g *globalOpts) *cobra.Command {
 	var o installOpts
 	cmd := &cobra.Command{
-		Use:   "install ID[@VERSION] [--dist binary|npx|uvx] [--preview] [--force] [--json]",
+		Use: "install ID[@VERSION] [--dist binary|npx|uvx] [--preview] [--force] [--json]",
+		Example: `  acp install claude-agent
+  acp install gemini --dist npx
+  acp install "Claude Agent" --json`,
 		Short: "Install an agent (idempotent)",
 		Long: `Install an agent from the registry into the data directory.
 
 VERSION, when given, must be the version the registry offers (or its
-preview version). --offline applies to the registry index only: an npx or
+preview version); @latest is the registry's version. --offline applies to the registry index only: an npx or
 uvx install still needs npm or uv to reach their package registries.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dist, err := parseDist(o.dist)
 			if err != nil {
 				return err
 			}
 			id, version, _ := strings.Cut(args[0], "@")
+			if id == "" {
+				return cli.Usagef("install needs an agent id before @VERSION, e.g. acp install gemini@1.2.3")
+			}
+			if version == "latest" { // as npm says it: the registry's version
+				version = ""
+			}
 			rc, already, err := installAgent(cmd.Context(), g, id, version, dist, o.preview, o.force)
 			if err != nil {
 				return err

@@ -24,7 +24,7 @@ func newListCmd(g *globalOpts) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list [--installed] [--json]",
 		Short: "List the registry's agents and what is installed",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			idx, err := g.index(cmd.Context())
 			if err != nil {
@@ -40,6 +40,11 @@ func newListCmd(g *globalOpts) *cobra.Command {
 			}
 			if o.json {
 				return cli.WriteJSON(g.streams.Out, agentList{Agents: rows})
+			}
+			if o.installedOnly && len(rows) == 0 {
+				// As gh does: the empty result said on stderr, no bare header.
+				fmt.Fprintln(g.streams.Err, "no agents installed (acp install ID installs one)")
+				return nil
 			}
 			return writeAgentTable(g.streams.Out, rows, false)
 		},

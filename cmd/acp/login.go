@@ -21,7 +21,9 @@ func newLoginCmd(g *globalOpts) *cobra.Command {
 	var o loginOpts
 	var timeout = defaultProbeTimeout
 	cmd := &cobra.Command{
-		Use:   "login ID [--method METHOD] [--dist binary|npx|uvx]",
+		Use: "login ID [--method METHOD] [--dist binary|npx|uvx] [--preview] [--timeout DUR]",
+		Example: `  acp login gemini
+  acp login claude-agent --method claude-ai-login`,
 		Short: "Sign in to an agent by running its terminal auth method interactively",
 		Long: `Ask the agent which auth methods it offers (as acp probe does), then run
 its terminal sign-in on this terminal: the agent's own command with the
@@ -30,7 +32,7 @@ environment variables added, in your environment and HOME, so the
 credentials land where the agent will look for them. Without --method,
 the only terminal method is used; when there are several, they are
 listed. acp exits with the sign-in's exit status.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			spec, init, err := probeAgent(ctx, g, args[0], o.resolveOpts, timeout)

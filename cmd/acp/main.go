@@ -41,6 +41,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		newUpgradeCmd(g), newUninstallCmd(g), newGCCmd(g),
 		newDoctorCmd(g),
 	)
+	// Each Use line spells out its flags; cobra would add a second "[flags]".
+	for _, c := range root.Commands() {
+		c.DisableFlagsInUseLine = true
+	}
 	return cli.Execute(ctx, prog, root, stderr)
 }
 

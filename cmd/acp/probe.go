@@ -32,14 +32,16 @@ type probeOpts struct {
 func newProbeCmd(g *globalOpts) *cobra.Command {
 	var o probeOpts
 	cmd := &cobra.Command{
-		Use:   "probe ID [--dist binary|npx|uvx] [--timeout DUR] [--json]",
+		Use: "probe ID [--dist binary|npx|uvx] [--preview] [--timeout DUR] [--json]",
+		Example: `  acp probe claude-agent
+  acp probe gemini --timeout 1m --json`,
 		Short: "Show what an agent offers: its initialize answer (protocol, capabilities, auth methods)",
 		Long: `Install the agent if needed, launch it with a throw-away HOME and only
 basic environment variables (your tokens stay out), send the ACP initialize
 request and summarise the answer: protocol version, agentInfo,
 capabilities and auth methods with their types. --json prints the answer's
 result object exactly as the agent sent it.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			spec, init, err := probeAgent(cmd.Context(), g, args[0], o.resolveOpts, o.timeout)
 			if err != nil {
@@ -75,6 +77,11 @@ func probeAgent(ctx context.Context, g *globalOpts, id string, ro resolveOpts, t
 	out := verify.Handshake(ctx, toLaunch(spec), verify.HandshakeOptions{Sandbox: sandbox, Timeout: timeout, Client: verify.ClientInfo(prog)})
 	if out.Init == nil {
 		msg := fmt.Sprintf("probe %s %s (%s): %s", spec.ID, spec.Version, spec.Distribution, out.Failure)
+		if n := out.Stats.NonJSONLines; n > 0 && len(out.NonJSON) > 0 {
+			// An agent printing a banner or its usage instead of JSON-RPC
+			// is usually launched without its ACP flag: show what it said.
+			msg += fmt.Sprintf("; it wrote %d non-JSON line(s) on stdout instead (first: %q): is it started in ACP mode?", n, out.NonJSON[0])
+		}
 		if out.StderrTail != "" && !strings.Contains(out.Failure, "stderr:") {
 			msg += "\nagent stderr (end):\n" + out.StderrTail
 		}

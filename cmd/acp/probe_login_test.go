@@ -29,6 +29,11 @@ for a in "$@"; do
 done
 read -r line
 echo "agent: got $line" >&2
+if [ "$2" = chatty ]; then
+  echo "usage: agent [--acp]"
+  read -r line
+  exit 0
+fi
 if [ "$2" = two ]; then
   printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentInfo":{"name":"two-ways","version":"2.0.0"},"authMethods":[{"id":"browser","name":"Browser","type":"terminal","args":["--login","browser"]},{"id":"device","name":"Device code","type":"terminal","args":["--login","device"]}]}}'
 else
@@ -59,7 +64,7 @@ func probeRegistry(t *testing.T) string {
 	t.Cleanup(srv.Close)
 
 	root := t.TempDir()
-	for id, args := range map[string][]string{"sh-agent": {"--acp"}, "two-ways": {"--acp", "two"}} {
+	for id, args := range map[string][]string{"sh-agent": {"--acp"}, "two-ways": {"--acp", "two"}, "chatty": {"--acp", "chatty"}} {
 		target := map[string]any{"archive": srv.URL + "/agent.tar.gz", "cmd": "./bin/agent", "args": args, "env": map[string]string{"FROM_MANIFEST": "yes"}}
 		m := map[string]any{"id": id, "name": id, "version": "1.0.0", "description": "a shell agent",
 			"distribution": map[string]any{"binary": map[string]any{"linux-x86_64": target}}}
@@ -111,6 +116,19 @@ func TestProbe(t *testing.T) {
 	}
 	if raw["_meta"] == nil || len(raw["authMethods"].([]any)) != 2 {
 		t.Errorf("--json is not the raw result: %s", out)
+	}
+}
+
+// An agent that answers with text instead of JSON-RPC: the error shows the
+// text, which usually says what is wrong.
+func TestProbeShowsNonJSONOutputOnFailure(t *testing.T) {
+	probeRegistry(t)
+	code, out, errOut := runAcp(t, "probe", "chatty", "--timeout", "500ms")
+	if code != 1 || out != "" {
+		t.Fatalf("exit %d, stdout %q; want 1 and nothing", code, out)
+	}
+	if !strings.Contains(errOut, `non-JSON line(s) on stdout instead (first: "usage: agent [--acp]")`) {
+		t.Errorf("stderr does not show the agent's text:\n%s", errOut)
 	}
 }
 

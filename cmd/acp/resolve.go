@@ -26,14 +26,16 @@ type resolveOpts struct {
 func newResolveCmd(g *globalOpts) *cobra.Command {
 	var o resolveOpts
 	cmd := &cobra.Command{
-		Use:   "resolve ID [--dist binary|npx|uvx] [--preview] [--no-install] [--json]",
+		Use: "resolve ID [--dist binary|npx|uvx] [--preview] [--no-install] [--json]",
+		Example: `  acp resolve claude-agent --json
+  acp resolve gemini --no-install`,
 		Short: "Print how to launch an agent, installing it first unless --no-install",
 		Long: `Print the launch spec of an agent: the command, its arguments and the
 environment variables to add. An installed agent resolves from its receipt
 without reading the registry or touching the network (acp upgrade moves
 it to the registry's newer version). Without --json the
 command line is printed shell-quoted, environment additions first.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			spec, err := resolveAgent(cmd.Context(), g, args[0], o)
 			if err != nil {

@@ -17,7 +17,9 @@ import (
 func newRunCmd(g *globalOpts) *cobra.Command {
 	var o resolveOpts
 	cmd := &cobra.Command{
-		Use:   "run ID [--dist binary|npx|uvx] [--preview] [-- ARGS...]",
+		Use: "run ID [--dist binary|npx|uvx] [--preview] [-- ARGS...]",
+		Example: `  acp run claude-agent
+  acp run gemini -- --model gemini-2.5-pro`,
 		Short: "Launch an agent on this terminal's stdin/stdout/stderr, installing it first if needed",
 		Long: `Launch an agent with the caller's stdin, stdout and stderr, installing
 it first if needed. ARGS after -- are appended to the agent's own args.

@@ -13,10 +13,21 @@ import (
 func newSearchCmd(g *globalOpts) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "search TERM [--json]",
-		Short: "Find agents whose id, name or description contains TERM",
-		Args:  cobra.ExactArgs(1),
+		Use: "search TERM... [--json]",
+		Example: `  acp search claude
+  acp search open source --json`,
+		Short: "Find agents whose id, name or description contains every word of TERM",
+		Long: `Find agents whose id, name or description contains TERM, ignoring case.
+With several words (acp search claude agent, or one quoted argument) an
+agent matches when it contains every word.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if strings.TrimSpace(strings.Join(args, "")) == "" {
+				return cli.Usagef("search needs a term, e.g. acp search claude")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			term := strings.Join(args, " ")
 			idx, err := g.index(cmd.Context())
 			if err != nil {
 				return err
@@ -30,14 +41,14 @@ func newSearchCmd(g *globalOpts) *cobra.Command {
 				return err
 			}
 			rows := []agentRow{}
-			for _, m := range search(idx, args[0]) {
+			for _, m := range search(idx, term) {
 				rows = append(rows, rowFor(m, inst[m.ID]))
 			}
 			if asJSON {
 				return cli.WriteJSON(g.streams.Out, agentList{Agents: rows})
 			}
 			if len(rows) == 0 {
-				fmt.Fprintf(g.streams.Err, "no agent matches %q (acp list shows every agent)\n", args[0])
+				fmt.Fprintf(g.streams.Err, "no agent matches %q (acp list shows every agent)\n", term)
 				return nil
 			}
 			return writeAgentTable(g.streams.Out, rows, true)

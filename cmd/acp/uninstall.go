@@ -13,7 +13,7 @@ func newUninstallCmd(g *globalOpts) *cobra.Command {
 	return &cobra.Command{
 		Use:   "uninstall ID",
 		Short: "Remove every installed version of an agent",
-		Args:  cobra.ExactArgs(1),
+		Args:  oneArg("agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in, err := g.installer()
 			if err != nil {

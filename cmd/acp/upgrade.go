@@ -24,8 +24,11 @@ func newUpgradeCmd(g *globalOpts) *cobra.Command {
 		Use:   "upgrade [ID...|--all] [--json]",
 		Short: "Install the registry's version of installed agents where it is newer",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.all == (len(args) > 0) {
-				return cli.Usagef("name the agents to upgrade, or pass --all (not both)")
+			switch {
+			case o.all && len(args) > 0:
+				return cli.Usagef("upgrade takes agent ids or --all, not both")
+			case !o.all && len(args) == 0:
+				return cli.Usagef("upgrade needs the agents to upgrade, or --all for every installed agent")
 			}
 			rep, err := upgrade(cmd.Context(), g, args)
 			if err != nil {
@@ -41,6 +44,12 @@ func newUpgradeCmd(g *globalOpts) *cobra.Command {
 				}
 				for _, id := range rep.UpToDate {
 					fmt.Fprintf(g.streams.Out, "%s is up to date\n", id)
+				}
+				for _, e := range rep.Skipped {
+					fmt.Fprintf(g.streams.Err, "skipped %s: %s\n", e.ID, e.Error)
+				}
+				if o.all && len(rep.Upgraded)+len(rep.UpToDate)+len(rep.Skipped)+len(rep.Errors) == 0 {
+					fmt.Fprintln(g.streams.Err, "no agents installed (acp install ID installs one)")
 				}
 				for _, e := range rep.Errors {
 					fmt.Fprintf(g.streams.Err, "upgrade %s: %s\n", e.ID, e.Error)
@@ -61,6 +70,7 @@ func newUpgradeCmd(g *globalOpts) *cobra.Command {
 type upgradeReport struct {
 	Upgraded []upgraded     `json:"upgraded"`
 	UpToDate []string       `json:"upToDate"`
+	Skipped  []upgradeError `json:"skipped"` // --all: installed agents this registry lacks
 	Errors   []upgradeError `json:"errors"`
 }
 
@@ -87,7 +97,8 @@ func upgrade(ctx context.Context, g *globalOpts, ids []string) (*upgradeReport, 
 	if err != nil {
 		return nil, err
 	}
-	if len(ids) == 0 {
+	all := len(ids) == 0
+	if all {
 		rs, err := in.List()
 		if err != nil {
 			return nil, err
@@ -97,10 +108,16 @@ func upgrade(ctx context.Context, g *globalOpts, ids []string) (*upgradeReport, 
 		}
 	}
 	sort.Strings(ids)
-	rep := &upgradeReport{Upgraded: []upgraded{}, UpToDate: []string{}, Errors: []upgradeError{}}
+	rep := &upgradeReport{Upgraded: []upgraded{}, UpToDate: []string{}, Skipped: []upgradeError{}, Errors: []upgradeError{}}
 	fail := func(id string, err error) { rep.Errors = append(rep.Errors, upgradeError{ID: id, Error: err.Error()}) }
 	for _, id := range ids {
 		m, err := g.lookup(idx, id)
+		if all && errors.Is(err, registry.ErrNotFound) {
+			// Installed from another registry, or delisted since: not
+			// this run's failure; it stays as it is.
+			rep.Skipped = append(rep.Skipped, upgradeError{ID: id, Error: "not in this registry; the installed version stays"})
+			continue
+		}
 		if err != nil {
 			fail(id, err)
 			continue

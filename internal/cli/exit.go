@@ -68,11 +68,17 @@ func Code(prog string, err error, stderr io.Writer) int {
 }
 
 // cobra reports flag and argument errors as plain errors; recognise the
-// ones it writes so they exit 2, as the contract says.
+// ones it writes so they exit 2, as the contract says. Only unwrapped
+// errors that start with cobra's wording count: our own errors wrap a
+// cause and may well contain "invalid argument" (EINVAL) or an id the
+// user typed, and those are failures, not usage.
 func isCobraUsage(err error) bool {
+	if errors.Unwrap(err) != nil {
+		return false
+	}
 	s := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "requires at most", "if any flags in the group", "required flag"} {
-		if strings.Contains(s, p) {
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "requires at most", "if any flags in the group", "at least one of the flags in the group", "required flag"} {
+		if strings.HasPrefix(s, p) {
 			return true
 		}
 	}

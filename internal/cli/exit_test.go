@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -24,6 +25,10 @@ func TestCodeMapsErrorKinds(t *testing.T) {
 		{&ExitError{Code: 7}, 7, ""},
 		{&ExitError{Code: 1, Msg: "agent not installed"}, 1, "acp: agent not installed\n"},
 		{errors.New("acp: already prefixed"), ExitFailure, "acp: already prefixed\n"},
+		// Our errors that merely contain cobra's words are failures.
+		{fmt.Errorf("agent %q: %w", "unknown command", errors.New("not found")), ExitFailure, "acp: agent \"unknown command\": not found\n"},
+		{fmt.Errorf("write /x: %w", syscall.EINVAL), ExitFailure, "acp: write /x: invalid argument\n"},
+		{errors.New(`accepts 1 arg(s), received 2`), ExitUsage, "acp: accepts 1 arg(s), received 2\n"},
 	}
 	for _, c := range cases {
 		var buf bytes.Buffer
