@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/remote"
 	"github.com/google/go-github/v62/github"
 )
 
@@ -393,28 +393,9 @@ func listFiles(dir string) ([]file, error) {
 }
 
 // NewClient returns a go-github client for baseURL (empty: api.github.com)
-// with token. A custom API URL serves uploads too (GitHub Enterprise
-// answers both under one host; tests use one server).
+// with token; see remote.GitHubClient.
 func NewClient(hc *http.Client, baseURL, token string) (*github.Client, error) {
-	c := github.NewClient(hc)
-	if token != "" {
-		c = c.WithAuthToken(token)
-	}
-	if baseURL != "" {
-		if !strings.HasSuffix(baseURL, "/") {
-			baseURL += "/"
-		}
-		// url.Parse, not c.BaseURL.Parse: a relative "nope" would resolve
-		// against api.github.com and pass for a valid API URL.
-		u, err := url.Parse(baseURL)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return nil, fmt.Errorf("--github-api-url %q is not an http(s) URL", baseURL)
-		}
-		c.BaseURL = u
-		up := *u
-		c.UploadURL = &up
-	}
-	return c, nil
+	return remote.GitHubClient(hc, baseURL, token)
 }
 
 func firstLine(s string) string {

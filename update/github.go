@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/remote"
 	"github.com/google/go-github/v62/github"
 )
 
@@ -84,21 +85,7 @@ func newGitHubClient(hc *http.Client, baseURL, token string, attempts int, backo
 		base = hc.Transport
 	}
 	rt := &rateLimitTransport{base: base, attempts: attempts, backoff: backoff, maxWait: 2 * time.Minute, now: time.Now}
-	c := github.NewClient(&http.Client{Transport: rt, Timeout: 60 * time.Second})
-	if token != "" {
-		c = c.WithAuthToken(token)
-	}
-	if baseURL != "" {
-		if !strings.HasSuffix(baseURL, "/") {
-			baseURL += "/"
-		}
-		u, err := url.Parse(baseURL)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return nil, fmt.Errorf("--github-api-url %q is not an http(s) URL", baseURL)
-		}
-		c.BaseURL = u
-	}
-	return c, nil
+	return remote.GitHubClient(&http.Client{Transport: rt, Timeout: 60 * time.Second}, baseURL, token)
 }
 
 // githubRepo takes owner and repo from a repository URL such as

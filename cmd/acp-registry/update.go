@@ -68,7 +68,7 @@ Exit status: 0 done, 1 a lookup or an apply failed, 4 updates are available
 	fl.BoolVar(&f.preview, "preview", false, "also move preview channels to npm's next/preview dist-tag")
 	fl.IntVar(&f.jobs, "jobs", 4, "agents looked up at once")
 	f.net.register(fl, false)
-	fl.StringVar(&f.githubAPIURL, "github-api-url", "https://api.github.com/", "GitHub API")
+	fl.StringVar(&f.githubAPIURL, "github-api-url", remote.DefaultGitHubAPIURL, "GitHub API (GitHub Enterprise: https://HOST/api/v3/)")
 	return cmd
 }
 

@@ -1,0 +1,39 @@
+package remote
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// DefaultGitHubAPIURL is api.github.com, as go-github wants it.
+const DefaultGitHubAPIURL = "https://api.github.com/"
+
+// GitHubClient returns a go-github client for baseURL (empty: api.github.com)
+// that sends token when set. A custom API URL serves uploads too: GitHub
+// Enterprise answers both under one host, and tests use one server.
+func GitHubClient(hc *http.Client, baseURL, token string) (*github.Client, error) {
+	c := github.NewClient(hc)
+	if token != "" {
+		c = c.WithAuthToken(token)
+	}
+	if baseURL == "" {
+		return c, nil
+	}
+	if !strings.HasSuffix(baseURL, "/") {
+		baseURL += "/" // go-github requires the final slash
+	}
+	// url.Parse, not c.BaseURL.Parse: a relative "nope" would resolve
+	// against api.github.com and pass for a valid API URL.
+	u, err := url.Parse(baseURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("--github-api-url %q is not an http(s) URL", baseURL)
+	}
+	c.BaseURL = u
+	up := *u
+	c.UploadURL = &up
+	return c, nil
+}
