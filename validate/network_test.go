@@ -1,10 +1,7 @@
 package validate
 
 import (
-	"archive/tar"
-	"archive/zip"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -20,47 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/remote"
 )
 
-// entry is one file of a test archive.
-type entry struct{ name, body string }
-
-func tarGz(t *testing.T, entries ...entry) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	for _, e := range entries {
-		if err := tw.WriteHeader(&tar.Header{Name: e.name, Mode: 0o755, Size: int64(len(e.body)), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
-		}
-		tw.Write([]byte(e.body))
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	gz.Close()
-	return buf.Bytes()
-}
-
-func zipFile(t *testing.T, entries ...entry) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, e := range entries {
-		w, err := zw.Create(e.name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(e.body))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
+func file(name, body string) testarchive.File { return testarchive.File{Name: name, Body: body} }
 
 func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 
@@ -81,10 +43,10 @@ func (h *archiveHost) count(key string) int {
 
 func newArchiveHost(t *testing.T) *archiveHost {
 	h := &archiveHost{hits: map[string]int{}, files: map[string][]byte{
-		"/ok.tar.gz":     tarGz(t, entry{"agent", "#!/bin/sh\n"}, entry{"README", "hi"}),
-		"/nested.tar.gz": tarGz(t, entry{"agent-1.0/agent", "#!/bin/sh\n"}),
-		"/evil.zip":      zipFile(t, entry{"agent", "x"}, entry{"../evil", "gotcha"}),
-		"/head405.zip":   zipFile(t, entry{"agent.exe", "MZ"}),
+		"/ok.tar.gz":     testarchive.TarGz(file("agent", "#!/bin/sh\n"), file("README", "hi")),
+		"/nested.tar.gz": testarchive.TarGz(file("agent-1.0/agent", "#!/bin/sh\n")),
+		"/evil.zip":      testarchive.Zip(file("agent", "x"), file("../evil", "gotcha")),
+		"/head405.zip":   testarchive.Zip(file("agent.exe", "MZ")),
 		"/agent-linux":   []byte("#!/bin/sh\necho raw executable\n"),
 	}}
 	h.Server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

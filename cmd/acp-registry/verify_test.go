@@ -1,9 +1,7 @@
 package main
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -13,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 
 	"github.com/agentclientprotocol/acp-registry-go/verify"
 )
@@ -37,14 +37,7 @@ func verifyTree(t *testing.T) string {
 	if runtime.GOOS == "windows" {
 		t.Skip("the agent is a shell script")
 	}
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	tw.WriteHeader(&tar.Header{Name: "agent", Typeflag: tar.TypeReg, Mode: 0o755, Size: int64(len(shAgent))})
-	tw.Write([]byte(shAgent))
-	tw.Close()
-	gz.Close()
-	archive := buf.Bytes()
+	archive := testarchive.TarGz(testarchive.File{Name: "agent", Body: shAgent})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(archive) }))
 	t.Cleanup(srv.Close)
 

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +9,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 )
 
 // fakeAgentScript is the agent inside the test archives: it reports its
@@ -102,10 +101,7 @@ func (r *registryServer) hits(path string) int {
 // publish makes version the registry's version of the fake agent, with a
 // freshly built archive.
 func (r *registryServer) publish(version string) error {
-	archive, err := tarGz(map[string]string{"bin/fake-agent": strings.ReplaceAll(fakeAgentScript, "VERSION", version)})
-	if err != nil {
-		return err
-	}
+	archive := testarchive.TarGz(testarchive.File{Name: "bin/fake-agent", Body: strings.ReplaceAll(fakeAgentScript, "VERSION", version)})
 	sum := sha256.Sum256(archive)
 	path := "/fake-" + version + ".tar.gz"
 	target := map[string]any{
@@ -140,33 +136,4 @@ func (r *registryServer) publish(version string) error {
 	r.index = data
 	r.mu.Unlock()
 	return nil
-}
-
-// tarGz builds a gzip'd tar of executable files, with their folders.
-func tarGz(files map[string]string) ([]byte, error) {
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	dirs := map[string]bool{}
-	for name, body := range files {
-		if i := strings.LastIndex(name, "/"); i > 0 && !dirs[name[:i]] {
-			dirs[name[:i]] = true
-			if err := tw.WriteHeader(&tar.Header{Name: name[:i] + "/", Typeflag: tar.TypeDir, Mode: 0o755}); err != nil {
-				return nil, err
-			}
-		}
-		if err := tw.WriteHeader(&tar.Header{Name: name, Typeflag: tar.TypeReg, Mode: 0o755, Size: int64(len(body))}); err != nil {
-			return nil, err
-		}
-		if _, err := tw.Write([]byte(body)); err != nil {
-			return nil, err
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	if err := gz.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
 }
