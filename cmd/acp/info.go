@@ -76,7 +76,8 @@ func agentInfo(m *registry.Manifest, in *installer.Installer) (*infoDoc, error) 
 	doc := &infoDoc{Agent: m, Installed: []installedDoc{}}
 	c, err := installer.Choose(m, in.Platform, "", false, exec.LookPath)
 	if err != nil {
-		doc.HereError = err.Error()
+		// The agent and version are in the header already; keep the reason.
+		doc.HereError = strings.TrimPrefix(err.Error(), fmt.Sprintf("%s %s cannot be installed here: ", m.ID, m.Version))
 	} else {
 		h := &hereDoc{Platform: in.Platform, Distribution: c.Kind, Version: c.Version}
 		if c.Binary != nil {
@@ -142,7 +143,7 @@ func writeInfo(w io.Writer, d *infoDoc) {
 		}
 		field("here", fmt.Sprintf("%s %s (%s)", d.Here.Distribution, what, d.Here.Platform))
 	} else {
-		field("here", "nothing runs here: "+d.HereError)
+		field("here", "nothing: "+d.HereError)
 	}
 	if len(d.Installed) == 0 {
 		field("installed", "no (acp install "+m.ID+")")
