@@ -494,10 +494,7 @@ func (c *checker) pkg(k registry.Kind, ptr string, p map[string]any, version, mi
 	if k == registry.KindUvx {
 		op = "=="
 	}
-	want := version
-	if want == "" {
-		want = "X.Y.Z"
-	}
+	want := suggestedVersion(version)
 	switch {
 	case spec.Version == "":
 		c.add(ptr, false, RulePackageUnpinned, SeverityWarning,
@@ -506,10 +503,22 @@ func (c *checker) pkg(k registry.Kind, ptr string, p map[string]any, version, mi
 		c.add(ptr, false, RulePackageLatest, SeverityError,
 			"package %q is pinned to \"latest\", which changes under the manifest: write %q", specStr, spec.Name+spec.Extras+op+want)
 	case version != "" && !registry.SameVersion(spec.Version, version):
-		fixed := PackageSpecWithVersion(spec, version)
+		fixed := PackageSpecWithVersion(spec, want)
 		c.add(ptr, false, mismatchRule, SeverityError,
 			"package %q pins %q but %s is %q: write %q (or fix %s)", specStr, spec.Version, versionField, version, fixed, versionField)
 	}
+}
+
+// suggestedVersion is the version a fix should pin: the manifest's version
+// in its canonical form ("1.2" and "v1.2.0" become "1.2.0", so the fix does
+// not carry the version's own problem along), or a placeholder when the
+// version is not one at all.
+func suggestedVersion(version string) string {
+	sv, err := registry.ParseVersion(version)
+	if err != nil {
+		return "X.Y.Z"
+	}
+	return sv.String()
 }
 
 // PackageSpecWithVersion rewrites a parsed spec pinned to version.

@@ -142,6 +142,7 @@ var ruleCases = []ruleCase{
 	{name: "archive tag not a version", rule: RuleBinaryVersionMismatch, want: false, edits: []string{`download/v1.2.3/demo-linux-x64.zip`, `download/nightly/demo-linux-x64.zip`}},
 
 	{name: "package latest", rule: RulePackageLatest, want: true, edits: []string{`"@example/demo@1.2.3"`, `"@example/demo@latest"`}, ptr: "/distribution/npx/package", at: `"@example/demo@latest"`, msg: `write "@example/demo@1.2.3"`},
+	{name: "package latest with a short version", rule: RulePackageLatest, want: true, edits: []string{`"@example/demo@1.2.3"`, `"@example/demo@latest"`, `"version": "1.2.3"`, `"version": "1.2"`}, ptr: "/distribution/npx/package", at: `"@example/demo@latest"`, msg: `write "@example/demo@1.2.0"`},
 	{name: "package named latest", rule: RulePackageLatest, want: false, edits: []string{`"@example/demo@1.2.3"`, `"@example/latest@1.2.3"`}},
 
 	{name: "package other version", rule: RulePackageVersionMismatch, want: true, edits: []string{`"@example/demo@1.2.3"`, `"@example/demo@1.2.4"`}, ptr: "/distribution/npx/package", msg: `write "@example/demo@1.2.3"`},
