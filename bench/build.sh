@@ -55,7 +55,9 @@ median() {
 }
 v=$(median "$work/acp-registry" validate --skip-urls "$work/agents")
 # Rebuild: dist/ exists from the previous run, as on a maintainer's machine
-# (unchanged files are hard-linked from it).
+# (unchanged files are hard-linked from it, which on ext4 also avoids the
+# occasional second or more of kernel time that creating 5,000 files takes
+# there right after as many were deleted).
 b=$(median "$work/acp-registry" build --skip-urls "$work/agents" --out "$work/dist")
 # Cold: no previous output, as in CI; every file is created.
 clean() { rm -rf "$work/dist"; }
@@ -63,7 +65,7 @@ PRE=clean
 c=$(median "$work/acp-registry" build --skip-urls "$work/agents" --out "$work/dist")
 ratio=$(awk -v b="$b" -v v="$v" 'BEGIN {printf "%.2f", b / v}')
 cold=$(awk -v c="$c" -v v="$v" 'BEGIN {printf "%.2f", c / v}')
-echo "agents:        $AGENTS"
+echo "agents:        $AGENTS ($(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg))"
 echo "validate:      $v ms (median of $RUNS)"
 echo "build:         $b ms (median of $RUNS, ratio $ratio, target <= $MAX_RATIO)"
 echo "build (cold):  $c ms (median of $RUNS, ratio $cold; creating $AGENTS files is the difference)"

@@ -20,8 +20,9 @@ type Options struct {
 	BaseURL string // prefix of icon URLs; DefaultBaseURL when empty
 	DryRun  bool   // compute everything, write nothing
 
-	// Validate runs the validator on Root exactly as `validate` would.
-	Validate func(ctx context.Context, root string) (*validate.Report, error)
+	// Validate runs the validator on Root exactly as `validate` would,
+	// calling onAgent (when not nil) as validate.Options.OnAgent.
+	Validate func(ctx context.Context, root string, onAgent func(*validate.AgentResult)) (*validate.Report, error)
 	// Schemas are copied into the output (file name -> content).
 	Schemas map[string][]byte
 }
@@ -40,7 +41,7 @@ type Result struct {
 // Build validates the tree, renders every output and writes Out
 // atomically. When validation finds an error-level problem it returns the
 // report with an error wrapping ErrProblems and writes nothing.
-func Build(ctx context.Context, opts Options) (*Result, error) {
+func Build(ctx context.Context, opts Options) (_ *Result, err error) {
 	if opts.Validate == nil {
 		return nil, errors.New("build: no validator configured")
 	}
@@ -50,7 +51,25 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if err := checkOut(opts.Root, opts.Out); err != nil {
 		return nil, fmt.Errorf("build %s: %w", opts.Root, err)
 	}
-	report, err := opts.Validate(ctx, opts.Root)
+	// Icons are written into the new output while validation goes on
+	// (see startEarly); a build that fails removes them with the rest.
+	var onAgent func(*validate.AgentResult)
+	var st *stage
+	if !opts.DryRun {
+		if st = startEarly(opts.Out); st != nil {
+			defer func() {
+				if err != nil {
+					st.abort()
+				}
+			}()
+			onAgent = func(a *validate.AgentResult) {
+				if a.Manifest != nil && len(a.Icon) > 0 && !hasErrors(a) {
+					st.offer(a.Manifest.ID+".svg", a.Icon)
+				}
+			}
+		}
+	}
+	report, err := opts.Validate(ctx, opts.Root, onAgent)
 	if err != nil {
 		return nil, fmt.Errorf("validate %s: %w", opts.Root, err)
 	}
@@ -89,10 +108,26 @@ func Build(ctx context.Context, opts Options) (*Result, error) {
 	if opts.DryRun {
 		return res, nil
 	}
-	if err := WriteDir(opts.Out, files); err != nil {
+	if st == nil {
+		err = WriteDir(opts.Out, files)
+	} else if err = st.write(files); err == nil {
+		err = st.commit()
+	}
+	if err != nil {
 		return res, fmt.Errorf("build %s: %w", opts.Root, err)
 	}
 	return res, nil
+}
+
+// hasErrors reports whether an agent has an error-level problem so far;
+// its icon is not worth writing early, as the build will fail.
+func hasErrors(a *validate.AgentResult) bool {
+	for _, p := range a.Problems {
+		if p.Severity == validate.SeverityError {
+			return true
+		}
+	}
+	return false
 }
 
 // agentsOf takes the decoded manifests and icons the validator already
@@ -119,8 +154,9 @@ func agentsOf(r *validate.Report) ([]Agent, error) {
 
 // Validator runs validate.Run on a root with the given options, the way
 // the build command wires Options.Validate.
-func Validator(vo validate.Options) func(ctx context.Context, root string) (*validate.Report, error) {
-	return func(ctx context.Context, root string) (*validate.Report, error) {
+func Validator(vo validate.Options) func(ctx context.Context, root string, onAgent func(*validate.AgentResult)) (*validate.Report, error) {
+	return func(ctx context.Context, root string, onAgent func(*validate.AgentResult)) (*validate.Report, error) {
+		vo.OnAgent = onAgent
 		return validate.Run(ctx, []string{root}, vo)
 	}
 }

@@ -214,3 +214,66 @@ func TestBuildCorpusValidAgents(t *testing.T) {
 	}
 	t.Logf("%d of %d corpus agents built", len(agents), len(rep.Agents))
 }
+
+// Icons are written into the temporary output while validation goes on;
+// every failure must still leave nothing behind: no output, no hidden
+// temporary folder, not even a missing parent folder.
+func TestBuildFailuresLeaveNoEarlyIcons(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		spoil func(root string)
+		want  error
+	}{
+		{"invalid agent", func(root string) {
+			p := filepath.Join(root, "beta", "agent.json")
+			data, _ := os.ReadFile(p)
+			os.WriteFile(p, bytes.Replace(data, []byte(`"version": "0.9.0"`), []byte(`"version": "0.9"`), 1), 0o644)
+		}, ErrProblems},
+		{"bad variants after validation", func(root string) {
+			os.WriteFile(filepath.Join(root, VariantsFile), []byte(`{"jb": {"exclude": ["delta"]}}`), 0o644)
+		}, ErrVariants},
+		{"duplicate id", func(root string) {
+			copyTree(t, filepath.Join(root, "alpha"), filepath.Join(root, "alpha2"))
+		}, ErrProblems},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			copyTree(t, "testdata/tree", root)
+			tc.spoil(root)
+			parent := t.TempDir()
+			for _, out := range []string{filepath.Join(parent, "dist"), filepath.Join(parent, "missing", "dist")} {
+				if _, err := Build(context.Background(), buildOpts(root, out)); !errors.Is(err, tc.want) {
+					t.Fatalf("err = %v, want %v", err, tc.want)
+				}
+				if got := listDir(t, parent); len(got) != 0 {
+					t.Errorf("a failed build left %v", got)
+				}
+			}
+		})
+	}
+}
+
+// A rebuild after an icon changed writes the new icon, and drops the icon
+// of an agent that is gone.
+func TestBuildRebuildAfterChanges(t *testing.T) {
+	root := t.TempDir()
+	copyTree(t, "testdata/tree", root)
+	out := filepath.Join(t.TempDir(), "dist")
+	if _, err := Build(context.Background(), buildOpts(root, out)); err != nil {
+		t.Fatal(err)
+	}
+	icon := []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="currentColor"/></svg>` + "\n")
+	if err := os.WriteFile(filepath.Join(root, "alpha", "icon.svg"), icon, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(context.Background(), buildOpts(root, out)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "alpha.svg")); !bytes.Equal(got, icon) {
+		t.Errorf("alpha.svg = %q, want the new icon", got)
+	}
+	want, _ := os.ReadFile(filepath.Join("testdata/tree", "beta", "icon.svg"))
+	if got, _ := os.ReadFile(filepath.Join(out, "beta.svg")); !bytes.Equal(got, want) {
+		t.Errorf("beta.svg = %q, want %q", got, want)
+	}
+}

@@ -13,60 +13,177 @@ import (
 // renamed into place, and only then is the old one removed. On any error
 // before the swap, dir is untouched and the temporary folder is removed.
 func WriteDir(dir string, files Files) (err error) {
-	dir = filepath.Clean(dir)
-	parent, base := filepath.Dir(dir), filepath.Base(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", parent, err)
-	}
-	if st, err := os.Lstat(dir); err == nil && !st.IsDir() {
-		return fmt.Errorf("output %s exists and is not a folder: remove it or choose another --out", dir)
-	}
-	// Hidden names: a registry scan skips them should a crash leave one
-	// behind next to agent folders.
-	tmp, err := os.MkdirTemp(parent, "."+base+".tmp-")
+	s, err := newStage(dir)
 	if err != nil {
-		return fmt.Errorf("create temporary output folder beside %s: %w", dir, err)
+		return err
 	}
 	defer func() {
 		if err != nil {
-			os.RemoveAll(tmp)
+			s.abort()
 		}
 	}()
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("chmod %s: %w", tmp, err)
+	if err := s.write(files); err != nil {
+		return err
 	}
+	return s.commit()
+}
+
+// stage is an output folder under construction: a hidden temporary
+// folder beside dir that replaces dir as a whole on commit.
+type stage struct {
+	dir, parent, base string
+	tmp               string
+	prev              string // the previous output, to reuse files from; may be ""
+
+	// Files offered before the rest of the output is known (the icons,
+	// while validation goes on), by name, with the bytes written; see
+	// startEarly.
+	mu    sync.Mutex
+	early map[string][]byte
+	queue chan earlyFile
+	wg    sync.WaitGroup
+}
+
+type earlyFile struct {
+	name string
+	data []byte
+}
+
+func newStage(dir string) (*stage, error) {
+	dir = filepath.Clean(dir)
+	s := &stage{dir: dir, parent: filepath.Dir(dir), base: filepath.Base(dir)}
+	if err := os.MkdirAll(s.parent, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", s.parent, err)
+	}
+	if st, err := os.Lstat(dir); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("output %s exists and is not a folder: remove it or choose another --out", dir)
+	} else if err == nil {
+		s.prev = dir
+	}
+	// Hidden names: a registry scan skips them should a crash leave one
+	// behind next to agent folders.
+	tmp, err := os.MkdirTemp(s.parent, "."+s.base+".tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("create temporary output folder beside %s: %w", dir, err)
+	}
+	s.tmp = tmp
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		s.abort()
+		return nil, fmt.Errorf("chmod %s: %w", tmp, err)
+	}
+	return s, nil
+}
+
+// startEarly prepares the output of a build before validation, so that
+// each agent's icon can be written as soon as it has been checked while
+// the other agents are still being read and checked: on a disk where
+// creating thousands of files costs more than validating them, that
+// hides most of the writing. It returns nil, leaving everything to
+// WriteDir after validation, when the output's parent folder does not
+// exist (a build that fails must not create it) or when anything about
+// the output is unusual (WriteDir then reports it).
+func startEarly(dir string) *stage {
+	if st, err := os.Stat(filepath.Dir(filepath.Clean(dir))); err != nil || !st.IsDir() {
+		return nil
+	}
+	s, err := newStage(dir)
+	if err != nil {
+		return nil
+	}
+	s.early = map[string][]byte{}
+	queue := make(chan earlyFile, 256)
+	s.queue = queue
+	for w := 0; w < writers; w++ {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			for f := range queue {
+				if err := s.put(f.name, f.data); err != nil {
+					// The final write tries again and reports the error.
+					os.Remove(filepath.Join(s.tmp, f.name))
+					s.mu.Lock()
+					delete(s.early, f.name)
+					s.mu.Unlock()
+				}
+			}
+		}()
+	}
+	return s
+}
+
+// offer queues a file that the output will hold unless the build fails.
+// The first offer of a name wins; the final write corrects any offer
+// that turns out different from the rendered output.
+func (s *stage) offer(name string, data []byte) {
+	if !plainFileName(name) {
+		return
+	}
+	s.mu.Lock()
+	_, taken := s.early[name]
+	if !taken {
+		s.early[name] = data
+	}
+	s.mu.Unlock()
+	if !taken {
+		s.queue <- earlyFile{name, data}
+	}
+}
+
+// drain waits for the early writes; offer must not be called after it.
+func (s *stage) drain() {
+	if s.queue != nil {
+		close(s.queue)
+		s.queue = nil
+		s.wg.Wait()
+	}
+}
+
+// write completes the folder so that it holds exactly files.
+func (s *stage) write(files Files) error {
+	s.drain()
 	names := files.Names()
 	for _, name := range names {
-		if name != filepath.Base(name) || name == "." || name == ".." {
+		if !plainFileName(name) {
 			return fmt.Errorf("refusing output file name %q: it must be a plain file name", name)
 		}
 	}
-	prev := ""
-	if st, err := os.Lstat(dir); err == nil && st.IsDir() {
-		prev = dir
+	for name, data := range s.early {
+		if have, ok := files[name]; !ok || !bytes.Equal(have, data) {
+			if err := os.Remove(filepath.Join(s.tmp, name)); err != nil {
+				return fmt.Errorf("write %s: %w", filepath.Join(s.tmp, name), err)
+			}
+			delete(s.early, name)
+		}
 	}
-	if err := writeAll(tmp, prev, names, files); err != nil {
-		return err
+	todo := names[:0:0]
+	for _, name := range names {
+		if _, done := s.early[name]; !done {
+			todo = append(todo, name)
+		}
 	}
+	return s.putAll(todo, files)
+}
 
+// commit swaps the folder into place.
+func (s *stage) commit() error {
 	old := ""
-	if _, err := os.Lstat(dir); err == nil {
-		aside, err := os.MkdirTemp(parent, "."+base+".old-")
+	if _, err := os.Lstat(s.dir); err == nil {
+		aside, err := os.MkdirTemp(s.parent, "."+s.base+".old-")
 		if err != nil {
-			return fmt.Errorf("move old %s aside: %w", dir, err)
+			return fmt.Errorf("move old %s aside: %w", s.dir, err)
 		}
 		// MkdirTemp only reserves a unique name; rename needs it gone.
 		os.Remove(aside)
-		if err := os.Rename(dir, aside); err != nil {
-			return fmt.Errorf("move old %s aside: %w", dir, err)
+		if err := os.Rename(s.dir, aside); err != nil {
+			return fmt.Errorf("move old %s aside: %w", s.dir, err)
 		}
 		old = aside
 	}
-	if err := os.Rename(tmp, dir); err != nil {
+	if err := os.Rename(s.tmp, s.dir); err != nil {
 		if old != "" {
-			os.Rename(old, dir)
+			os.Rename(old, s.dir)
 		}
-		return fmt.Errorf("move new output into %s: %w", dir, err)
+		return fmt.Errorf("move new output into %s: %w", s.dir, err)
 	}
 	if old != "" {
 		if err := os.RemoveAll(old); err != nil {
@@ -76,15 +193,24 @@ func WriteDir(dir string, files Files) (err error) {
 	return nil
 }
 
-// writeAll writes the files with two writers: a build is thousands of
+// abort removes the temporary folder; the output is left as it was.
+func (s *stage) abort() {
+	s.drain()
+	os.RemoveAll(s.tmp)
+}
+
+func plainFileName(name string) bool {
+	return name == filepath.Base(name) && name != "." && name != ".."
+}
+
+// writers is how many files are written at once: a build is thousands of
 // small icons and each costs a few system calls that two goroutines can
 // overlap; more writers only contend for the folder's lock
-// (BenchmarkWriteDir5000). A file whose bytes are already in the previous
-// output (prev, may be "") is hard-linked from there instead: creating a
-// file costs several times what reading and linking one does, and most
-// files of a rebuild are unchanged.
-func writeAll(dir, prev string, names []string, files Files) error {
-	const writers = 2
+// (BenchmarkWriteDir5000).
+const writers = 2
+
+// putAll writes the files with several writers.
+func (s *stage) putAll(names []string, files Files) error {
 	next := make(chan string)
 	errs := make(chan error, writers)
 	var wg sync.WaitGroup
@@ -94,8 +220,8 @@ func writeAll(dir, prev string, names []string, files Files) error {
 			defer wg.Done()
 			var first error
 			for name := range next {
-				if first == nil && !(prev != "" && reuse(filepath.Join(prev, name), filepath.Join(dir, name), files[name])) {
-					first = writeFile(filepath.Join(dir, name), files[name])
+				if first == nil {
+					first = s.put(name, files[name])
 				}
 			}
 			errs <- first
@@ -113,6 +239,18 @@ func writeAll(dir, prev string, names []string, files Files) error {
 		}
 	}
 	return nil
+}
+
+// put writes one file into the folder. A file whose bytes are already in
+// the previous output is hard-linked from there instead: creating a file
+// costs several times what reading and linking one does, and most files
+// of a rebuild are unchanged.
+func (s *stage) put(name string, data []byte) error {
+	path := filepath.Join(s.tmp, name)
+	if s.prev != "" && reuse(filepath.Join(s.prev, name), path, data) {
+		return nil
+	}
+	return writeFile(path, data)
 }
 
 // reuse links old to path when old is a regular file holding exactly data.

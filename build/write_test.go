@@ -87,3 +87,26 @@ func TestWriteDirReusesOnlyIdenticalFiles(t *testing.T) {
 		}
 	}
 }
+
+// Files offered early that the final output does not hold, or holds with
+// other bytes, are corrected before the swap.
+func TestStageCorrectsEarlyFiles(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "dist")
+	s := startEarly(out)
+	if s == nil {
+		t.Fatal("no early stage")
+	}
+	s.offer("gone.svg", []byte("x"))
+	s.offer("a.svg", []byte("old"))
+	s.offer("a.svg", []byte("second offer"))
+	s.offer("../escape.svg", []byte("x"))
+	if err := s.write(Files{"a.svg": []byte("new"), "b.svg": []byte("b")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, out); !reflect.DeepEqual(got, map[string][]byte{"a.svg": []byte("new"), "b.svg": []byte("b")}) {
+		t.Errorf("dist holds %q", got)
+	}
+}

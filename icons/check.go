@@ -71,6 +71,7 @@ type checker struct {
 	usesCurrentColor bool
 	sawRoot          bool
 	rootOff          int
+	depth            int // elements open
 
 	// Namespace URLs declared by each open element, innermost last.
 	namespaces [][]string
@@ -108,6 +109,35 @@ func (c *checker) comments() {
 }
 
 func (c *checker) parse() {
+	if toks, ok := plainTokens(c.data); ok {
+		for _, t := range toks {
+			switch t.kind {
+			case plainStart:
+				if !c.start(t.elem, t.raw, t.off) {
+					return
+				}
+			case plainEnd:
+				c.end()
+			case plainText:
+				c.charData(c.data[t.off:t.end], t.off, t.end)
+			}
+		}
+	} else if !c.decode() {
+		return
+	}
+	if !c.sawRoot {
+		c.add(RuleXML, len(c.data), "the icon has no <svg> element; it must be an SVG document starting with <svg xmlns=\"http://www.w3.org/2000/svg\" width=\"16\" height=\"16\" viewBox=\"0 0 16 16\">")
+		return
+	}
+	if !c.usesCurrentColor {
+		c.add(RuleNoCurrentColor, c.rootOff, "the icon never uses currentColor, so it cannot follow the editor's theme; paint its shapes with fill=\"currentColor\" or stroke=\"currentColor\"")
+	}
+}
+
+// decode checks the tokens of encoding/xml, for the icons that
+// plainTokens does not take. It returns false when the icon's checks end
+// early (at a syntax error).
+func (c *checker) decode() bool {
 	d := xml.NewDecoder(bytes.NewReader(c.data))
 	d.Strict = true
 	// An empty map (not nil, to say so on purpose): only XML's five
@@ -115,48 +145,25 @@ func (c *checker) parse() {
 	// nothing declared in a DTD is ever expanded.
 	d.Entity = map[string]string{}
 	d.CharsetReader = charsetReader
-	depth := 0
 	for {
 		off := int(d.InputOffset())
 		tok, err := d.Token()
 		if err == io.EOF {
-			break
+			return true
 		}
 		if err != nil {
 			c.syntaxError(err, off, int(d.InputOffset()))
-			return
+			return false
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			depth++
-			if depth > maxDepth {
-				c.add(RuleXML, off, "the icon's elements are nested too deeply (more than %d levels); flatten the groups", maxDepth)
-				return
+			if !c.start(t, scanAttrs(c.data, off), off) {
+				return false
 			}
-			if depth == 1 {
-				if c.sawRoot {
-					c.add(RuleXML, off, "the icon has a second top-level element <%s> after </svg>; an XML document has exactly one root: move it inside <svg> or delete it", printable(t.Name.Local))
-				} else {
-					c.root(t, off)
-				}
-			}
-			c.element(t, off, depth)
 		case xml.EndElement:
-			if c.styleDepth == depth {
-				c.stylesheet()
-			}
-			depth--
-			c.namespaces = c.namespaces[:len(c.namespaces)-1]
+			c.end()
 		case xml.CharData:
-			if depth == 0 {
-				if len(bytes.TrimSpace(t)) > 0 {
-					c.add(RuleXML, off, "the icon has text outside the <svg> element; delete it")
-				}
-				break
-			}
-			if c.styleDepth > 0 {
-				c.styleText(string(t), off, int(d.InputOffset()))
-			}
+			c.charData(t, off, int(d.InputOffset()))
 		case xml.Directive:
 			what := "a DOCTYPE"
 			if bytes.Contains(t, []byte("ENTITY")) {
@@ -171,12 +178,45 @@ func (c *checker) parse() {
 			}
 		}
 	}
-	if !c.sawRoot {
-		c.add(RuleXML, len(c.data), "the icon has no <svg> element; it must be an SVG document starting with <svg xmlns=\"http://www.w3.org/2000/svg\" width=\"16\" height=\"16\" viewBox=\"0 0 16 16\">")
+}
+
+// start checks a start element at off whose attributes are written at
+// raw. It returns false when the checks end early.
+func (c *checker) start(t xml.StartElement, raw []rawAttr, off int) bool {
+	c.depth++
+	if c.depth > maxDepth {
+		c.add(RuleXML, off, "the icon's elements are nested too deeply (more than %d levels); flatten the groups", maxDepth)
+		return false
+	}
+	if c.depth == 1 {
+		if c.sawRoot {
+			c.add(RuleXML, off, "the icon has a second top-level element <%s> after </svg>; an XML document has exactly one root: move it inside <svg> or delete it", printable(t.Name.Local))
+		} else {
+			c.root(t, raw, off)
+		}
+	}
+	c.element(t, raw, off, c.depth)
+	return true
+}
+
+func (c *checker) end() {
+	if c.styleDepth == c.depth {
+		c.stylesheet()
+	}
+	c.depth--
+	c.namespaces = c.namespaces[:len(c.namespaces)-1]
+}
+
+// charData checks character data read from data[off:end].
+func (c *checker) charData(t []byte, off, end int) {
+	if c.depth == 0 {
+		if len(bytes.TrimSpace(t)) > 0 {
+			c.add(RuleXML, off, "the icon has text outside the <svg> element; delete it")
+		}
 		return
 	}
-	if !c.usesCurrentColor {
-		c.add(RuleNoCurrentColor, c.rootOff, "the icon never uses currentColor, so it cannot follow the editor's theme; paint its shapes with fill=\"currentColor\" or stroke=\"currentColor\"")
+	if c.styleDepth > 0 {
+		c.styleText(string(t), off, end)
 	}
 }
 
@@ -227,7 +267,7 @@ func (c *checker) syntaxError(err error, pre, post int) {
 	c.add(RuleXML, off, "the icon is not well-formed XML: %s; fix the markup (re-exporting it from an SVG editor usually does)", printable(msg))
 }
 
-func (c *checker) root(t xml.StartElement, off int) {
+func (c *checker) root(t xml.StartElement, raw []rawAttr, off int) {
 	c.sawRoot = true
 	c.rootOff = off
 	if t.Name.Local != "svg" || (t.Name.Space != "" && t.Name.Space != svgNamespace) {
@@ -238,7 +278,7 @@ func (c *checker) root(t xml.StartElement, off int) {
 		c.add(RuleXML, off, "the icon's root element is <%s>; it must be <svg xmlns=\"%s\">", name, svgNamespace)
 	}
 	if t.Name.Local == "svg" {
-		c.size(t, off)
+		c.size(t, raw, off)
 	}
 }
 
@@ -253,7 +293,7 @@ var unsafeElements = map[string]string{
 	"handler":       "<handler> elements (SVG Tiny) run code",
 }
 
-func (c *checker) element(t xml.StartElement, off, depth int) {
+func (c *checker) element(t xml.StartElement, raw []rawAttr, off, depth int) {
 	local := strings.ToLower(t.Name.Local)
 	if why, bad := unsafeElements[local]; bad {
 		c.add(RuleUnsafe, off, "%s, which editors would execute; icons may not contain <%s>: remove it", why, printable(t.Name.Local))
@@ -264,7 +304,6 @@ func (c *checker) element(t xml.StartElement, off, depth int) {
 		c.styleMap = c.styleMap[:0]
 	}
 	c.declare(t)
-	raw := scanAttrs(c.data, off)
 	c.undeclared(t.Name, t.Name.Local, off)
 	type key struct{ space, local string }
 	seen := make(map[key]bool, len(t.Attr))

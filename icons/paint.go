@@ -75,7 +75,7 @@ func (c *checker) declarations(css string, at func(int) int) {
 // urls reports url(...) references that leave the document; url(#id)
 // points at the icon's own gradients, masks and clip paths and is fine.
 func (c *checker) urls(where, value string, at func(int) int) {
-	if !strings.Contains(strings.ToLower(value), "url(") {
+	if !hasURL(value) {
 		return
 	}
 	for _, m := range urlRe.FindAllStringSubmatchIndex(value, -1) {
@@ -91,4 +91,18 @@ func (c *checker) urls(where, value string, at func(int) int) {
 		}
 		c.add(RuleUnsafe, at(m[0]), "%s refers to %s outside the icon, which editors would load; icons may only reference their own elements (url(#id))", printable(where), quote("url("+target+")"))
 	}
+}
+
+// hasURL reports whether s contains "url(" in any case. It is the quick
+// test before urlRe, run on every attribute: strings.ToLower would copy
+// each path's data (its commands are upper case) just to look.
+func hasURL(s string) bool {
+	for i := 3; i < len(s); i++ {
+		// b|0x20 lower-cases an ASCII letter and maps no other byte
+		// onto u, r or l.
+		if s[i] == '(' && s[i-3]|0x20 == 'u' && s[i-2]|0x20 == 'r' && s[i-1]|0x20 == 'l' {
+			return true
+		}
+	}
+	return false
 }

@@ -52,8 +52,7 @@ func parseViewBox(s string) (w, h float64, ok bool) {
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // size applies the size rules to the root element.
-func (c *checker) size(t xml.StartElement, off int) {
-	raw := scanAttrs(c.data, off)
+func (c *checker) size(t xml.StartElement, raw []rawAttr, off int) {
 	var width, height, viewBox *rawAttr
 	var wv, hv, vbv string
 	for i, a := range t.Attr {

@@ -24,7 +24,11 @@ import (
 func (in *Installer) runTool(ctx context.Context, prog, what string, args, env []string) error {
 	tail := &tailBuffer{max: 20}
 	cmd := exec.CommandContext(ctx, prog, args...)
-	cmd.Env = append(os.Environ(), env...)
+	base := in.ToolEnv
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Env = append(append([]string{}, base...), env...)
 	cmd.Stdout = io.MultiWriter(in.stderr(), tail)
 	cmd.Stderr = cmd.Stdout
 	cmd.Stdin = nil

@@ -26,14 +26,18 @@ const (
 )
 
 // Versions become directory names, and they come from the network: only
-// characters semantic versions use, never a leading dot.
-var safeVersionRe = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+_-]{0,127}$`)
+// characters semantic versions use, and a digit first (after an optional
+// "v"), so a version can never be a dot name, the "current" marker beside
+// it (also "Current" on a case-insensitive disk), or a Windows device name
+// such as CON. No trailing dot either: Windows drops it, and "1.0.0." would
+// land in 1.0.0.
+var safeVersionRe = regexp.MustCompile(`^[vV]?[0-9][0-9A-Za-z.+_-]{0,126}$`)
 
 func checkIDVersion(id, version string) error {
 	if !registry.ValidID(id) {
 		return fmt.Errorf("agent id %q is not valid (lowercase letters, digits and -)", id)
 	}
-	if version != "" && (!safeVersionRe.MatchString(version) || strings.Contains(version, "..")) {
+	if version != "" && (!safeVersionRe.MatchString(version) || strings.Contains(version, "..") || strings.HasSuffix(version, ".")) {
 		return fmt.Errorf("agent %s: version %q cannot be installed: it is not a plain version number", id, version)
 	}
 	return nil

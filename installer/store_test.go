@@ -88,3 +88,32 @@ func TestHostileVersionsAndIDs(t *testing.T) {
 		t.Errorf("id ../x accepted")
 	}
 }
+
+// Versions name folders beside agents/<id>/current: a registry that offers
+// version "current" (or, on a case-insensitive disk, "Current"; on Windows
+// a device name such as "CON") must not replace the marker or turn it into
+// an install.
+func TestVersionCannotShadowStoreNames(t *testing.T) {
+	srv := newServer(t)
+	in := newInstaller(t)
+	installVersions(t, in, srv, "1.0.0")
+	body := makeTar(t, []entry{exe("agent", agentScript)}, "gz")
+	url := srv.add("/hostile.tgz", body)
+	for _, v := range []string{"current", "Current", "CON", "locks", "v", "1.0.0."} {
+		m := binaryManifest("demo", v, url, "agent", sha(body))
+		if _, _, err := in.Install(context.Background(), Request{Agent: m}); err == nil {
+			t.Errorf("version %q accepted", v)
+		}
+	}
+	if cur, err := in.Current("demo"); err != nil || cur.Version != "1.0.0" {
+		t.Errorf("current = %+v %v, want 1.0.0 untouched", cur, err)
+	}
+	if data, err := os.ReadFile(filepath.Join(in.Root, "agents", "demo", "current")); err != nil || string(data) != "1.0.0\n" {
+		t.Errorf("the current marker is now %q %v", data, err)
+	}
+	if srv.count("/hostile.tgz") != 0 {
+		t.Errorf("a refused version was downloaded")
+	}
+	// A plain version with a leading v, as some tags are written, still installs.
+	installVersions(t, in, srv, "v2.0.0")
+}

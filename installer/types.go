@@ -75,6 +75,12 @@ type Installer struct {
 	NPM string
 	// NPMArgs are added to every npm install (e.g. "--registry", URL).
 	NPMArgs []string
+	// ToolEnv, when not nil, is the whole environment of npm and uv. They
+	// run the package's own code (npm lifecycle scripts, Python build
+	// backends), so a sandboxed install (acp-registry verify) passes a
+	// sandbox environment here. nil: this process's environment, as npx
+	// and uvx would have.
+	ToolEnv []string
 	// UV is the uv program. Default: LookPath("uv").
 	UV string
 	// UVArgs are added to every uv tool install (e.g. "--index-url", URL).

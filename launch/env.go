@@ -42,6 +42,13 @@ func allowed(name string) bool {
 // which extra cannot override: the sandbox is the point. The result is
 // sorted, for stable diagnostics.
 func SandboxEnv(host []string, home, tmp string, extra map[string]string) []string {
+	return sandboxEnv(host, home, tmp, extra, runtime.GOOS == "windows")
+}
+
+// sandboxEnv is SandboxEnv; foldCase says variable names are
+// case-insensitive (Windows), where a manifest's "Home" or "userprofile"
+// would otherwise sit beside ours and win.
+func sandboxEnv(host []string, home, tmp string, extra map[string]string, foldCase bool) []string {
 	env := map[string]string{}
 	for _, kv := range host {
 		k, v, ok := strings.Cut(kv, "=")
@@ -61,9 +68,42 @@ func SandboxEnv(host []string, home, tmp string, extra map[string]string) []stri
 		"TMPDIR":          tmp, "TMP": tmp, "TEMP": tmp,
 		"TERM": "dumb", "NO_COLOR": "1",
 	} {
+		if foldCase {
+			for have := range env {
+				if strings.EqualFold(have, k) {
+					delete(env, have)
+				}
+			}
+		}
 		env[k] = v
 	}
 	return merge(env, nil)
+}
+
+// proxyVars are what npm and uv need to reach their registries from behind
+// a proxy. They are not in hostAllow: the agent itself has no need of them.
+var proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy", "all_proxy"}
+
+// ToolEnv is the environment of npm or uv installing an agent under test:
+// SandboxEnv's, plus the proxy variables, without which nothing installs
+// behind a proxy. Installing runs the package's code (npm lifecycle
+// scripts, Python build backends), so it gets no more of the host than the
+// agent does: no tokens, no real HOME with its .npmrc, .netrc or cloud
+// credentials.
+func ToolEnv(host []string, home, tmp string) []string {
+	extra := map[string]string{}
+	for _, kv := range host {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		for _, p := range proxyVars {
+			if k == p {
+				extra[k] = v
+			}
+		}
+	}
+	return SandboxEnv(host, home, tmp, extra)
 }
 
 // UserEnv is the environment of an interactive run on the user's behalf

@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -35,6 +36,40 @@ func TestSandboxEnv(t *testing.T) {
 
 // Stop must take the agent's children with it: npx and shell wrappers
 // start the real agent as a grandchild.
+// On Windows names are case-insensitive: a manifest's "Home" or
+// "userprofile" must not survive beside the sandbox's HOME and USERPROFILE
+// (the process would see whichever Windows picks).
+func TestSandboxEnvFoldsCaseOnWindows(t *testing.T) {
+	extra := map[string]string{"Home": `C:\Users\me`, "userprofile": `C:\Users\me`, "Tmp": `C:\x`, "AGENT_FLAG": "1"}
+	got := strings.Join(sandboxEnv(nil, `C:\sb\home`, `C:\sb\tmp`, extra, true), "\n")
+	if strings.Contains(got, `C:\Users\me`) || strings.Contains(got, `C:\x`) || !strings.Contains(got, "AGENT_FLAG=1") {
+		t.Errorf("env:\n%s", got)
+	}
+	// Elsewhere "Home" is another variable, and stays.
+	got = strings.Join(sandboxEnv(nil, "/sb/home", "/sb/tmp", extra, false), "\n")
+	if !strings.Contains(got, "Home=") || !strings.Contains(got, "HOME=/sb/home") {
+		t.Errorf("env:\n%s", got)
+	}
+}
+
+// npm and uv run package code while installing: they see the sandbox, and
+// the proxy they need to reach their registries, but no token.
+func TestToolEnv(t *testing.T) {
+	host := []string{"PATH=/bin", "HOME=/home/me", "GITHUB_TOKEN=ghs_x", "NPM_TOKEN=t", "npm_config__authToken=t2", "HTTPS_PROXY=http://proxy:3128", "no_proxy=localhost", "XDG_CONFIG_HOME=/home/me/.config"}
+	env := ToolEnv(host, "/sb/home", "/sb/tmp")
+	got := strings.Join(env, "\n")
+	for _, secret := range []string{"ghs_x", "NPM_TOKEN", "_authToken", "/home/me"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("%s reached the install tools:\n%s", secret, got)
+		}
+	}
+	for _, want := range []string{"PATH=/bin", "HOME=/sb/home", "TMPDIR=/sb/tmp", "HTTPS_PROXY=http://proxy:3128", "no_proxy=localhost", "XDG_CONFIG_HOME=" + filepath.Join("/sb/home", ".config")} {
+		if !strings.Contains("\n"+got+"\n", "\n"+want+"\n") {
+			t.Errorf("missing %s in:\n%s", want, got)
+		}
+	}
+}
+
 func TestStopKillsGroup(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("process groups are Unix")

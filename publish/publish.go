@@ -379,6 +379,9 @@ func listFiles(dir string) ([]file, error) {
 		if !e.Type().IsRegular() {
 			return nil, fmt.Errorf("%s is not a regular file: publish uploads a flat folder of files, as build writes it", path)
 		}
+		if !plainAssetName(e.Name()) {
+			return nil, fmt.Errorf("%s: publish uploads only files named with letters, digits, '.', '_' and '-', not starting or ending with '.', as build writes them: GitHub would upload it under another name (and a later run could not find it), and a hidden file is rarely meant to be public; remove it", path)
+		}
 		info, err := e.Info()
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", path, err)
@@ -390,6 +393,21 @@ func listFiles(dir string) ([]file, error) {
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
 	return files, nil
+}
+
+// plainAssetName reports whether GitHub keeps name as it is for a release
+// asset: it renames names with other characters, or a leading or trailing
+// dot, and the asset would then never match its file again.
+func plainAssetName(name string) bool {
+	if name == "" || name[0] == '.' || name[len(name)-1] == '.' {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // NewClient returns a go-github client for baseURL (empty: api.github.com)

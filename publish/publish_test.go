@@ -372,6 +372,10 @@ func TestPublishRefusesBadInput(t *testing.T) {
 		{func(o *Options) { o.Dir = t.TempDir() }, "is empty"},
 		{func(o *Options) { o.Dir = filepath.Join(t.TempDir(), "nope") }, "run acp-registry build first"},
 		{func(o *Options) { o.Dir = filepath.Join(o.Dir, "registry.json") }, "is a file: pass the folder acp-registry build wrote"},
+		// A stray dotfile would be published; a name GitHub rewrites would
+		// never match its asset again, so a re-run could not complete.
+		{func(o *Options) { os.WriteFile(filepath.Join(o.Dir, ".env"), []byte("TOKEN=x"), 0o644) }, ".env: publish uploads only files named with"},
+		{func(o *Options) { os.WriteFile(filepath.Join(o.Dir, "my icon.svg"), []byte("<svg/>"), 0o644) }, "GitHub would upload it under another name"},
 	} {
 		opts := f.options(t, dist(t, build1), "good")
 		tc.mod(&opts)

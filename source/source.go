@@ -266,20 +266,21 @@ func (o Options) fallback(raw string, isDefault bool, cause error) (*registry.In
 	if isDefault && o.Embedded != nil {
 		idx, err := Embedded(o.Embedded)
 		if err != nil {
-			return nil, "", fmt.Errorf("read registry %s: %v; read the built-in registry: %w", raw, cause, err)
+			return nil, "", fmt.Errorf("read registry %s: %v; read the built-in registry: %w", redacted(raw), cause, err)
 		}
 		fmt.Fprintf(o.Stderr, "notice: using the registry built into this binary (%d agents): %v\n", len(idx.Agents), cause)
 		return idx, OriginEmbedded, nil
 	}
-	return nil, "", fmt.Errorf("read registry %s: %w: %w", raw, ErrUnavailable, cause)
+	return nil, "", fmt.Errorf("read registry %s: %w: %w", redacted(raw), ErrUnavailable, cause)
 }
 
 // fetch GETs raw, conditionally when etag is set. A nil index with a nil
 // error means 304 Not Modified.
 func (o Options) fetch(ctx context.Context, raw, etag string) (idx *registry.Index, body []byte, newETag string, err error) {
+	shown := redacted(raw)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("fetch %s: %w", raw, err)
+		return nil, nil, "", fmt.Errorf("fetch %s: %w", shown, err)
 	}
 	req.Header.Set("Accept", "application/json")
 	if etag != "" {
@@ -301,24 +302,33 @@ func (o Options) fetch(ctx context.Context, raw, etag string) (idx *registry.Ind
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return nil, nil, "", fmt.Errorf("fetch %s: %w", raw, err)
+		return nil, nil, "", fmt.Errorf("fetch %s: %w", shown, err)
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotModified && etag != "":
 		return nil, nil, resp.Header.Get("ETag"), nil
 	case resp.StatusCode != http.StatusOK:
-		return nil, nil, "", fmt.Errorf("fetch %s: unexpected status %s", raw, resp.Status)
+		return nil, nil, "", fmt.Errorf("fetch %s: unexpected status %s", shown, resp.Status)
 	}
 	body, err = io.ReadAll(io.LimitReader(resp.Body, registry.MaxIndexSize+1))
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("fetch %s: %w", raw, err)
+		return nil, nil, "", fmt.Errorf("fetch %s: %w", shown, err)
 	}
 	idx, err = registry.ParseIndex(body)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("fetch %s: %w", raw, err)
+		return nil, nil, "", fmt.Errorf("fetch %s: %w", shown, err)
 	}
 	return idx, body, resp.Header.Get("ETag"), nil
+}
+
+// redacted is raw for messages: a mirror URL may carry a password
+// (https://user:token@mirror/registry.json), and errors end up in CI logs.
+func redacted(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Redacted()
+	}
+	return raw
 }
 
 // cache is one URL's cached body and meta file.

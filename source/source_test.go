@@ -196,6 +196,21 @@ func TestExplicitURLFailureIsAnError(t *testing.T) {
 	}
 }
 
+// A private mirror's password must not end up in messages (and CI logs).
+func TestFetchErrorsHideThePassword(t *testing.T) {
+	s := newServer(t, indexJSON("1.0.0"))
+	for _, code := range []int32{500, 404} {
+		s.status.Store(code)
+		var stderr bytes.Buffer
+		o := opts(t, s, &clock{time.Now()}, &stderr)
+		o.Registry = strings.Replace(s.URL, "http://", "http://mirror-user:s3cret@", 1) + "/registry.json"
+		_, _, err := Load(context.Background(), o)
+		if err == nil || strings.Contains(err.Error()+stderr.String(), "s3cret") || !strings.Contains(err.Error(), "mirror-user:xxxxx@") {
+			t.Errorf("status %d: err = %v; stderr %q", code, err, stderr.String())
+		}
+	}
+}
+
 func TestExplicitURLIsCachedSeparately(t *testing.T) {
 	s := newServer(t, indexJSON("3.0.0"))
 	c := &clock{time.Now()}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,12 @@ func (t *rateLimitTransport) RoundTrip(req *http.Request) (*http.Response, error
 		}
 		wait, retry := t.retryWait(resp, attempt)
 		if !retry {
+			return resp, nil
+		}
+		// The client's timeout is a deadline on the request: a wait past it
+		// would end in a bare "Client.Timeout exceeded", and the answer
+		// that says "rate limited" would be lost.
+		if dl, ok := req.Context().Deadline(); ok && time.Until(dl) <= wait {
 			return resp, nil
 		}
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -99,11 +106,19 @@ func githubRepo(repository string) (owner, repo string, err error) {
 		return "", "", fmt.Errorf("%w: binary agents are updated from GitHub releases, but \"repository\" (%q) is not a github.com repository", ErrNoSource, repository)
 	}
 	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
-	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+	if len(parts) < 2 || !githubName(parts[0]) || !githubName(strings.TrimSuffix(parts[1], ".git")) {
 		return "", "", fmt.Errorf("%w: \"repository\" (%q) does not name owner/repo", ErrNoSource, repository)
 	}
 	return parts[0], strings.TrimSuffix(parts[1], ".git"), nil
 }
+
+// githubNameRe is what GitHub allows in owner and repository names. go-github
+// puts them into the API path unescaped, so "..", or a %2F that URL parsing
+// decoded, would move a request (which carries the token) to another API
+// endpoint.
+var githubNameRe = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+func githubName(s string) bool { return githubNameRe.MatchString(s) && s != "." && s != ".." }
 
 // latestGitHub returns the tag of the repository's latest release (GitHub
 // excludes drafts and pre-releases from it) as a version.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -266,6 +267,32 @@ func TestGitHubRateLimitExhausted(t *testing.T) {
 	}
 }
 
+// A Retry-After longer than the client's timeout is not waited for (the
+// wait would end in a bare timeout): the agent is reported as rate
+// limited, at once.
+func TestGitHubRetryAfterBeyondTimeout(t *testing.T) {
+	f := newFake(t)
+	root := t.TempDir()
+	writeAgent(t, root, "bin", `{"id":"bin","name":"B","version":"1.0.0","description":"d","repository":"https://github.com/example/bin",
+ "distribution":{"binary":{"linux-x86_64":{"archive":"https://x.invalid/v1.0.0/bin.tar.gz","cmd":"bin"}}}}`)
+	f.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "90")
+		w.WriteHeader(http.StatusTooManyRequests)
+		fmt.Fprint(w, `{"message":"You have exceeded a secondary rate limit"}`)
+	})
+	start := time.Now()
+	rep, err := Run(context.Background(), f.options(t, root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Errors) != 1 || !errorsContain(rep.Errors[0].Error, "rate limit", "GITHUB_TOKEN") {
+		t.Errorf("errors = %+v", rep.Errors)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %v: the Retry-After was waited for", d)
+	}
+}
+
 func errorsContain(s string, subs ...string) bool {
 	for _, sub := range subs {
 		if !strings.Contains(s, sub) {
@@ -457,6 +484,35 @@ func TestBrokenManifestMessage(t *testing.T) {
 	for i, want := range []string{"it is not valid JSON (line 2, column 3: ", "it does not match the manifest schema: fix it first (acp-registry validate shows where)"} {
 		if e := rep.Errors[i].Error; !strings.Contains(e, want) || strings.Contains(e, "Go struct") {
 			t.Errorf("%s: %q, want %q", rep.Errors[i].ID, e, want)
+		}
+	}
+}
+
+// Owner and repo go into the GitHub API path as they are: a "repository"
+// that would climb out of repos/<owner>/<repo>/ (the token goes along) is
+// no GitHub repository.
+func TestGitHubRepoNames(t *testing.T) {
+	for _, tc := range []struct{ in, owner, repo string }{
+		{"https://github.com/example/bin", "example", "bin"},
+		{"https://github.com/example/bin.git", "example", "bin"},
+		{"https://www.github.com/Ex-1/my_repo.js/tree/main", "Ex-1", "my_repo.js"},
+		{"https://github.com/../../user", "", ""},
+		{"https://github.com/example/..", "", ""},
+		{"https://github.com/example/.", "", ""},
+		{"https://github.com/a%2F..%2F../b", "", ""},
+		{"https://github.com/example/a%3Fb", "", ""},
+		{"https://github.com/example/%2e%2e", "", ""},
+		{"https://github.com/example", "", ""},
+	} {
+		owner, repo, err := githubRepo(tc.in)
+		if tc.owner == "" {
+			if err == nil || !errors.Is(err, ErrNoSource) {
+				t.Errorf("%s: accepted as %s/%s (%v)", tc.in, owner, repo, err)
+			}
+			continue
+		}
+		if err != nil || owner != tc.owner || repo != tc.repo {
+			t.Errorf("%s: %q %q %v", tc.in, owner, repo, err)
 		}
 	}
 }

@@ -33,6 +33,13 @@ type Options struct {
 	PyPIURL          string
 	HTTPClient       *http.Client
 	Stderr           io.Writer // progress and log lines; may be nil
+
+	// OnAgent, when set, is called with each agent's result as soon as
+	// that agent's own files are checked, from several goroutines at
+	// once, before the checks across agents (duplicate ids) and the
+	// network checks add their problems. It must not modify the result.
+	// A build uses it to write icons while the rest is still validated.
+	OnAgent func(*AgentResult)
 }
 
 // DefaultPaths is what validate looks at without arguments: ./agents when it
@@ -83,6 +90,9 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 			defer wg.Done()
 			for i := range next {
 				results[i] = checkUnit(units[i])
+				if opts.OnAgent != nil {
+					opts.OnAgent(results[i])
+				}
 			}
 		}()
 	}
@@ -228,16 +238,11 @@ func readFile(path string, limit int64) ([]byte, error) {
 	case st.Size() > limit:
 		return nil, &registry.TooLargeError{Path: path, Limit: limit}
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	// Read exactly the size the stat gave: a file that grows meanwhile is
 	// read as it was, and the usual file costs one read and no EOF probe.
 	buf := make([]byte, st.Size())
-	n, err := io.ReadFull(f, buf)
-	if err != nil && err != io.ErrUnexpectedEOF {
+	n, err := readAt(path, buf)
+	if err != nil {
 		return nil, err
 	}
 	return buf[:n], nil

@@ -245,6 +245,12 @@ func loadAgents(root string, ids []string) ([]*registry.Manifest, error) {
 // sandbox: binaries are downloaded and checked there, npx packages are
 // npm-installed there. A distribution this machine cannot run (no build
 // for the platform, node or uv missing) is a skip, not a failure.
+//
+// npm and uv run the package's own code while installing (lifecycle
+// scripts, build backends), before any handshake: they get the sandbox
+// environment too, with a HOME of their own inside the install folder
+// (uv may put a managed Python there that the agent then runs from), not
+// the tokens of the CI job or the maintainer.
 func sandboxInstall(plat registry.Platform) verify.InstallFunc {
 	return func(ctx context.Context, m *registry.Manifest, kind registry.Kind, dir string) (launch.Spec, error) {
 		if _, err := installer.Choose(m, plat, kind, false, exec.LookPath); err != nil {
@@ -255,7 +261,13 @@ func sandboxInstall(plat registry.Platform) verify.InstallFunc {
 		}
 		ctx, cancel := context.WithTimeout(ctx, installTimeout)
 		defer cancel()
-		in := &installer.Installer{Root: dir, Platform: plat, LookPath: exec.LookPath}
+		home, tmp := filepath.Join(dir, ".home"), filepath.Join(dir, ".tmp")
+		for _, d := range []string{home, tmp} {
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				return launch.Spec{}, fmt.Errorf("prepare the install sandbox: %w", err)
+			}
+		}
+		in := &installer.Installer{Root: dir, Platform: plat, LookPath: exec.LookPath, ToolEnv: launch.ToolEnv(os.Environ(), home, tmp)}
 		spec, err := in.Resolve(ctx, installer.Request{Agent: m, Dist: kind}, false)
 		if err != nil {
 			return launch.Spec{}, err

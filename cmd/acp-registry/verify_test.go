@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 
 	"github.com/agentclientprotocol/acp-registry-go/verify"
 )
@@ -190,5 +191,49 @@ func TestVerifyQuarantineMessages(t *testing.T) {
 	code = run(context.Background(), []string{"verify", root, "--agent", "macos"}, strings.NewReader(""), &stdout, &stderr)
 	if code != 1 || !strings.Contains(stderr.String(), "quarantine.json: line 2, column 1: ") {
 		t.Errorf("syntax error: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// verify installs untrusted packages, and npm runs their install scripts
+// before any handshake: those see the sandbox too, not the job's tokens.
+func TestVerifyInstallToolsRunSandboxed(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake npm is a shell script")
+	}
+	bin := t.TempDir()
+	npm := `#!/bin/sh
+while [ "$1" != "--prefix" ]; do shift; done
+p="$2/node_modules/@acp-test/fake-agent"
+mkdir -p "$p" "$2/node_modules/.bin"
+echo '{"name":"@acp-test/fake-agent","bin":{"fake-agent":"bin.js"}}' > "$p/package.json"
+printf '#!/bin/sh\n' > "$p/bin.js"
+chmod +x "$p/bin.js"
+ln -s ../@acp-test/fake-agent/bin.js "$2/node_modules/.bin/fake-agent"
+env > "$2/env.txt"
+`
+	os.WriteFile(filepath.Join(bin, "npm"), []byte(npm), 0o755)
+	os.WriteFile(filepath.Join(bin, "node"), []byte("#!/bin/sh\n"), 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+"/usr/bin"+string(os.PathListSeparator)+"/bin")
+	t.Setenv("GITHUB_TOKEN", "ghs_secret")
+	t.Setenv("NPM_TOKEN", "npm_secret")
+	m := &registry.Manifest{ID: "demo", Version: "1.0.0", Distribution: registry.Distribution{
+		Npx: &registry.Package{Package: "@acp-test/fake-agent@1.0.0"},
+	}}
+	dir := t.TempDir()
+	spec, err := sandboxInstall("linux-x86_64")(context.Background(), m, registry.KindNpx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := os.ReadFile(filepath.Join(dir, "agents", "demo", "1.0.0", "env.txt"))
+	if err != nil {
+		t.Fatalf("%v (spec %+v)", err, spec)
+	}
+	for _, secret := range []string{"ghs_secret", "npm_secret"} {
+		if strings.Contains(string(env), secret) {
+			t.Errorf("%s reached npm:\n%s", secret, env)
+		}
+	}
+	if !strings.Contains(string(env), "HOME="+filepath.Join(dir, ".home")+"\n") {
+		t.Errorf("npm did not run with the sandbox HOME:\n%s", env)
 	}
 }

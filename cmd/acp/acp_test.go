@@ -202,6 +202,39 @@ func TestCommandLineQuoting(t *testing.T) {
 	}
 }
 
+// Env keys come from the registry: one that is not a shell name must not
+// turn the printed line into a command of its own when a shell runs it.
+func TestCommandLineHostileEnvKey(t *testing.T) {
+	s := &installer.LaunchSpec{
+		Command: "/usr/bin/env",
+		Env:     map[string]string{"X;touch pwned;Y": "1", "$(touch pwned2)": "2", "OK": "it's"},
+	}
+	want := `env '$(touch pwned2)=2' 'OK=it'\''s' 'X;touch pwned;Y=1' /usr/bin/env`
+	if got := commandLine(s); got != want {
+		t.Fatalf("commandLine = %s\nwant           %s", got, want)
+	}
+	if runtime.GOOS == "windows" {
+		return
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("sh", "-c", commandLine(s))
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil || !strings.Contains(string(out), "\nOK=it's\n") {
+		t.Errorf("sh ran it as %s (%v)", out, err)
+	}
+	for _, f := range []string{"pwned", "pwned2"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("an env key ran as a command: %s exists", f)
+		}
+	}
+	// Ordinary keys keep the plain NAME=value form.
+	s.Env = map[string]string{"A": "1"}
+	if got := commandLine(s); got != "A=1 /usr/bin/env" {
+		t.Errorf("commandLine = %s", got)
+	}
+}
+
 func TestMergeEnvManifestWins(t *testing.T) {
 	got := mergeEnv([]string{"A=1", "B=2", "C=3"}, map[string]string{"B": "manifest"})
 	want := "A=1 C=3 B=manifest"

@@ -133,8 +133,22 @@ func commandLine(s *installer.LaunchSpec) string {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	// A key that is not a shell name ("X;rm -rf ~", from a hostile
+	// registry) would make sh run it as a command, not an assignment: then
+	// the assignments go through env(1) as quoted words instead.
+	viaEnv := false
 	for _, k := range keys {
-		parts = append(parts, k+"="+shellQuote(s.Env[k]))
+		viaEnv = viaEnv || !shellName.MatchString(k)
+	}
+	if viaEnv {
+		parts = append(parts, "env")
+	}
+	for _, k := range keys {
+		if viaEnv {
+			parts = append(parts, shellQuote(k+"="+s.Env[k]))
+		} else {
+			parts = append(parts, k+"="+shellQuote(s.Env[k]))
+		}
 	}
 	parts = append(parts, shellQuote(s.Command))
 	for _, a := range s.Args {
@@ -148,6 +162,9 @@ func commandLine(s *installer.LaunchSpec) string {
 }
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+// shellName is what sh takes as the name in a NAME=value assignment.
+var shellName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func shellQuote(s string) string {
 	if shellSafe.MatchString(s) {

@@ -1,0 +1,164 @@
+package icons
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// xmlToken is a token the way encoding/xml gives it, with its offsets
+// and, for a start element, where scanAttrs finds its attributes.
+type xmlToken struct {
+	tok      xml.Token
+	raw      []rawAttr
+	off, end int
+}
+
+// decoderTokens is what check's encoding/xml path sees: every token with
+// its offsets, or ok=false at the first error.
+func decoderTokens(data []byte) (toks []xmlToken, ok bool) {
+	d := xml.NewDecoder(bytes.NewReader(data))
+	d.Strict = true
+	d.Entity = map[string]string{}
+	d.CharsetReader = charsetReader
+	for {
+		off := int(d.InputOffset())
+		tok, err := d.Token()
+		if err == io.EOF {
+			return toks, true
+		}
+		if err != nil {
+			return nil, false
+		}
+		var raw []rawAttr
+		if _, ok := tok.(xml.StartElement); ok {
+			raw = scanAttrs(data, off)
+		}
+		toks = append(toks, xmlToken{xml.CopyToken(tok), raw, off, int(d.InputOffset())})
+	}
+}
+
+// samePlain fails when plainTokens accepts data and encoding/xml does not,
+// or reads other tokens or offsets, or locates attributes elsewhere than
+// scanAttrs.
+func samePlain(t *testing.T, data []byte) (accepted bool) {
+	t.Helper()
+	toks, ok := plainTokens(data)
+	if !ok {
+		return false
+	}
+	want, wok := decoderTokens(data)
+	if !wok {
+		t.Fatalf("plainTokens accepts %q, encoding/xml refuses it", data)
+	}
+	var got []xmlToken
+	for _, p := range toks {
+		x := xmlToken{off: p.off, end: p.end}
+		switch p.kind {
+		case plainStart:
+			x.tok = p.elem
+			if len(p.raw) > 0 {
+				x.raw = p.raw // scanAttrs says nil for none
+			}
+		case plainEnd:
+			if len(p.elem.Attr) > 0 {
+				t.Fatalf("end element with attributes in %q", data)
+			}
+			x.tok = xml.EndElement{Name: p.elem.Name}
+		case plainText:
+			x.tok = xml.CharData(data[p.off:p.end])
+		}
+		got = append(got, x)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("tokens of %q:\nplain:   %#v\ndecoder: %#v", data, got, want)
+	}
+	return true
+}
+
+func TestPlainTokens(t *testing.T) {
+	accepted := []string{
+		icon(shape),
+		"",
+		" \n",
+		"text",
+		`<svg xmlns="a"><g xmlns='b'><xmlns/></g><g/></svg>` + "\n",
+		`<svg><style>a{fill:red} > b</style></svg>`,
+		`<a  b = "1"	c='"'
+		/><x.y-z_1 />`,
+	}
+	for _, s := range accepted {
+		if !samePlain(t, []byte(s)) {
+			t.Errorf("plainTokens refuses %q", s)
+		}
+	}
+	refused := []string{
+		`<?xml version="1.0"?><svg/>`, `<!-- c --><svg/>`, `<!DOCTYPE svg><svg/>`,
+		`<svg xmlns:x="u" x:a="1"/>`, `<x:svg/>`, "<svg>\r\n</svg>", "<svg>é</svg>",
+		`<svg a="&amp;"/>`, `<svg>&amp;</svg>`, `<svg>]]></svg>`, `<svg a="<"/>`,
+		`<svg`, `<svg>`, `</svg>`, `<a></b>`, `<svg a/>`, `<svg a=1/>`, `<svg a="1"b="2"/>`,
+		`<svg / >`, `< svg/>`, `<1/>`, `<svg><![CDATA[x]]></svg>`,
+	}
+	for _, s := range refused {
+		if _, ok := plainTokens([]byte(s)); ok {
+			t.Errorf("plainTokens accepts %q", s)
+		}
+	}
+}
+
+// TestPlainTokensCorpus: most real icons take the fast path, and read
+// exactly as encoding/xml reads them.
+func TestPlainTokensCorpus(t *testing.T) {
+	corpus := corpusIcons(t)
+	ids := make([]string, 0, len(corpus))
+	for id := range corpus {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	n := 0
+	for _, id := range ids {
+		if samePlain(t, corpus[id]) {
+			n++
+		}
+	}
+	t.Logf("%d of %d corpus icons are plain", n, len(ids))
+	if n < len(ids)*3/4 {
+		t.Errorf("only %d of %d corpus icons take the fast path", n, len(ids))
+	}
+}
+
+// FuzzPlainTokens: whatever plainTokens accepts, encoding/xml accepts
+// with the same tokens at the same offsets (and scanAttrs finds the same
+// attributes); and hasURL agrees with the lower-case search it replaces.
+func FuzzPlainTokens(f *testing.F) {
+	corpus, _ := loadCorpusIcons()
+	ids := make([]string, 0, len(corpus))
+	for id := range corpus {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		f.Add(corpus[id])
+	}
+	for _, s := range []string{icon(shape), `<svg xmlns="a"><g xmlns='b'><xmlns/></g></svg>`, `<a b='1'/>t<c>]]</c>`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		samePlain(t, data)
+		if got, want := hasURL(string(data)), strings.Contains(strings.ToLower(string(data)), "url("); got != want {
+			t.Fatalf("hasURL(%q) = %v, want %v", data, got, want)
+		}
+	})
+}
+
+func TestHasURL(t *testing.T) {
+	for _, s := range []string{"", "url", "url(", "URL(#a)", "fill: uRl( x", "M0 0Url(", "ur l(", "xurl)", "\u212arl(", "ùrl(", "url\u0130("} {
+		if got, want := hasURL(s), strings.Contains(strings.ToLower(s), "url("); got != want {
+			t.Errorf("hasURL(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
