@@ -77,6 +77,7 @@ var ruleCases = []ruleCase{
 
 	{name: "schema wrong type", rule: RuleSchema, want: true, edits: []string{`["Example"]`, `[{"name": "Example"}]`}, ptr: "/authors/0", at: `{"name": "Example"}`, msg: `item 0 of "authors" must be a string, not an object`},
 	{name: "schema missing required", rule: RuleSchema, want: true, edits: []string{`"name": "Demo Agent",`, ``}, ptr: "", msg: `missing the required field "name"`},
+	{name: "schema env name not portable", rule: RuleSchema, want: true, edits: []string{`"DEMO_LOG": "1"`, `"DEMO;LOG": "1"`}, ptr: "/distribution/npx/env/DEMO;LOG", at: `"DEMO;LOG"`, msg: `environment variable name "DEMO;LOG" is not a portable name`},
 	{name: "schema empty string", rule: RuleSchema, want: true, edits: []string{`"A demo agent"`, `""`}, ptr: "/description", at: `""`, msg: "must not be empty"},
 	{name: "schema unknown key in target", rule: RuleSchema, want: true, edits: []string{`"cmd": "demo.exe"`, `"cmd": "demo.exe", "sha": "x"`}, ptr: "/distribution/binary/windows-x86_64/sha", at: `"sha"`, msg: `unknown field "sha"`},
 	{name: "schema unknown distribution", rule: RuleSchema, want: true, edits: []string{`"uvx": {`, `"npm": {}, "uvx": {`}, ptr: "/distribution/npm", at: `"npm"`, msg: `unknown distribution "npm"`},

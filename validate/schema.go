@@ -197,6 +197,10 @@ var platformList = "darwin-aarch64, darwin-x86_64, linux-aarch64, linux-x86_64, 
 func describeLeaf(e *jsonschema.ValidationError) []schemaFinding {
 	ptr := instancePointer(e.InstanceLocation)
 	kw := e.KeywordLocation[strings.LastIndexByte(e.KeywordLocation, '/')+1:]
+	if strings.Contains(e.KeywordLocation, "/propertyNames/") && strings.Contains(e.KeywordLocation, "/env/") {
+		return []schemaFinding{{ptr: ptr, atKey: true,
+			msg: fmt.Sprintf("environment variable name %q is not a portable name: use letters, digits and _, not starting with a digit", lastToken(ptr))}}
+	}
 	if strings.Contains(e.KeywordLocation, "/propertyNames/") {
 		return []schemaFinding{{ptr: ptr, atKey: true,
 			msg: fmt.Sprintf("unknown platform %q: use one of %s", lastToken(ptr), platformList)}}

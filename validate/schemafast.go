@@ -123,7 +123,7 @@ func binaryFast(v any) bool {
 					return false
 				}
 			case "env":
-				if !stringObject(f) {
+				if !envObject(f) {
 					return false
 				}
 			default:
@@ -153,7 +153,7 @@ func packageFast(v any) bool {
 				return false
 			}
 		case "env":
-			if !stringObject(f) {
+			if !envObject(f) {
 				return false
 			}
 		default:
@@ -176,13 +176,28 @@ func stringArray(v any) bool {
 	return true
 }
 
-func stringObject(v any) bool {
+// envObject is the schema's env: string values under names matching
+// ^[A-Za-z_][A-Za-z0-9_]*$.
+func envObject(v any) bool {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return false
 	}
-	for _, x := range m {
-		if _, ok := x.(string); !ok {
+	for k, x := range m {
+		if _, ok := x.(string); !ok || !envName(k) {
+			return false
+		}
+	}
+	return true
+}
+
+func envName(k string) bool {
+	if k == "" || k[0] >= '0' && k[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
 			return false
 		}
 	}
