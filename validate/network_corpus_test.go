@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
+
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/remote"
 )
@@ -126,8 +128,9 @@ func BenchmarkNetworkCorpus(b *testing.B) {
 // TestNPMCorpusE2E looks up every npm package of the corpus in the real
 // npm registry (the one host tests may reach). Run with ACP_E2E=1.
 func TestNPMCorpusE2E(t *testing.T) {
-	if os.Getenv("ACP_E2E") == "" || testing.Short() {
-		t.Skip("set ACP_E2E=1 to look up the corpus's npm packages in registry.npmjs.org")
+	e2e.Require(t)
+	if testing.Short() {
+		t.Skip("-short: skipping the lookup of the corpus's npm packages")
 	}
 	results := networkCorpus(t)
 	npx := 0

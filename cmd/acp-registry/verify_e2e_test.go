@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
 
 	"github.com/agentclientprotocol/acp-registry-go/verify"
 )
@@ -17,12 +17,7 @@ import (
 // claude-agent-acp from the npm registry into a sandbox and checks that it
 // passes with terminal auth. Set ACP_E2E=1 to run it (.ci/run does).
 func TestE2EVerifyClaudeAgent(t *testing.T) {
-	if os.Getenv("ACP_E2E") != "1" {
-		t.Skip("end-to-end: set ACP_E2E=1 (needs npm and the npm registry)")
-	}
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("npm is not installed")
-	}
+	e2e.RequireNPM(t)
 	agents := filepath.Join("..", "..", "agents")
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"verify", agents, "--agent", "claude-agent", "--json"}, strings.NewReader(""), &stdout, &stderr)

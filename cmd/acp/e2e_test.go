@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
+
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 )
 
@@ -16,12 +18,7 @@ import (
 // the built-in registry (--offline governs the registry index only) and a
 // real npm install from the npm registry. Set ACP_E2E=1 to run it.
 func TestE2EInstallClaudeAgent(t *testing.T) {
-	if os.Getenv("ACP_E2E") != "1" {
-		t.Skip("end-to-end: set ACP_E2E=1 (needs npm and the npm registry)")
-	}
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("npm is not installed")
-	}
+	e2e.RequireNPM(t)
 	home := t.TempDir()
 	acp := func(args ...string) (string, string) {
 		t.Helper()

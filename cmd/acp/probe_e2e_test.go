@@ -2,22 +2,17 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
 )
 
 // TestE2EProbeClaudeAgent probes the real claude-agent (npm install from
 // the npm registry) and expects its terminal auth methods in --json. Set
 // ACP_E2E=1 to run it.
 func TestE2EProbeClaudeAgent(t *testing.T) {
-	if os.Getenv("ACP_E2E") != "1" {
-		t.Skip("end-to-end: set ACP_E2E=1 (needs npm and the npm registry)")
-	}
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("npm is not installed")
-	}
+	e2e.RequireNPM(t)
 	t.Setenv("ACP_HOME", t.TempDir())
 	t.Setenv("ACP_REGISTRY", filepath.Join("..", "..", "agents"))
 	code, out, errOut := runAcp(t, "probe", "claude-agent", "--json")
