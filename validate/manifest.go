@@ -315,6 +315,11 @@ func (c *checker) binary(b map[string]any, version string) {
 			if why := badCmdPath(cmd); why != "" {
 				c.add(ptr+"/cmd", false, RuleBinaryCmdPath, SeverityError,
 					"cmd %q %s: give the executable's path relative to the archive's root, e.g. \"bin/agent\"", cmd, why)
+			} else if path, rest, ok := strings.Cut(strings.TrimSpace(cmd), " "); ok {
+				// Clients run cmd as one path; a space almost always means
+				// arguments, which would become part of the file name.
+				c.add(ptr+"/cmd", false, RuleBinaryCmdArgs, SeverityWarning,
+					"cmd %q contains a space: clients run cmd as one file path, so %q would be part of the name; put the executable in cmd (%q) and the arguments in \"args\" (ignore this if the file name really has a space)", cmd, strings.TrimSpace(rest), path)
 			}
 		}
 		if env, ok := t["env"].(map[string]any); ok {

@@ -131,6 +131,8 @@ var ruleCases = []ruleCase{
 	{name: "cmd absolute", rule: RuleBinaryCmdPath, want: true, edits: []string{`"cmd": "bin/demo"`, `"cmd": "/usr/bin/demo"`}, ptr: "/distribution/binary/linux-x86_64/cmd", msg: "absolute"},
 	{name: "cmd drive letter", rule: RuleBinaryCmdPath, want: true, edits: []string{`"cmd": "demo.exe"`, `"cmd": "C:\\demo.exe"`}, ptr: "/distribution/binary/windows-x86_64/cmd", msg: "drive letter"},
 	{name: "cmd empty", rule: RuleBinaryCmdPath, want: true, edits: []string{`"cmd": "demo.exe"`, `"cmd": ""`}, ptr: "/distribution/binary/windows-x86_64/cmd", msg: "is empty"},
+	{name: "cmd with arguments", rule: RuleBinaryCmdArgs, want: true, edits: []string{`"cmd": "bin/demo"`, `"cmd": "bin/demo acp"`}, ptr: "/distribution/binary/linux-x86_64/cmd", at: `"bin/demo acp"`, msg: `put the executable in cmd ("bin/demo") and the arguments in "args"`},
+	{name: "cmd without spaces", rule: RuleBinaryCmdArgs, want: false, edits: []string{`"cmd": "bin/demo"`, `"cmd": "bin/demo-acp"`}},
 	{name: "cmd backslashes inside", rule: RuleBinaryCmdPath, want: false, edits: []string{`"cmd": "demo.exe"`, `"cmd": "bin\\demo..exe"`}},
 
 	{name: "archive latest", rule: RuleBinaryLatest, want: true, edits: []string{`releases/download/v1.2.3/demo-linux-x64.zip`, `releases/latest/download/demo-linux-x64.zip`}, ptr: "/distribution/binary/linux-x86_64/archive", msg: `points at "latest"`},
@@ -248,7 +250,7 @@ func TestRules(t *testing.T) {
 			}
 			wantSev := SeverityError
 			switch tc.rule {
-			case RuleUnknownField, RuleVersionLeadingZero, RuleLicenseURLMissing, RuleBinaryOSCoverage, RulePackageUnpinned:
+			case RuleUnknownField, RuleVersionLeadingZero, RuleLicenseURLMissing, RuleBinaryOSCoverage, RulePackageUnpinned, RuleBinaryCmdArgs:
 				wantSev = SeverityWarning
 			}
 			if p.Severity != wantSev {
@@ -265,7 +267,7 @@ func TestRules(t *testing.T) {
 func TestRulesAllCovered(t *testing.T) {
 	rules := []string{RuleJSONSyntax, RuleSchema, RuleUnknownField, RuleIDFormat, RuleIDDirMismatch,
 		RuleVersionSemver, RuleVersionLeadingZero, RuleURLFormat, RuleLicenseURLMissing, RuleDistributionEmpty,
-		RuleBinaryOSCoverage, RuleBinaryArchiveHTTPS, RuleBinaryArchiveFormat, RuleBinaryCmdPath, RuleBinaryLatest,
+		RuleBinaryOSCoverage, RuleBinaryArchiveHTTPS, RuleBinaryArchiveFormat, RuleBinaryCmdPath, RuleBinaryCmdArgs, RuleBinaryLatest,
 		RuleBinaryVersionMismatch, RulePackageLatest, RulePackageVersionMismatch, RulePackageUnpinned, RulePackageName,
 		RulePreviewVersion, RulePreviewDistribution, RulePreviewVersionMismatch, RuleEnvReserved}
 	for _, rule := range rules {
