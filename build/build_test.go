@@ -8,9 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
@@ -163,19 +164,10 @@ func copyTree(t *testing.T, from, to string) {
 	}
 }
 
-func corpusRoot(t testing.TB) string {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "shared", "corpus", "registry")
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("corpus not found at %s: skipping the corpus build", root)
-	}
-	return root
-}
-
 // Every agent of the real corpus that validates goes into an index that
 // satisfies the schema and reads back through ParseIndex.
 func TestBuildCorpusValidAgents(t *testing.T) {
-	root := corpusRoot(t)
+	root := testkit.RequireCorpus(t)
 	rep, err := validate.Run(context.Background(), []string{root}, validate.Options{SkipURLs: true})
 	if err != nil {
 		t.Fatal(err)

@@ -9,12 +9,14 @@ import (
 	"slices"
 	"sort"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
-// corpusRoot is ../shared/corpus/registry relative to the repository root.
-var corpusRoot = filepath.Join("..", "..", "shared", "corpus", "registry")
+// corpusRoot is the shared corpus beside the repository (see testkit).
+var corpusRoot, _ = testkit.CorpusRegistry()
 
 // loadCorpusIcons reads the real icons of the corpus, keyed by agent id
 // (parked agents as "_folder/id"); none when the corpus is absent.

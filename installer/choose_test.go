@@ -3,10 +3,10 @@ package installer
 import (
 	"errors"
 	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -91,11 +91,7 @@ func TestChoose(t *testing.T) {
 // Every real manifest either yields a choice on every platform or says
 // why in a sentence; binary cmds of the corpus parse as paths.
 func TestChooseCorpus(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	corpus := filepath.Join(filepath.Dir(file), "..", "..", "shared", "corpus", "registry")
-	if _, err := os.Stat(corpus); err != nil {
-		t.Skip("corpus not present at ../shared/corpus")
-	}
+	corpus := testkit.RequireCorpus(t)
 	dirs, err := registry.ScanRoot(corpus)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
+
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -251,27 +253,6 @@ func TestInterruptedNpmInstall(t *testing.T) {
 	}
 }
 
-// fakeNPM is an npm that installs @acp-test/fake-agent without a registry
-// and records the environment it ran with in the install (env.txt).
-func fakeNPM(t *testing.T) string {
-	t.Helper()
-	npm := filepath.Join(t.TempDir(), "npm")
-	script := `#!/bin/sh
-while [ "$1" != "--prefix" ]; do shift; done
-p="$2/node_modules/@acp-test/fake-agent"
-mkdir -p "$p" "$2/node_modules/.bin"
-echo '{"name":"@acp-test/fake-agent","bin":{"fake-agent":"bin.js"}}' > "$p/package.json"
-printf '#!/bin/sh\n' > "$p/bin.js"
-chmod +x "$p/bin.js"
-ln -s ../@acp-test/fake-agent/bin.js "$2/node_modules/.bin/fake-agent"
-env > "$2/env.txt"
-`
-	if err := os.WriteFile(npm, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return npm
-}
-
 // ToolEnv is all npm sees: an install under a sandbox environment (verify)
 // does not hand the host's tokens to the package's install scripts.
 func TestToolEnvReachesNpm(t *testing.T) {
@@ -280,7 +261,7 @@ func TestToolEnvReachesNpm(t *testing.T) {
 	}
 	t.Setenv("ACP_TEST_SECRET_TOKEN", "s3cret")
 	in := newInstaller(t)
-	in.NPM = fakeNPM(t)
+	in.NPM = testkit.FakeNPM(t)
 	in.LookPath = func(name string) (string, error) { return "/usr/bin/" + name, nil }
 	in.ToolEnv = []string{"PATH=" + os.Getenv("PATH"), "HOME=/sandbox/home"}
 	r, _, err := in.Install(context.Background(), Request{Agent: npxManifest("@acp-test/fake-agent@1.0.0")})

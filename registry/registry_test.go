@@ -3,9 +3,10 @@ package registry
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 func TestParseNPM(t *testing.T) {
@@ -181,11 +182,9 @@ func TestReadLimited(t *testing.T) {
 // The corpus is real registry data; every manifest in it must decode with
 // the types of this package (validity is validate's business).
 func TestDecodeCorpusManifests(t *testing.T) {
-	_, file, _, _ := runtime.Caller(0)
-	corpus := filepath.Join(filepath.Dir(file), "..", "..", "shared", "corpus", "registry")
-	dirs, err := ScanRoot(corpus)
+	dirs, err := ScanRoot(testkit.RequireCorpus(t))
 	if err != nil {
-		t.Skipf("corpus not available (%v): skipping", err)
+		t.Fatal(err)
 	}
 	n := 0
 	for _, d := range dirs {

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 // writeBenchTree writes n agents into dst by copying corpus agents
@@ -15,7 +17,7 @@ import (
 // every file keeps its real formatting and problems.
 func writeBenchTree(tb testing.TB, dst string, n int) {
 	tb.Helper()
-	root := corpusRoot(tb)
+	root := testkit.RequireCorpus(tb)
 	type src struct {
 		id         string
 		data, icon []byte

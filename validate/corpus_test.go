@@ -3,29 +3,17 @@ package validate
 import (
 	"context"
 	"os"
-	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
-)
 
-// corpusRoot is ../shared/corpus/registry relative to the repository root:
-// real manifests and icons of the public registry, never copied into the
-// repository.
-func corpusRoot(t testing.TB) string {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "shared", "corpus", "registry")
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("corpus not present at %s: skipping", root)
-	}
-	return root
-}
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
+)
 
 // The real registry: every agent gets a verdict, and exactly the agents a
 // maintainer would reject are invalid, for those reasons.
 func TestCorpus(t *testing.T) {
-	root := corpusRoot(t)
+	root := testkit.RequireCorpus(t)
 	rep, err := Run(context.Background(), []string{root}, Options{SkipURLs: true})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 func addSeeds(f *testing.F) {
@@ -37,11 +39,10 @@ func addSeeds(f *testing.F) {
 }
 
 func corpusRootIfPresent() string {
-	root := filepath.Join("..", "..", "shared", "corpus", "registry")
-	if _, err := os.Stat(root); err != nil {
-		return ""
+	if root, ok := testkit.CorpusRegistry(); ok {
+		return root
 	}
-	return root
+	return ""
 }
 
 // FuzzValidateManifest: no input panics, and every problem is well formed

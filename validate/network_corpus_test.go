@@ -7,11 +7,11 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
 
@@ -22,11 +22,10 @@ import (
 // networkCorpus decodes every agent of ../shared/corpus/registry.
 func networkCorpus(tb testing.TB) []*AgentResult {
 	tb.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..", "shared", "corpus", "registry")
+	root := testkit.RequireCorpus(tb)
 	dirs, err := registry.ScanRoot(root)
 	if err != nil {
-		tb.Skipf("corpus not present at %s: %v", root, err)
+		tb.Fatal(err)
 	}
 	var out []*AgentResult
 	for _, d := range dirs {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
+
 	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 
@@ -197,21 +199,7 @@ func TestVerifyQuarantineMessages(t *testing.T) {
 // verify installs untrusted packages, and npm runs their install scripts
 // before any handshake: those see the sandbox too, not the job's tokens.
 func TestVerifyInstallToolsRunSandboxed(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake npm is a shell script")
-	}
-	bin := t.TempDir()
-	npm := `#!/bin/sh
-while [ "$1" != "--prefix" ]; do shift; done
-p="$2/node_modules/@acp-test/fake-agent"
-mkdir -p "$p" "$2/node_modules/.bin"
-echo '{"name":"@acp-test/fake-agent","bin":{"fake-agent":"bin.js"}}' > "$p/package.json"
-printf '#!/bin/sh\n' > "$p/bin.js"
-chmod +x "$p/bin.js"
-ln -s ../@acp-test/fake-agent/bin.js "$2/node_modules/.bin/fake-agent"
-env > "$2/env.txt"
-`
-	os.WriteFile(filepath.Join(bin, "npm"), []byte(npm), 0o755)
+	bin := filepath.Dir(testkit.FakeNPM(t))
 	os.WriteFile(filepath.Join(bin, "node"), []byte("#!/bin/sh\n"), 0o755)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+"/usr/bin"+string(os.PathListSeparator)+"/bin")
 	t.Setenv("GITHUB_TOKEN", "ghs_secret")
