@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentclientprotocol/acp-registry-go/remote"
+	"github.com/agentclientprotocol/acp-registry-go/remote/githubapi"
 	"github.com/google/go-github/v62/github"
 )
 
@@ -411,9 +411,9 @@ func plainAssetName(name string) bool {
 }
 
 // NewClient returns a go-github client for baseURL (empty: api.github.com)
-// with token; see remote.GitHubClient.
+// with token; see githubapi.Client.
 func NewClient(hc *http.Client, baseURL, token string) (*github.Client, error) {
-	return remote.GitHubClient(hc, baseURL, token)
+	return githubapi.Client(hc, baseURL, token)
 }
 
 func firstLine(s string) string {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentclientprotocol/acp-registry-go/remote"
+	"github.com/agentclientprotocol/acp-registry-go/remote/githubapi"
 	"github.com/google/go-github/v62/github"
 )
 
@@ -92,7 +92,7 @@ func newGitHubClient(hc *http.Client, baseURL, token string, attempts int, backo
 		base = hc.Transport
 	}
 	rt := &rateLimitTransport{base: base, attempts: attempts, backoff: backoff, maxWait: 2 * time.Minute, now: time.Now}
-	return remote.GitHubClient(&http.Client{Transport: rt, Timeout: 60 * time.Second}, baseURL, token)
+	return githubapi.Client(&http.Client{Transport: rt, Timeout: 60 * time.Second}, baseURL, token)
 }
 
 // githubRepo takes owner and repo from a repository URL such as

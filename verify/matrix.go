@@ -10,21 +10,23 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/probe"
+
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // MatrixRow is what one agent × distribution advertises in its
 // initialize answer: the protocol matrix maintainers publish.
 type MatrixRow struct {
-	ID              string          `json:"id"`
-	Distribution    registry.Kind   `json:"distribution"`
-	Status          Status          `json:"status"`
-	Reason          string          `json:"reason"`
-	ProtocolVersion json.RawMessage `json:"protocolVersion"`
-	AgentInfo       *AgentInfo      `json:"agentInfo"`
-	LoadSession     bool            `json:"loadSession"`
-	Prompt          PromptCaps      `json:"promptCapabilities"`
-	MCP             MCPCaps         `json:"mcpCapabilities"`
+	ID              string           `json:"id"`
+	Distribution    registry.Kind    `json:"distribution"`
+	Status          probe.Status     `json:"status"`
+	Reason          string           `json:"reason"`
+	ProtocolVersion json.RawMessage  `json:"protocolVersion"`
+	AgentInfo       *probe.AgentInfo `json:"agentInfo"`
+	LoadSession     bool             `json:"loadSession"`
+	Prompt          PromptCaps       `json:"promptCapabilities"`
+	MCP             MCPCaps          `json:"mcpCapabilities"`
 	// Session lists the keys of agentCapabilities.sessionCapabilities
 	// (list, resume, fork, …), sorted.
 	Session         []string `json:"sessionCapabilities"`

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/probe"
+
 	"github.com/agentclientprotocol/acp-registry-go/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/launch"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -46,16 +48,16 @@ type Options struct {
 
 // Result is one agent × distribution, in the shape cli.md documents.
 type Result struct {
-	ID              string          `json:"id"`
-	Distribution    registry.Kind   `json:"distribution"`
-	Status          Status          `json:"status"`
-	Reason          string          `json:"reason"`
-	ProtocolVersion json.RawMessage `json:"protocolVersion"`
-	AgentInfo       *AgentInfo      `json:"agentInfo"`
-	AuthMethods     []Method        `json:"authMethods"`
-	InstallMs       int64           `json:"installMs"`
-	HandshakeMs     int64           `json:"handshakeMs"`
-	StderrTail      string          `json:"stderrTail"`
+	ID              string           `json:"id"`
+	Distribution    registry.Kind    `json:"distribution"`
+	Status          probe.Status     `json:"status"`
+	Reason          string           `json:"reason"`
+	ProtocolVersion json.RawMessage  `json:"protocolVersion"`
+	AgentInfo       *probe.AgentInfo `json:"agentInfo"`
+	AuthMethods     []probe.Method   `json:"authMethods"`
+	InstallMs       int64            `json:"installMs"`
+	HandshakeMs     int64            `json:"handshakeMs"`
+	StderrTail      string           `json:"stderrTail"`
 
 	// Warnings are stdio-rule breaches and the like (text output only).
 	Warnings []string `json:"-"`
@@ -113,7 +115,7 @@ func Run(ctx context.Context, agents []*registry.Manifest, o Options) (*Report, 
 			select {
 			case sem <- struct{}{}:
 			case <-ctx.Done():
-				results[i] = &Result{ID: j.m.ID, Distribution: j.kind, Status: StatusSkip, Reason: "interrupted before it started", AuthMethods: []Method{}}
+				results[i] = &Result{ID: j.m.ID, Distribution: j.kind, Status: probe.StatusSkip, Reason: "interrupted before it started", AuthMethods: []probe.Method{}}
 				return
 			}
 			defer func() { <-sem }()
@@ -136,9 +138,9 @@ func Run(ctx context.Context, agents []*registry.Manifest, o Options) (*Report, 
 	rep := &Report{Results: results}
 	for _, r := range results {
 		switch r.Status {
-		case StatusPass:
+		case probe.StatusPass:
 			rep.Summary.Pass++
-		case StatusFail:
+		case probe.StatusFail:
 			rep.Summary.Fail++
 		default:
 			rep.Summary.Skip++
@@ -151,19 +153,19 @@ func Run(ctx context.Context, agents []*registry.Manifest, o Options) (*Report, 
 }
 
 func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o Options) *Result {
-	r := &Result{ID: m.ID, Distribution: kind, AuthMethods: []Method{}}
+	r := &Result{ID: m.ID, Distribution: kind, AuthMethods: []probe.Method{}}
 	if reason, ok := o.Quarantine[m.ID]; ok {
-		r.Status, r.Reason = StatusSkip, "quarantined: "+reason
+		r.Status, r.Reason = probe.StatusSkip, "quarantined: "+reason
 		return r
 	}
 	if !registry.ValidID(m.ID) {
 		// The id names a sandbox folder: never let "../x" pick one.
-		r.Status, r.Reason = StatusFail, fmt.Sprintf("agent id %q is invalid (run acp-registry validate)", m.ID)
+		r.Status, r.Reason = probe.StatusFail, fmt.Sprintf("agent id %q is invalid (run acp-registry validate)", m.ID)
 		return r
 	}
 	dir := filepath.Join(o.Sandbox, m.ID, string(kind))
 	if err := os.MkdirAll(filepath.Join(dir, "install"), 0o700); err != nil {
-		r.Status, r.Reason = StatusFail, fmt.Sprintf("could not prepare the sandbox: %v", err)
+		r.Status, r.Reason = probe.StatusFail, fmt.Sprintf("could not prepare the sandbox: %v", err)
 		return r
 	}
 	start := time.Now()
@@ -172,13 +174,13 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 	var skip *SkipError
 	switch {
 	case errors.As(err, &skip):
-		r.Status, r.Reason = StatusSkip, skip.Reason
+		r.Status, r.Reason = probe.StatusSkip, skip.Reason
 		return r
 	case err != nil:
-		r.Status, r.Reason = StatusFail, "install failed: "+err.Error()
+		r.Status, r.Reason = probe.StatusFail, "install failed: "+err.Error()
 		return r
 	}
-	out := Handshake(ctx, spec, HandshakeOptions{Sandbox: dir, HostEnv: o.HostEnv, Timeout: o.Timeout, Client: o.Client})
+	out := probe.Handshake(ctx, spec, probe.HandshakeOptions{Sandbox: dir, HostEnv: o.HostEnv, Timeout: o.Timeout, Client: o.Client})
 	r.HandshakeMs = out.Duration.Milliseconds()
 	r.StderrTail = out.StderrTail
 	if n := out.Stats.NonJSONLines; n > 0 {
@@ -189,12 +191,12 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d stdout line(s) were not JSON-RPC messages (stdout must carry only ACP messages; log to stderr)%s", n, first))
 	}
 	if out.Init == nil {
-		r.Status, r.Reason = StatusFail, out.Failure
+		r.Status, r.Reason = probe.StatusFail, out.Failure
 		return r
 	}
 	r.Init = out.Init
-	r.ProtocolVersion, r.AgentInfo, r.AuthMethods = summarize(out.Init)
-	r.Status, r.Reason = Judge(out.Init)
+	r.ProtocolVersion, r.AgentInfo, r.AuthMethods = probe.Summarize(out.Init)
+	r.Status, r.Reason = probe.Judge(out.Init)
 	return r
 }
 
@@ -211,7 +213,7 @@ func containsKind(ks []registry.Kind, k registry.Kind) bool {
 func (r *Result) Line() string {
 	s := fmt.Sprintf("%-4s  %s (%s)", r.Status, r.ID, r.Distribution)
 	switch r.Status {
-	case StatusPass:
+	case probe.StatusPass:
 		types := make([]string, 0, len(r.AuthMethods))
 		for _, m := range r.AuthMethods {
 			types = append(types, m.Type+" "+m.ID)

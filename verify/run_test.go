@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/acpclient"
+	"github.com/agentclientprotocol/acp-registry-go/probe"
+
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/launch"
@@ -44,7 +47,7 @@ func fakeInstall(t testing.TB, behaviours map[string]string, extraEnv ...string)
 		if m.ID == "broken" {
 			return launch.Spec{}, errors.New("download https://example.com/a.tar.gz: unexpected status 404")
 		}
-		return fakeSpec(t, behaviours[m.ID], extraEnv...), nil
+		return fakeagent.Spec(t, behaviours[m.ID], extraEnv...), nil
 	}
 }
 
@@ -62,7 +65,7 @@ func TestRunReport(t *testing.T) {
 	rep, err := Run(context.Background(), agents, Options{
 		Jobs: 3, Timeout: 5 * time.Second, Sandbox: t.TempDir(),
 		Quarantine: map[string]string{"held": "hangs on start, issue #12"},
-		Install:    fakeInstall(t, behaviours), Client: testClient, Progress: &progress,
+		Install:    fakeInstall(t, behaviours), Client: acpclient.Implementation{Name: "verify-test", Version: "0.0.0"}, Progress: &progress,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -102,12 +105,12 @@ func TestRunReport(t *testing.T) {
 func TestRunKindsFilter(t *testing.T) {
 	rep, err := Run(context.Background(), []*registry.Manifest{manifest("alpha", registry.KindNpx, registry.KindBinary)}, Options{
 		Kinds: []registry.Kind{registry.KindBinary}, Timeout: 5 * time.Second, Sandbox: t.TempDir(),
-		Install: fakeInstall(t, map[string]string{"alpha": fakeagent.Valid}), Client: testClient,
+		Install: fakeInstall(t, map[string]string{"alpha": fakeagent.Valid}), Client: acpclient.Implementation{Name: "verify-test", Version: "0.0.0"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Results) != 1 || rep.Results[0].Distribution != registry.KindBinary || rep.Results[0].Status != StatusPass {
+	if len(rep.Results) != 1 || rep.Results[0].Distribution != registry.KindBinary || rep.Results[0].Status != probe.StatusPass {
 		t.Errorf("results %+v, want one passing binary result", rep.Results)
 	}
 }
@@ -158,7 +161,7 @@ func runTen(t testing.TB) time.Duration {
 	start := time.Now()
 	rep, err := Run(context.Background(), agents, Options{
 		Jobs: 10, Timeout: 10 * time.Second, Sandbox: t.TempDir(),
-		Install: fakeInstall(t, behaviours, "ACP_FAKE_DELAY", "1s"), Client: testClient,
+		Install: fakeInstall(t, behaviours, "ACP_FAKE_DELAY", "1s"), Client: acpclient.Implementation{Name: "verify-test", Version: "0.0.0"},
 	})
 	el := time.Since(start)
 	if err != nil || rep.Summary.Pass != 10 {

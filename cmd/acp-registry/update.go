@@ -13,6 +13,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/remote"
+	"github.com/agentclientprotocol/acp-registry-go/remote/githubapi"
 	"github.com/agentclientprotocol/acp-registry-go/update"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
@@ -68,7 +69,7 @@ Exit status: 0 done, 1 a lookup or an apply failed, 4 updates are available
 	fl.BoolVar(&f.preview, "preview", false, "also move preview channels to npm's next/preview dist-tag")
 	fl.IntVar(&f.jobs, "jobs", 4, "agents looked up at once")
 	f.net.register(fl, false)
-	fl.StringVar(&f.githubAPIURL, "github-api-url", remote.DefaultGitHubAPIURL, "GitHub API (GitHub Enterprise: https://HOST/api/v3/)")
+	fl.StringVar(&f.githubAPIURL, "github-api-url", githubapi.DefaultURL, "GitHub API (GitHub Enterprise: https://HOST/api/v3/)")
 	return cmd
 }
 

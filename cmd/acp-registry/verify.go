@@ -19,6 +19,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/launch"
 	"github.com/agentclientprotocol/acp-registry-go/platform"
+	"github.com/agentclientprotocol/acp-registry-go/probe"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 	"github.com/agentclientprotocol/acp-registry-go/verify"
@@ -90,7 +91,7 @@ target. Exit status 3 when any agent fails.`,
 func addRunFlags(cmd *cobra.Command, f *verifyFlags) {
 	fl := cmd.Flags()
 	fl.IntVar(&f.jobs, "jobs", 4, "agents handled at once")
-	fl.DurationVar(&f.timeout, "timeout", verify.DefaultTimeout, "how long each agent has to answer initialize (install time not included)")
+	fl.DurationVar(&f.timeout, "timeout", probe.DefaultTimeout, "how long each agent has to answer initialize (install time not included)")
 	fl.StringVar(&f.sandbox, "sandbox", "", "folder for installs and throw-away homes, kept afterwards (default: a temporary folder, removed)")
 }
 
@@ -164,7 +165,7 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 		Sandbox:    sandbox,
 		Quarantine: quarantine,
 		Install:    sandboxInstall(plat),
-		Client:     verify.ClientInfo(prog),
+		Client:     probe.ClientInfo(prog),
 		Progress:   progress,
 	})
 	if cerr := ctx.Err(); cerr != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
+	"github.com/agentclientprotocol/acp-registry-go/probe"
 
 	"github.com/agentclientprotocol/acp-registry-go/verify"
 )
@@ -28,7 +29,7 @@ func TestE2EVerifyClaudeAgent(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Results) != 1 || rep.Results[0].Status != verify.StatusPass {
+	if len(rep.Results) != 1 || rep.Results[0].Status != probe.StatusPass {
 		t.Fatalf("results %s", stdout.String())
 	}
 	r := rep.Results[0]

@@ -9,7 +9,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	acplaunch "github.com/agentclientprotocol/acp-registry-go/launch"
-	"github.com/agentclientprotocol/acp-registry-go/verify"
+	"github.com/agentclientprotocol/acp-registry-go/probe"
 )
 
 type loginOpts struct {
@@ -39,8 +39,8 @@ listed. acp exits with the sign-in's exit status.`,
 			if err != nil {
 				return err
 			}
-			m, err := verify.ChooseTerminalMethod(spec.ID, init.AuthMethods, o.method)
-			var ce *verify.ChoiceError
+			m, err := probe.ChooseTerminalMethod(spec.ID, init.AuthMethods, o.method)
+			var ce *probe.ChoiceError
 			if errors.As(err, &ce) {
 				// Exit 2 like a usage error, but the list is the help
 				// needed, not the flag summary.
@@ -49,7 +49,7 @@ listed. acp exits with the sign-in's exit status.`,
 			if err != nil {
 				return err
 			}
-			ls := verify.LoginSpec(toLaunch(spec), m)
+			ls := probe.LoginSpec(toLaunch(spec), m)
 			fmt.Fprintf(g.streams.Err, "Signing in to %s with %q: %s\n", spec.ID, m.Name, ls.String())
 			code, err := acplaunch.Interactive(ctx, ls, acplaunch.UserEnv(os.Environ(), ls.Env), g.streams.In, g.streams.Out, g.streams.Err)
 			if err != nil {

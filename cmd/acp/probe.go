@@ -16,7 +16,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	acplaunch "github.com/agentclientprotocol/acp-registry-go/launch"
-	"github.com/agentclientprotocol/acp-registry-go/verify"
+	"github.com/agentclientprotocol/acp-registry-go/probe"
 )
 
 // defaultProbeTimeout is shorter than verify's 120 s: a developer is
@@ -74,7 +74,7 @@ func probeAgent(ctx context.Context, g *globalOpts, id string, ro resolveOpts, t
 		return nil, nil, fmt.Errorf("probe %s: create sandbox: %w", spec.ID, err)
 	}
 	defer os.RemoveAll(sandbox)
-	out := verify.Handshake(ctx, toLaunch(spec), verify.HandshakeOptions{Sandbox: sandbox, Timeout: timeout, Client: verify.ClientInfo(prog)})
+	out := probe.Handshake(ctx, toLaunch(spec), probe.HandshakeOptions{Sandbox: sandbox, Timeout: timeout, Client: probe.ClientInfo(prog)})
 	if out.Init == nil {
 		msg := fmt.Sprintf("probe %s %s (%s): %s", spec.ID, spec.Version, spec.Distribution, out.Failure)
 		if n := out.Stats.NonJSONLines; n > 0 && len(out.NonJSON) > 0 {
@@ -111,7 +111,7 @@ func writeProbe(w io.Writer, spec *installer.LaunchSpec, init *acpclient.Initial
 		if ai.Title != "" && ai.Title != ai.Name {
 			name += " (" + ai.Title + ")"
 		}
-		fmt.Fprintf(&b, "agent:         %s %s\n", verify.Printable(name), verify.Printable(ai.Version))
+		fmt.Fprintf(&b, "agent:         %s %s\n", probe.Printable(name), probe.Printable(ai.Version))
 	}
 	fmt.Fprintf(&b, "capabilities:  %s\n", capabilities(init.AgentCapabilities))
 	if !init.AuthMethodsPresent || len(init.AuthMethods) == 0 {
@@ -119,7 +119,7 @@ func writeProbe(w io.Writer, spec *installer.LaunchSpec, init *acpclient.Initial
 	} else {
 		b.WriteString("auth methods:\n")
 		for _, m := range init.AuthMethods {
-			fmt.Fprintf(&b, "  %-20s %-9s %s", verify.Printable(m.ID), verify.Printable(m.Type), verify.Printable(m.Name))
+			fmt.Fprintf(&b, "  %-20s %-9s %s", probe.Printable(m.ID), probe.Printable(m.Type), probe.Printable(m.Name))
 			var extra []string
 			if m.DeclaredType == "" {
 				extra = append(extra, "type not given")

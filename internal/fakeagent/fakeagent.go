@@ -9,7 +9,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
+
+	"github.com/agentclientprotocol/acp-registry-go/launch"
 )
 
 // Behaviours, the values of ACP_FAKE_AGENT.
@@ -204,4 +207,22 @@ func record(path string) {
 		fmt.Fprintln(os.Stderr, "fake agent: record:", err)
 		os.Exit(2)
 	}
+}
+
+// Spec is the launch spec of this test binary as a fake agent with the
+// given behaviour (the test's TestMain must call Main when ACP_FAKE_AGENT
+// is set). The behaviour travels in the spec's env (the manifest env), the
+// only host-independent way into a sandboxed environment; extra holds
+// more name, value pairs.
+func Spec(t testing.TB, behaviour string, extra ...string) launch.Spec {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"ACP_FAKE_AGENT": behaviour}
+	for i := 0; i+1 < len(extra); i += 2 {
+		env[extra[i]] = extra[i+1]
+	}
+	return launch.Spec{Command: exe, Env: env}
 }

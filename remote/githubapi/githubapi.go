@@ -1,4 +1,7 @@
-package remote
+// Package githubapi builds the go-github client that update and publish share.
+// It lives apart from remote so the editor's binary, which uses remote,
+// does not link go-github.
+package githubapi
 
 import (
 	"fmt"
@@ -9,13 +12,13 @@ import (
 	"github.com/google/go-github/v62/github"
 )
 
-// DefaultGitHubAPIURL is api.github.com, as go-github wants it.
-const DefaultGitHubAPIURL = "https://api.github.com/"
+// DefaultURL is api.github.com, as go-github wants it.
+const DefaultURL = "https://api.github.com/"
 
-// GitHubClient returns a go-github client for baseURL (empty: api.github.com)
+// Client returns a go-github client for baseURL (empty: api.github.com)
 // that sends token when set. A custom API URL serves uploads too: GitHub
 // Enterprise answers both under one host, and tests use one server.
-func GitHubClient(hc *http.Client, baseURL, token string) (*github.Client, error) {
+func Client(hc *http.Client, baseURL, token string) (*github.Client, error) {
 	c := github.NewClient(hc)
 	if token != "" {
 		c = c.WithAuthToken(token)

@@ -1,4 +1,4 @@
-package verify
+package probe
 
 import (
 	"bytes"
@@ -24,7 +24,7 @@ func TestLoginRunsTerminalMethod(t *testing.T) {
 	for _, behaviour := range []string{fakeagent.Valid, fakeagent.V2Terminal} {
 		t.Run(behaviour, func(t *testing.T) {
 			rec := filepath.Join(t.TempDir(), "rec.json")
-			spec := fakeSpec(t, behaviour, "MANIFEST_VAR", "from-manifest", "FAKE_METHOD_ENV", "from-manifest")
+			spec := fakeagent.Spec(t, behaviour, "MANIFEST_VAR", "from-manifest", "FAKE_METHOD_ENV", "from-manifest")
 			spec.Args = []string{"--acp"}
 			out := Handshake(context.Background(), spec, HandshakeOptions{Sandbox: t.TempDir(), Timeout: 5 * time.Second, Client: testClient})
 			if out.Init == nil {

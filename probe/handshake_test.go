@@ -1,4 +1,4 @@
-package verify
+package probe
 
 import (
 	"context"
@@ -14,22 +14,6 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/launch"
 )
-
-// fakeSpec launches this test binary as a fake agent with the given
-// behaviour. The behaviour travels in the spec's env (the manifest env),
-// the only host-independent way into the sandboxed environment.
-func fakeSpec(t testing.TB, behaviour string, extra ...string) launch.Spec {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := map[string]string{"ACP_FAKE_AGENT": behaviour}
-	for i := 0; i+1 < len(extra); i += 2 {
-		env[extra[i]] = extra[i+1]
-	}
-	return launch.Spec{Command: exe, Env: env}
-}
 
 var testClient = acpclient.Implementation{Name: "verify-test", Version: "0.0.0"}
 
@@ -66,7 +50,7 @@ func TestHandshakeVerdicts(t *testing.T) {
 		t.Run(tt.behaviour, func(t *testing.T) {
 			t.Parallel()
 			start := time.Now()
-			out := Handshake(context.Background(), fakeSpec(t, tt.behaviour), HandshakeOptions{Sandbox: t.TempDir(), Timeout: timeout, Client: testClient})
+			out := Handshake(context.Background(), fakeagent.Spec(t, tt.behaviour), HandshakeOptions{Sandbox: t.TempDir(), Timeout: timeout, Client: testClient})
 			if el := time.Since(start); el > timeout+2*time.Second {
 				t.Errorf("handshake took %s, more than timeout + 2s", el)
 			}
@@ -92,19 +76,19 @@ func TestHandshakeVerdicts(t *testing.T) {
 
 func TestHandshakeRecordsEvidence(t *testing.T) {
 	t.Run("log line", func(t *testing.T) {
-		out := Handshake(context.Background(), fakeSpec(t, fakeagent.LogBefore), HandshakeOptions{Sandbox: t.TempDir(), Timeout: 5 * time.Second, Client: testClient})
+		out := Handshake(context.Background(), fakeagent.Spec(t, fakeagent.LogBefore), HandshakeOptions{Sandbox: t.TempDir(), Timeout: 5 * time.Second, Client: testClient})
 		if len(out.NonJSON) != 1 || !strings.HasPrefix(out.NonJSON[0], "Starting fake agent") {
 			t.Errorf("non-JSON lines %q, want the log line", out.NonJSON)
 		}
 	})
 	t.Run("stderr tail", func(t *testing.T) {
-		out := Handshake(context.Background(), fakeSpec(t, fakeagent.StderrFlood), HandshakeOptions{Sandbox: t.TempDir(), Timeout: 5 * time.Second, Client: testClient})
+		out := Handshake(context.Background(), fakeagent.Spec(t, fakeagent.StderrFlood), HandshakeOptions{Sandbox: t.TempDir(), Timeout: 5 * time.Second, Client: testClient})
 		if !strings.HasSuffix(out.StderrTail, "last stderr line") || len(out.StderrTail) > acpclient.DefaultStderrTail+8 {
 			t.Errorf("stderr tail is %d bytes ending %q; want at most %d ending with the last line", len(out.StderrTail), lastWords(out.StderrTail, 40), acpclient.DefaultStderrTail)
 		}
 	})
 	t.Run("raw result keeps unknown fields", func(t *testing.T) {
-		out := Handshake(context.Background(), fakeSpec(t, fakeagent.Valid), HandshakeOptions{Sandbox: t.TempDir(), Timeout: 5 * time.Second, Client: testClient})
+		out := Handshake(context.Background(), fakeagent.Spec(t, fakeagent.Valid), HandshakeOptions{Sandbox: t.TempDir(), Timeout: 5 * time.Second, Client: testClient})
 		var raw map[string]any
 		if err := json.Unmarshal(out.Init.Raw, &raw); err != nil {
 			t.Fatal(err)
@@ -121,7 +105,7 @@ func TestHandshakeSandboxEnv(t *testing.T) {
 	rec := filepath.Join(t.TempDir(), "rec.json")
 	sandbox := t.TempDir()
 	host := []string{"PATH=/usr/bin:/bin", "HOME=/home/victim", "OPENAI_API_KEY=sk-secret", "GITHUB_TOKEN=ghp_secret", "LANG=C.UTF-8", "LC_ALL=C", "TERM=xterm-256color"}
-	spec := fakeSpec(t, fakeagent.Valid, "ACP_FAKE_RECORD", rec, "AGENT_MODE", "acp")
+	spec := fakeagent.Spec(t, fakeagent.Valid, "ACP_FAKE_RECORD", rec, "AGENT_MODE", "acp")
 	out := Handshake(context.Background(), spec, HandshakeOptions{Sandbox: sandbox, HostEnv: host, Timeout: 5 * time.Second, Client: testClient})
 	if out.Init == nil {
 		t.Fatalf("no answer: %s", out.Failure)
@@ -155,7 +139,7 @@ func TestHandshakeMemoryBounded(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	out := Handshake(context.Background(), fakeSpec(t, fakeagent.StdoutFlood), HandshakeOptions{
+	out := Handshake(context.Background(), fakeagent.Spec(t, fakeagent.StdoutFlood), HandshakeOptions{
 		Sandbox: t.TempDir(), Timeout: 10 * time.Second, Client: testClient,
 		Limits: acpclient.Options{MaxLine: 1 << 20},
 	})
@@ -184,7 +168,7 @@ func TestPrintable(t *testing.T) {
 // BenchmarkHandshake is the fixed cost of one probe: start a process in
 // a sandbox, initialize, kill the group and reap it.
 func BenchmarkHandshake(b *testing.B) {
-	spec := fakeSpec(b, fakeagent.Valid)
+	spec := fakeagent.Spec(b, fakeagent.Valid)
 	dir := b.TempDir()
 	for b.Loop() {
 		if out := Handshake(context.Background(), spec, HandshakeOptions{Sandbox: dir, Timeout: 10 * time.Second, Client: testClient}); out.Init == nil {

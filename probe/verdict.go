@@ -1,4 +1,4 @@
-package verify
+package probe
 
 import (
 	"encoding/json"
@@ -63,7 +63,8 @@ type Method struct {
 	Type string `json:"type"`
 }
 
-func summarize(init *acpclient.InitializeResult) (json.RawMessage, *AgentInfo, []Method) {
+// Summarize keeps the parts of an answer that reports print.
+func Summarize(init *acpclient.InitializeResult) (json.RawMessage, *AgentInfo, []Method) {
 	var info *AgentInfo
 	if init.AgentInfo != nil {
 		info = &AgentInfo{Name: init.AgentInfo.Name, Version: init.AgentInfo.Version}

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// The editor starts acp on every agent launch: it must not link (or pay the
+// init time of) the maintainer's packages, the schema compiler or the GitHub
+// client. See docs/architecture.md.
+func TestEditorWingLinksNoMaintainerPackage(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	const mod = "github.com/agentclientprotocol/acp-registry-go/"
+	forbidden := []string{
+		mod + "validate", mod + "icons", mod + "schema", mod + "build", mod + "update",
+		mod + "publish", mod + "verify", mod + "remote/githubapi",
+		"github.com/santhosh-tekuri/jsonschema", "github.com/google/go-github",
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, f := range forbidden {
+			if dep == f || strings.HasPrefix(dep, f+"/") {
+				t.Errorf("cmd/acp links %s, a package of the maintainer's wing", dep)
+			}
+		}
+	}
+}
