@@ -133,3 +133,47 @@ func (r *jsonReporter) Warn(msg string) {
 	defer r.mu.Unlock()
 	r.emit(Event{Event: "warning", Message: msg})
 }
+
+// New returns the Reporter for mode writing to w; terminal says whether w
+// is a terminal (Auto draws only there).
+func New(mode Mode, w io.Writer, terminal bool) Reporter {
+	switch mode {
+	case JSON:
+		return NewJSON(w)
+	case Plain:
+		return NewPlain(w)
+	case Auto, "":
+		if terminal {
+			return NewPlain(w) // replaced by a redrawing bar/spinner renderer
+		}
+	}
+	return Discard
+}
+
+// NewPlain writes one line per phase and per warning, never redrawing:
+// for logs and terminals that do not understand cursor movement.
+func NewPlain(w io.Writer) Reporter { return &plainReporter{w: w, start: time.Now()} }
+
+type plainReporter struct {
+	mu    sync.Mutex
+	w     io.Writer
+	start time.Time
+}
+
+func (r *plainReporter) Phase(agent, phase, what string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	line := agent + ": " + phase
+	if what != "" {
+		line += " " + what
+	}
+	fmt.Fprintf(r.w, "%s (%.1fs)\n", line, time.Since(r.start).Seconds())
+}
+
+func (r *plainReporter) Bytes(string, int64, int64) {}
+
+func (r *plainReporter) Warn(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintf(r.w, "warning: %s\n", msg)
+}
