@@ -317,3 +317,54 @@ func TestRulesCheckCanFail(t *testing.T) {
 		t.Errorf("a rule whose row was removed still counts as documented")
 	}
 }
+
+// TestLinks: every relative link of the pages leads to a file of the
+// repository and, with #anchor, to a heading of that page.
+func TestLinks(t *testing.T) {
+	linkRe := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	pages, _ := filepath.Glob("*.md")
+	for _, page := range pages {
+		for _, m := range linkRe.FindAllStringSubmatch(read(t, page), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") {
+				t.Errorf("%s links outside the repository: %s", page, target)
+				continue
+			}
+			file, anchor, _ := strings.Cut(target, "#")
+			if file == "" {
+				file = page
+			}
+			text, err := os.ReadFile(file)
+			if err != nil {
+				t.Errorf("%s links to %s, which does not exist", page, target)
+				continue
+			}
+			if anchor != "" && !slices.Contains(anchors(string(text)), anchor) {
+				t.Errorf("%s links to %s: %s has no heading %q", page, target, file, anchor)
+			}
+		}
+	}
+}
+
+// anchors are the ids GitHub gives a page's headings: lower case, spaces
+// to hyphens, punctuation other than hyphens dropped.
+func anchors(md string) []string {
+	var out []string
+	for _, line := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		h := strings.ToLower(strings.TrimSpace(strings.TrimLeft(line, "#")))
+		var b strings.Builder
+		for _, r := range h {
+			switch {
+			case r == ' ':
+				b.WriteByte('-')
+			case r == '-' || r == '_' || (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9'):
+				b.WriteRune(r)
+			}
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
