@@ -38,6 +38,7 @@ func loadCorpusIcons() (map[string][]byte, error) {
 // corpusIcons is loadCorpusIcons for tests, which skip without a corpus.
 func corpusIcons(tb testing.TB) map[string][]byte {
 	tb.Helper()
+	testkit.RequireCorpus(tb)
 	icons, err := loadCorpusIcons()
 	if err != nil {
 		tb.Fatal(err)
@@ -100,6 +101,28 @@ func TestCorpus(t *testing.T) {
 		}
 	}
 	t.Logf("%d corpus icons, %d clean", len(icons), clean)
+}
+
+// The public registry ships these 16×16 icons whose viewBox is not
+// square (issue 9): they get only the warning, and so stay valid. hive
+// still breaks icon-comment.
+func TestCorpusLetterboxedIconsAreWarnings(t *testing.T) {
+	icons := corpusIcons(t)
+	for _, id := range []string{"cline", "crow-cli", "cursor", "devin", "felan", "qwen-code", "spirit", "hive"} {
+		var warnings int
+		for _, p := range Check(icons[id]) {
+			switch {
+			case p.Rule == RuleViewBoxNotSquare && p.Severity == SeverityWarning:
+				warnings++
+			case id == "hive" && p.Rule == RuleComment:
+			default:
+				t.Errorf("%s: unexpected %s %s: %s", id, p.Severity, p.Rule, p.Message)
+			}
+		}
+		if warnings != 1 {
+			t.Errorf("%s: %d icon-viewbox-not-square warnings, want 1", id, warnings)
+		}
+	}
 }
 
 // Positions on real files, checked by hand against the bytes.
