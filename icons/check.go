@@ -408,7 +408,9 @@ func (c *checker) animation(t xml.StartElement, raw []rawAttr, off int) {
 			prop = strings.ToLower(strings.TrimSpace(a.Value))
 		}
 	}
-	href := prop == "href" || prop == "xlink:href"
+	// Browsers resolve a prefix in attributeName through the element's
+	// namespace declarations, so any prefix may stand for xlink.
+	href := prop == "href" || strings.HasSuffix(prop, ":href")
 	if !colorProperties[prop] && !href {
 		return
 	}

@@ -147,6 +147,7 @@ var checkCases = []struct {
 	{"animated href to javascript", icon(`<a><set attributeName="href" to="javascript:alert(1)"/>` + shape + `</a>`), []at{{RuleUnsafe, 1, 113}}},
 	{"animated xlink:href to an external file", icon(`<use xmlns:xlink="http://www.w3.org/1999/xlink" xlink:href="#p"><animate attributeName="xlink:href" values="#p;https://x/y.svg#a" dur="1s"/></use>` + shape),
 		[]at{{RuleUnsafe, 1, 184}}},
+	{"animated href through another prefix for xlink", icon(`<a xmlns:l="http://www.w3.org/1999/xlink"><set attributeName="l:href" to="javascript:x()"/>` + shape + `</a>`), []at{{RuleUnsafe, 1, 154}}},
 	{"animated href from and by", icon(`<a><animate attributeName=" HREF " from="data:text/html,x" by="https://x"/>` + shape + `</a>`), []at{{RuleUnsafe, 1, 119}, {RuleUnsafe, 1, 143}}},
 	{"animateTransform and animateMotion setting href", icon(`<a><animateTransform attributeName="href" to="https://x"/><animateMotion attributeName="href" to="https://y"/>` + shape + `</a>`),
 		[]at{{RuleUnsafe, 1, 126}, {RuleUnsafe, 1, 178}}},
