@@ -70,7 +70,7 @@ func (in *Installer) lock(ctx context.Context, id string) (func(), error) {
 // readReceipt reads dir/receipt.json; the install dir must be the version
 // the receipt names, so a copied or hand-edited folder is not trusted.
 func readReceipt(dir string) (*Receipt, error) {
-	data, err := registry.ReadLimited(filepath.Join(dir, receiptFile), maxReceipt)
+	data, err := readRegular(filepath.Join(dir, receiptFile), maxReceipt)
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +84,39 @@ func readReceipt(dir string) (*Receipt, error) {
 	r.Dir = dir
 	r.Launch.normalize()
 	return &r, nil
+}
+
+// Check reports whether the install can still be launched: its command is
+// there (and, for a binary, still looks like an executable: an HTML error
+// page installed by an older acp is broken), and so is every path of its
+// args inside the install. nil means healthy. Installed, Current, List and
+// Install all judge installs by it, so list, resolve and doctor agree.
+func (r *Receipt) Check() error {
+	cmd := r.Launch.Command
+	fi, err := os.Stat(cmd)
+	if err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("its command %s is missing", cmd)
+	}
+	if r.Distribution == registry.KindBinary && !windowsScript(cmd) {
+		head, err := readHead(cmd)
+		if err != nil {
+			return fmt.Errorf("its command %s cannot be read: %v", cmd, err)
+		}
+		if len(head) > 4 {
+			head = head[:4]
+		}
+		if !looksExecutable(head) {
+			return fmt.Errorf("its command %s is not an executable", cmd)
+		}
+	}
+	for _, a := range r.Launch.Args {
+		if r.Dir != "" && filepath.IsAbs(a) && strings.HasPrefix(a, r.Dir+string(filepath.Separator)) {
+			if _, err := os.Stat(a); err != nil {
+				return fmt.Errorf("%s is missing", a)
+			}
+		}
+	}
+	return nil
 }
 
 func (l *LaunchSpec) normalize() {
@@ -103,7 +136,9 @@ func writeJSONFile(path string, v any) error {
 	return os.WriteFile(path, append(data, '\n'), 0o644)
 }
 
-// Installed lists every installed version of id, newest first.
+// Installed lists every installed version of id, newest first: those with
+// a readable receipt that pass Check. An install whose command was deleted
+// by hand is not installed for anyone (list, resolve, doctor, upgrade).
 func (in *Installer) Installed(id string) ([]Receipt, error) {
 	if err := checkIDVersion(id, ""); err != nil {
 		return nil, err
@@ -121,8 +156,8 @@ func (in *Installer) Installed(id string) ([]Receipt, error) {
 			continue
 		}
 		r, err := readReceipt(filepath.Join(in.agentDir(id), e.Name()))
-		if err != nil {
-			continue // not a complete install; GC reports nothing for it
+		if err != nil || r.Check() != nil {
+			continue // incomplete or broken: not installed (GC removes it)
 		}
 		rs = append(rs, *r)
 	}
@@ -156,16 +191,25 @@ func (in *Installer) Current(id string) (*Receipt, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(rs) == 0 {
-		return nil, errorf(ErrNotInstalled, "%s is not installed: run acp install %s", id, id)
-	}
-	if data, err := registry.ReadLimited(filepath.Join(in.agentDir(id), currentFile), 256); err == nil {
+	if data, err := readRegular(filepath.Join(in.agentDir(id), currentFile), 256); err == nil {
 		v := strings.TrimSpace(string(data))
 		for i := range rs {
 			if rs[i].Version == v {
 				return &rs[i], nil
 			}
 		}
+		// The version last installed is there but broken: launching an
+		// older one instead would surprise; installing repairs it.
+		if checkIDVersion(id, v) == nil {
+			if r, err := readReceipt(in.versionDir(id, v)); err == nil {
+				if cerr := r.Check(); cerr != nil {
+					return nil, errorf(ErrNotInstalled, "%s %s is broken (%v): run acp install %s to repair it", id, v, cerr, id)
+				}
+			}
+		}
+	}
+	if len(rs) == 0 {
+		return nil, errorf(ErrNotInstalled, "%s is not installed: run acp install %s", id, id)
 	}
 	return &rs[0], nil
 }
