@@ -8,9 +8,9 @@ import (
 // Windows error codes for a full disk (ERROR_HANDLE_DISK_FULL,
 // ERROR_DISK_FULL) and a quota (ERROR_DISK_QUOTA_EXCEEDED).
 const (
-	errorHandleDiskFull     syscall.Errno = 39
-	errorDiskFull           syscall.Errno = 112
-	errorDiskQuotaExceeded  syscall.Errno = 1295
+	errorHandleDiskFull    syscall.Errno = 39
+	errorDiskFull          syscall.Errno = 112
+	errorDiskQuotaExceeded syscall.Errno = 1295
 )
 
 func isNoSpace(err error) bool {
