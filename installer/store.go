@@ -50,19 +50,54 @@ func (in *Installer) versionDir(id, version string) string {
 }
 
 // lock takes the per-agent lock, waiting for other processes (and other
-// goroutines: flock locks belong to the open file, not the process).
+// goroutines: flock locks belong to the open file, not the process) until
+// ctx ends or LockWait passes. A wait longer than a second is said.
 func (in *Installer) lock(ctx context.Context, id string) (func(), error) {
-	dir := filepath.Join(in.Root, "locks")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("lock %s: %w", id, err)
+	p := filepath.Join(in.Root, "locks", id+".lock")
+	return in.lockFile(ctx, p, id, false)
+}
+
+// lockFile takes the lock at p, exclusive or shared.
+func (in *Installer) lockFile(ctx context.Context, p, what string, shared bool) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", what, err)
 	}
-	fl := flock.New(filepath.Join(dir, id+".lock"))
-	ok, err := fl.TryLockContext(ctx, 25*time.Millisecond)
-	if err != nil || !ok {
-		if err == nil {
-			err = stopped(ctx)
+	// flock opens for writing and would block on a FIFO or follow a link.
+	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("lock %s: %w", what, notRegular(p, fi))
+	}
+	fl := flock.New(p)
+	try := fl.TryLock
+	tryCtx := fl.TryLockContext
+	if shared {
+		try, tryCtx = fl.TryRLock, fl.TryRLockContext
+	}
+	ok, err := try()
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", what, err)
+	}
+	if !ok {
+		wctx, cancel := ctx, context.CancelFunc(func() {})
+		if in.LockWait > 0 {
+			wctx, cancel = context.WithTimeout(ctx, in.LockWait)
 		}
-		return nil, fmt.Errorf("wait for the lock on %s (another acp is installing it?): %w", id, err)
+		start := time.Now()
+		say := time.AfterFunc(time.Second, func() {
+			in.reporter().Warn(fmt.Sprintf("waiting for another acp that is installing or removing %s (lock %s)", what, p))
+		})
+		ok, err = tryCtx(wctx, 25*time.Millisecond)
+		say.Stop()
+		cancel()
+		if !ok || err != nil {
+			fl.Close()
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("wait for the lock on %s: %w", what, stopped(ctx))
+			}
+			if err == nil || errors.Is(err, context.DeadlineExceeded) {
+				return nil, errorf(ErrLocked, "another acp has held the lock on %s for %s (installing or removing it): try again when it finishes", what, time.Since(start).Round(100*time.Millisecond))
+			}
+			return nil, fmt.Errorf("lock %s: %w", what, err)
+		}
 	}
 	return func() { fl.Unlock(); fl.Close() }, nil
 }
