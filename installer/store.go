@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -25,19 +24,36 @@ const (
 	maxReceipt  = 1 << 20
 )
 
-// Versions become directory names, and they come from the network: only
-// characters semantic versions use, and a digit first (after an optional
-// "v"), so a version can never be a dot name, the "current" marker beside
-// it (also "Current" on a case-insensitive disk), or a Windows device name
-// such as CON. No trailing dot either: Windows drops it, and "1.0.0." would
-// land in 1.0.0.
-var safeVersionRe = regexp.MustCompile(`^[vV]?[0-9][0-9A-Za-z.+_-]{0,126}$`)
+// safeVersion: versions become directory names, and they come from the
+// network: only characters semantic versions use, and a digit first (after
+// an optional "v"), so a version can never be a dot name, the "current"
+// marker beside it (also "Current" on a case-insensitive disk), or a
+// Windows device name such as CON. No trailing dot either: Windows drops
+// it, and "1.0.0." would land in 1.0.0. A hand check rather than a regexp:
+// compiling `^[vV]?[0-9][0-9A-Za-z.+_-]{0,126}$` cost more at start-up
+// than the rest of the package.
+func safeVersion(v string) bool {
+	s := v
+	if s != "" && (s[0] == 'v' || s[0] == 'V') {
+		s = s[1:]
+	}
+	if s == "" || len(s) > 127 || s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '.' || c == '+' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return !strings.Contains(s, "..") && !strings.HasSuffix(s, ".")
+}
 
 func checkIDVersion(id, version string) error {
 	if !registry.ValidID(id) {
 		return fmt.Errorf("agent id %q is not valid (lowercase letters, digits and -)", id)
 	}
-	if version != "" && (!safeVersionRe.MatchString(version) || strings.Contains(version, "..") || strings.HasSuffix(version, ".")) {
+	if version != "" && !safeVersion(version) {
 		return fmt.Errorf("agent %s: version %q cannot be installed: it is not a plain version number", id, version)
 	}
 	return nil
@@ -294,96 +310,6 @@ func (in *Installer) List() ([]Receipt, error) {
 		rs = append(rs, *r)
 	}
 	return rs, nil
-}
-
-// Uninstall removes every installed version of id.
-func (in *Installer) Uninstall(id string) error {
-	if err := checkIDVersion(id, ""); err != nil {
-		return err
-	}
-	unlock, err := in.lock(context.Background(), id)
-	if err != nil {
-		return fmt.Errorf("uninstall %s: %w", id, err)
-	}
-	defer unlock()
-	dir := in.agentDir(id)
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return errorf(ErrNotInstalled, "uninstall %s: it is not installed", id)
-	}
-	if err := removeDir(dir); err != nil {
-		return fmt.Errorf("uninstall %s: %w", id, err)
-	}
-	return nil
-}
-
-// GC removes every installed version of id except the current one, and
-// leftovers of interrupted installs. It returns the removed versions.
-func (in *Installer) GC(id string) ([]string, error) {
-	if err := checkIDVersion(id, ""); err != nil {
-		return nil, err
-	}
-	unlock, err := in.lock(context.Background(), id)
-	if err != nil {
-		return nil, fmt.Errorf("gc %s: %w", id, err)
-	}
-	defer unlock()
-	cur, err := in.Current(id)
-	if errors.Is(err, ErrNotInstalled) {
-		return []string{}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("gc %s: %w", id, err)
-	}
-	entries, err := os.ReadDir(in.agentDir(id))
-	if err != nil {
-		return nil, fmt.Errorf("gc %s: %w", id, err)
-	}
-	removed := []string{}
-	for _, e := range entries {
-		name := e.Name()
-		p := filepath.Join(in.agentDir(id), name)
-		switch {
-		case name == currentFile || name == cur.Version || (cur.ToolDir != "" && name == cur.ToolDir):
-			continue
-		case strings.HasPrefix(name, "."):
-			// Under the lock no install is running: dot entries are
-			// leftovers of a crash (temp dirs, partial downloads, tool
-			// dirs of removed versions).
-			if err := removeDir(p); err != nil {
-				return removed, fmt.Errorf("gc %s: %w", id, err)
-			}
-		case e.IsDir():
-			r, rerr := readReceipt(p)
-			if err := removeDir(p); err != nil {
-				return removed, fmt.Errorf("gc %s: remove %s: %w", id, name, err)
-			}
-			if rerr == nil {
-				removed = append(removed, r.Version)
-			}
-		}
-	}
-	sort.Slice(removed, func(i, j int) bool { return newerVersion(removed[i], removed[j]) })
-	return removed, nil
-}
-
-// removeDir renames a tree aside before deleting it, so a half-deleted
-// install never looks like a complete one.
-func removeDir(p string) error {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	if !fi.IsDir() {
-		return os.Remove(p)
-	}
-	trash := filepath.Join(filepath.Dir(p), fmt.Sprintf(".rm-%s-%d", filepath.Base(p), time.Now().UnixNano()))
-	if err := rename(p, trash); err != nil {
-		return err
-	}
-	return os.RemoveAll(trash)
 }
 
 // rename retries on Windows, where antivirus scanners and indexers hold

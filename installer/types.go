@@ -117,10 +117,13 @@ type Installer struct {
 	RecentUse time.Duration
 
 	// Test seams: the temporary file of a download, DNS for the address
-	// guard, the rate window, the running processes.
+	// guard, the rate window, the process scan.
 	createTemp func(dir string) (tempFile, error)
 	lookup     func(ctx context.Context, network, host string) ([]netip.Addr, error)
 	rateWindow time.Duration
+	// osCannotTell makes gc behave as where running processes' files are
+	// unknown (all but Linux).
+	osCannotTell bool
 }
 
 // Request asks for one agent to be installed or resolved.

@@ -1,0 +1,12 @@
+//go:build !windows
+
+package installer
+
+import (
+	"errors"
+	"syscall"
+)
+
+func isInUseErr(err error) bool {
+	return errors.Is(err, syscall.EBUSY) || errors.Is(err, syscall.ETXTBSY)
+}
