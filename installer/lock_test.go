@@ -86,4 +86,3 @@ func TestLockWaitHonoursCancel(t *testing.T) {
 		t.Errorf("cancel took %s", d)
 	}
 }
-
