@@ -112,7 +112,7 @@ func placeDownload(ctx context.Context, file, dest, rel, url string, lim Limits)
 		}
 	case fm.single != nil:
 		target := filepath.Join(dest, filepath.FromSlash(rel))
-		if err := decompressTo(fm, f, target, lim); err != nil {
+		if err := decompressTo(ctx, fm, f, target, lim); err != nil {
 			return "", fmt.Errorf("unpack %s: %w", redact(url), err)
 		}
 		if head, err := readHead(target); err != nil || !looksExecutable(head) {
@@ -131,7 +131,7 @@ func placeDownload(ctx context.Context, file, dest, rel, url string, lim Limits)
 	return makeExecutable(dest, rel, url, fm)
 }
 
-func decompressTo(fm format, f *os.File, target string, lim Limits) error {
+func decompressTo(ctx context.Context, fm format, f *os.File, target string, lim Limits) error {
 	r, err := fm.single.OpenReader(f)
 	if err != nil {
 		return errorf(ErrUnsafeArchive, "read %s data: %v", fm.name, err)
@@ -144,17 +144,22 @@ func decompressTo(fm format, f *os.File, target string, lim Limits) error {
 	if err != nil {
 		return err
 	}
-	n, err := io.Copy(out, io.LimitReader(r, lim.MaxBytes+1))
+	n, err := io.Copy(out, io.LimitReader(ctxReader{ctx, r}, lim.MaxBytes+1))
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
 	if n > lim.MaxBytes {
 		return errorf(ErrUnsafeArchive, "%s data expands to more than %s: refusing it as a likely decompression bomb", fm.name, humanBytes(lim.MaxBytes))
 	}
-	if err != nil {
-		return errorf(ErrUnsafeArchive, "read %s data: %v (the file is corrupt or truncated)", fm.name, err)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return stopped(ctx)
+	case isNoSpace(err):
+		return noSpace("unpack "+fm.name+" data", filepath.Dir(target), n, true)
 	}
-	return nil
+	return errorf(ErrUnsafeArchive, "read %s data: %v (the file is corrupt or truncated)", fm.name, err)
 }
 
 // makeExecutable checks that cmd exists inside dest (following links only
