@@ -82,4 +82,3 @@ func TestSymlinkThatCannotBeCreated(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
-
