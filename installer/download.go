@@ -269,7 +269,7 @@ func (d downloader) once(ctx context.Context, client *http.Client, u *url.URL, d
 	// cancels when no byte arrives for stall (a total timeout would kill
 	// slow but healthy large downloads; the rate check bounds the rest).
 	timer := time.AfterFunc(header, func() { cancel(errNoAnswer) })
-	defer timer.Stop()
+	defer func() { timer.Stop() }() // the stall watchdog replaces it below
 	d.report.Phase(d.agent, progress.Download, shown)
 	resp, err := client.Do(req)
 	if err != nil {
