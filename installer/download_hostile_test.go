@@ -369,3 +369,23 @@ func TestUnverifiedInstallIsSaidOnce(t *testing.T) {
 		t.Errorf("a verified install warned: %q", log.String())
 	}
 }
+
+// Inside an archive, cmd may be a script without #! (run through a shell
+// by its launcher): it is installed, and not taken for broken and
+// reinstalled on every resolve.
+func TestArchivedScriptWithoutShebangIsNotBroken(t *testing.T) {
+	srv := newServer(t)
+	body := makeTar(t, []entry{exe("agent", "echo hi\n")}, "gz")
+	url := srv.add("/a.tgz", body)
+	in := newInstaller(t)
+	m := binaryManifest("demo", "1.0.0", url, "agent", sha(body))
+	if _, _, err := in.Install(context.Background(), Request{Agent: m}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Resolve(context.Background(), Request{Agent: m}, false); err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.count("/a.tgz"); n != 1 {
+		t.Errorf("downloads = %d, want 1", n)
+	}
+}

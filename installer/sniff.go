@@ -118,6 +118,19 @@ func notExecutable(what string, head []byte) error {
 	return errorf(ErrWrongContent, "%s is neither an archive (zip, tar.gz, tar.bz2) nor an executable (ELF, Mach-O, PE or a #! script): it is %s", what, describeContent(head))
 }
 
+// errorBody reports a file that is surely no program: empty, or a web
+// page or JSON document (what servers answer errors with). Installs are
+// judged by it rather than by looksExecutable, so a script without #! in
+// an archive is not taken for broken and reinstalled on every resolve.
+func errorBody(head []byte) bool {
+	if looksExecutable(head) {
+		return false
+	}
+	t := bytes.TrimLeft(head, " \t\r\n")
+	t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
+	return len(t) == 0 || t[0] == '<' || t[0] == '{' || t[0] == '['
+}
+
 // windowsScript reports a cmd Windows runs by its extension.
 func windowsScript(p string) bool {
 	switch strings.ToLower(path.Ext(strings.ReplaceAll(p, "\\", "/"))) {

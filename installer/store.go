@@ -153,11 +153,8 @@ func (r *Receipt) Check() error {
 		if err != nil {
 			return fmt.Errorf("its command %s cannot be read: %v", cmd, err)
 		}
-		if len(head) > 4 {
-			head = head[:4]
-		}
-		if !looksExecutable(head) {
-			return fmt.Errorf("its command %s is not an executable", cmd)
+		if errorBody(head) {
+			return fmt.Errorf("its command %s is not an executable: it is %s", cmd, describeContent(head))
 		}
 	}
 	for _, a := range r.Launch.Args {
