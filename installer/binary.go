@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -65,6 +66,7 @@ func (in *Installer) installBinary(ctx context.Context, req Request, c Choice, t
 		return nil, err
 	}
 	defer os.Remove(file)
+	d.report.Phase(req.Agent.ID, progress.Extract, "")
 	if rel, err = placeDownload(ctx, file, tmp, rel, t.Archive, in.Limits); err != nil {
 		return nil, err
 	}
