@@ -90,6 +90,7 @@ func (in *Installer) lockFile(ctx context.Context, p, what string, shared bool) 
 	}
 	ok, err := try()
 	if err != nil {
+		fl.Close()
 		return nil, fmt.Errorf("lock %s: %w", what, err)
 	}
 	if !ok {
