@@ -236,26 +236,27 @@ func newerVersion(a, b string) bool {
 // the version last installed (agents/<id>/current), or when that is gone the
 // highest installed version.
 func (in *Installer) Current(id string) (*Receipt, error) {
-	rs, err := in.Installed(id)
-	if err != nil {
+	if err := checkIDVersion(id, ""); err != nil {
 		return nil, err
 	}
+	// Editors resolve on every launch: read the one receipt the marker
+	// names, and list the others only when it names none.
 	if data, err := readRegular(filepath.Join(in.agentDir(id), currentFile), 256); err == nil {
 		v := strings.TrimSpace(string(data))
-		for i := range rs {
-			if rs[i].Version == v {
-				return &rs[i], nil
-			}
-		}
-		// The version last installed is there but broken: launching an
-		// older one instead would surprise; installing repairs it.
-		if checkIDVersion(id, v) == nil {
+		if checkIDVersion(id, v) == nil && v != "" {
 			if r, err := readReceipt(in.versionDir(id, v)); err == nil {
+				// Broken (its command deleted or an error page): launching
+				// an older version instead would surprise; install repairs.
 				if cerr := r.Check(); cerr != nil {
 					return nil, errorf(ErrNotInstalled, "%s %s is broken (%v): run acp install %s to repair it", id, v, cerr, id)
 				}
+				return r, nil
 			}
 		}
+	}
+	rs, err := in.Installed(id)
+	if err != nil {
+		return nil, err
 	}
 	if len(rs) == 0 {
 		return nil, errorf(ErrNotInstalled, "%s is not installed: run acp install %s", id, id)
