@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 	"unicode"
@@ -29,6 +30,8 @@ type HandshakeOptions struct {
 	Client acpclient.Implementation
 	// Limits for what the agent may send; zero values take the defaults.
 	Limits acpclient.Options
+	// Launch tunes the containment (tests of the fallback).
+	Launch launch.Options
 }
 
 // exitGrace is how long an answer may still arrive after the agent's
@@ -51,6 +54,9 @@ type Outcome struct {
 	// breach worth a warning).
 	NonJSON []string
 	Stats   acpclient.Stats
+	// Isolation is how the agent was contained (launch.Process.Isolation),
+	// empty when it could not be launched.
+	Isolation string
 }
 
 // Handshake launches spec in a sandbox, sends initialize and waits for the
@@ -77,11 +83,20 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 			return &Outcome{Failure: fmt.Sprintf("could not prepare the sandbox: %v", err)}
 		}
 	}
+	if runtime.GOOS == "windows" {
+		// APPDATA and LOCALAPPDATA point here (launch.SandboxEnv); agents
+		// expect them to exist.
+		for _, d := range []string{filepath.Join(home, "AppData", "Roaming"), filepath.Join(home, "AppData", "Local")} {
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				return &Outcome{Failure: fmt.Sprintf("could not prepare the sandbox: %v", err)}
+			}
+		}
+	}
 	if spec.Dir == "" {
 		spec.Dir = work
 	}
 	start := time.Now()
-	p, err := launch.Start(spec, launch.SandboxEnv(host, home, tmp, spec.Env))
+	p, err := launch.StartWith(spec, launch.SandboxEnv(host, home, tmp, spec.Env), o.Launch)
 	if err != nil {
 		return &Outcome{Failure: fmt.Sprintf("could not launch %s: %v", spec.Command, err)}
 	}
@@ -110,7 +125,7 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 	close(watchDone)
 	cancelExit(nil)
 	cancel()
-	out := &Outcome{Init: res, Duration: time.Since(start)}
+	out := &Outcome{Init: res, Duration: time.Since(start), Isolation: p.Isolation()}
 	if err != nil {
 		out.Init = nil
 		if exited {

@@ -3,9 +3,13 @@ package probe
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -174,5 +178,100 @@ func BenchmarkHandshake(b *testing.B) {
 		if out := Handshake(context.Background(), spec, HandshakeOptions{Sandbox: dir, Timeout: 10 * time.Second, Client: testClient}); out.Init == nil {
 			b.Fatal(out.Failure)
 		}
+	}
+}
+
+// An agent that daemonizes (a double fork whose grandchild calls setsid,
+// or a child that calls setsid) must not outlive the handshake: such a
+// daemon would read the secrets of whatever runs next in a CI job.
+func TestHandshakeLeavesNoProcess(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("catching setsid descendants needs Linux's subreaper or PID namespaces")
+	}
+	for _, behaviour := range []string{fakeagent.Daemon, fakeagent.SetsidChild} {
+		for _, lo := range []launch.Options{{}, {NoNamespaces: true}} {
+			t.Run(fmt.Sprintf("%s/namespaces=%v", behaviour, !lo.NoNamespaces), func(t *testing.T) {
+				t.Parallel()
+				token := strconv.Itoa(rand.Int())
+				ready := filepath.Join(t.TempDir(), "ready")
+				spec := fakeagent.Spec(t, behaviour, "ACP_FAKE_TOKEN", token, "ACP_FAKE_READY", ready)
+				out := Handshake(context.Background(), spec, HandshakeOptions{Sandbox: t.TempDir(), Timeout: 10 * time.Second, Client: testClient, Launch: lo})
+				if out.Init == nil {
+					t.Fatalf("no answer: %s", out.Failure)
+				}
+				if _, err := os.Stat(ready); err != nil {
+					t.Fatalf("the daemon never ran (the test is broken): %v", err)
+				}
+				if left := withArg("--fake-token=" + token); len(left) > 0 {
+					t.Errorf("processes %v outlived the handshake (%s)", left, out.Isolation)
+				}
+			})
+		}
+	}
+}
+
+// withArg lists live processes with arg on their command line.
+func withArg(arg string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if !slices.Contains(strings.Split(string(cmdline), "\x00"), arg) {
+			continue
+		}
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 {
+			if f := strings.Fields(string(stat)[i+1:]); len(f) > 0 && f[0] != "Z" && f[0] != "X" {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
+// A same-user agent must not read our environment through
+// /proc/<ppid>/environ or write into our stdout through /proc/<ppid>/fd/1
+// (the one-JSON-document promise of --json), nor reach the terminal.
+func TestHandshakeSnoopingAgent(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("/proc is Linux's")
+	}
+	for _, lo := range []launch.Options{{}, {NoNamespaces: true}} {
+		t.Run(fmt.Sprintf("namespaces=%v", !lo.NoNamespaces), func(t *testing.T) {
+			if lo.NoNamespaces && os.Geteuid() == 0 {
+				t.Skip("root's agents pass the fallback's ptrace check (README says so); it would write into this test's stdout")
+			}
+			rep := filepath.Join(t.TempDir(), "report.json")
+			spec := fakeagent.Spec(t, fakeagent.Snoop, "ACP_FAKE_REPORT", rep, "ACP_FAKE_TARGET_PID", strconv.Itoa(os.Getpid()))
+			out := Handshake(context.Background(), spec, HandshakeOptions{Sandbox: t.TempDir(), Timeout: 10 * time.Second, Client: testClient, Launch: lo})
+			if out.Init == nil {
+				t.Fatalf("no answer: %s", out.Failure)
+			}
+			data, err := os.ReadFile(rep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got map[string]string
+			json.Unmarshal(data, &got)
+			if !strings.HasPrefix(got["tty"], "refused") {
+				t.Errorf("the agent opened /dev/tty: %s", got["tty"])
+			}
+			private := out.Isolation == "private PID namespace and /proc"
+			if !lo.NoNamespaces && !private {
+				t.Logf("no private /proc on this machine (%s): only the fallback is checked", out.Isolation)
+			}
+			if !private && os.Geteuid() == 0 {
+				return
+			}
+			for _, k := range []string{"parent environ", "parent stdout", "target environ", "target stdout"} {
+				if !strings.HasPrefix(got[k], "refused") {
+					t.Errorf("%s: %s (%s)", k, got[k], out.Isolation)
+				}
+			}
+		})
 	}
 }
