@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/agentclientprotocol/acp-registry-go/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/launch"
@@ -131,7 +130,9 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 		if exited {
 			err = errExited
 		}
-		out.Failure = Printable(explain(ctx, err, p, c, o.Timeout))
+		// Raw: JSON keeps it exact, and every text printer passes it
+		// through safetext.
+		out.Failure = explain(ctx, err, p, c, o.Timeout)
 	}
 	p.Stop()
 	// Stop closed the pipes; the stderr drain ends at once.
@@ -145,12 +146,15 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 // explain turns a failed initialize into a sentence a maintainer can act on.
 func explain(ctx context.Context, err error, p *launch.Process, c *acpclient.Client, timeout time.Duration) string {
 	var rpcErr *acpclient.RPCError
+	var idErr *acpclient.IDTypeError
 	switch {
 	case errors.As(err, &rpcErr):
 		return "initialize returned an " + rpcErr.Error()
+	case errors.As(err, &idErr):
+		return "the agent " + idErr.Error() + " (JSON-RPC matches ids by type and value: no client takes this answer)"
 	case errors.Is(err, acpclient.ErrBadResult):
 		return "initialize answer is unusable: " + strings.TrimPrefix(err.Error(), acpclient.ErrBadResult.Error()+": ")
-	case errors.Is(err, acpclient.ErrLineTooLong), errors.Is(err, acpclient.ErrTooMuchOutput):
+	case errors.Is(err, acpclient.ErrLineTooLong), errors.Is(err, acpclient.ErrTooMuchOutput), errors.Is(err, acpclient.ErrTooDeep):
 		msg := c.Err().Error()
 		_, after, _ := strings.Cut(msg, ": ")
 		return after + " before answering initialize"
@@ -197,18 +201,4 @@ func Seconds(d time.Duration) string {
 		return fmt.Sprintf("%ds", d/time.Second)
 	}
 	return d.String()
-}
-
-// Printable drops control characters (terminal escapes, NULs) from text
-// an agent chose, before it reaches a terminal or a CI log.
-func Printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return ' '
-		}
-		if unicode.IsControl(r) {
-			return -1
-		}
-		return r
-	}, s)
 }

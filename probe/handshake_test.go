@@ -48,6 +48,10 @@ func TestHandshakeVerdicts(t *testing.T) {
 		{fakeagent.HalfLine, StatusFail, "no answer to initialize within 3s", ""},
 		{fakeagent.StdoutFlood, StatusFail, "the agent wrote a stdout line longer than 16 MiB before answering initialize", ""},
 		{fakeagent.OrphanExit, StatusFail, "agent exited with status 3 before answering initialize; stderr: launcher: handing over to the agent", ""},
+		{fakeagent.WrongIDType, StatusFail, `the agent answered with id "1", a string; expected 1`, ""},
+		{fakeagent.DeepJSON, StatusFail, "the agent sent a JSON message nested 100,002 levels deep (at most 128 are read) before answering initialize", ""},
+		{fakeagent.ManyMethods, StatusFail, "(methods: env_var V0, env_var V1, env_var V2, env_var V3, env_var V4, env_var V5, env_var V6, env_var V7, env_var V8, env_var V9, … and 9,990 more)", ""},
+		{fakeagent.DuplicateKeys, StatusPass, "", "terminal,env_var"},
 		{fakeagent.ExitNow, StatusFail, "agent exited with status 1 before answering initialize; stderr: fatal: cannot find configuration", ""},
 	}
 	for _, tt := range tests {
@@ -163,12 +167,6 @@ func TestHandshakeLaunchFailure(t *testing.T) {
 	}
 }
 
-func TestPrintable(t *testing.T) {
-	if got := Printable("bad\x1b[31m red\x00\nnext"); got != "bad[31m red next" {
-		t.Errorf("got %q", got)
-	}
-}
-
 // BenchmarkHandshake is the fixed cost of one probe: start a process in
 // a sandbox, initialize, kill the group and reap it.
 func BenchmarkHandshake(b *testing.B) {
@@ -273,5 +271,19 @@ func TestHandshakeSnoopingAgent(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An answer whose id has the wrong type is called that at once, not a
+// timeout 120 s later; a key sent twice is a warning.
+func TestHandshakeAnswerOddities(t *testing.T) {
+	start := time.Now()
+	out := Handshake(context.Background(), fakeagent.Spec(t, fakeagent.WrongIDType), HandshakeOptions{Sandbox: t.TempDir(), Timeout: 60 * time.Second, Client: testClient})
+	if el := time.Since(start); out.Init != nil || el > 10*time.Second {
+		t.Errorf("wrong id type: %q after %s, want a failure within seconds", out.Failure, el)
+	}
+	out = Handshake(context.Background(), fakeagent.Spec(t, fakeagent.DuplicateKeys), HandshakeOptions{Sandbox: t.TempDir(), Timeout: 10 * time.Second, Client: testClient})
+	if out.Init == nil || len(out.Init.Warnings) != 1 || !strings.Contains(out.Init.Warnings[0], `the key "/authMethods" twice`) {
+		t.Errorf("duplicate keys: %+v", out.Init)
 	}
 }
