@@ -31,8 +31,11 @@ type InstallFunc func(ctx context.Context, m *registry.Manifest, kind registry.K
 type Options struct {
 	// Kinds limits the distributions tried; empty means all.
 	Kinds []registry.Kind
-	// Jobs is how many agents are handled at once (default 4).
+	// Jobs is how many handshakes run at once (default DefaultJobs).
 	Jobs int
+	// InstallJobs is how many installs run at once (default
+	// DefaultInstallJobs).
+	InstallJobs int
 	// Timeout bounds each handshake, install time not included.
 	Timeout time.Duration
 	// Sandbox holds installs, HOMEs and TMPs: Sandbox/<id>/<kind>/.
@@ -84,13 +87,25 @@ type Report struct {
 // Failed reports whether any result failed.
 func (r *Report) Failed() bool { return r.Summary.Fail > 0 }
 
-// Run verifies every distribution of every agent, Jobs at a time.
+// Handshakes wait on agents, not on the CPU: many can run at once.
+// Installs download and unpack (npm, uv): fewer, so 200 agents do not
+// start 200 npm installs.
+const (
+	DefaultJobs        = 16
+	DefaultInstallJobs = 4
+)
+
+// Run verifies every distribution of every agent: at most Jobs handshakes
+// and InstallJobs installs at once.
 func Run(ctx context.Context, agents []*registry.Manifest, o Options) (*Report, error) {
 	if o.Install == nil {
 		return nil, errors.New("verify: no installer configured")
 	}
 	if o.Jobs <= 0 {
-		o.Jobs = 4
+		o.Jobs = DefaultJobs
+	}
+	if o.InstallJobs <= 0 {
+		o.InstallJobs = DefaultInstallJobs
 	}
 	if o.Sandbox == "" {
 		return nil, errors.New("verify: no sandbox folder")
@@ -108,21 +123,24 @@ func Run(ctx context.Context, agents []*registry.Manifest, o Options) (*Report, 
 		}
 	}
 	results := make([]*Result, len(jobs))
-	sem := make(chan struct{}, o.Jobs)
+	lim := limits{handshake: make(chan struct{}, o.Jobs), install: make(chan struct{}, o.InstallJobs)}
+	// Goroutines are started no faster than installs can start, so a
+	// registry of thousands does not park thousands of them.
+	started := make(chan struct{}, o.Jobs+o.InstallJobs)
 	var wg sync.WaitGroup
 	var progressMu sync.Mutex
 	for i, j := range jobs {
+		select {
+		case started <- struct{}{}:
+		case <-ctx.Done():
+			results[i] = &Result{ID: j.m.ID, Distribution: j.kind, Status: probe.StatusSkip, Reason: "interrupted before it started", AuthMethods: []probe.Method{}}
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				results[i] = &Result{ID: j.m.ID, Distribution: j.kind, Status: probe.StatusSkip, Reason: "interrupted before it started", AuthMethods: []probe.Method{}}
-				return
-			}
-			defer func() { <-sem }()
-			r := verifyOne(ctx, j.m, j.kind, o)
+			defer func() { <-started }()
+			r := verifyOne(ctx, j.m, j.kind, o, lim)
 			results[i] = r
 			if o.Progress != nil {
 				progressMu.Lock()
@@ -155,7 +173,20 @@ func Run(ctx context.Context, agents []*registry.Manifest, o Options) (*Report, 
 	return rep, ctx.Err()
 }
 
-func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o Options) *Result {
+// limits are the slots for installs and handshakes.
+type limits struct{ handshake, install chan struct{} }
+
+// acquire takes a slot, or returns false when ctx ends first.
+func acquire(ctx context.Context, slots chan struct{}) bool {
+	select {
+	case slots <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o Options, lim limits) *Result {
 	r := &Result{ID: m.ID, Distribution: kind, AuthMethods: []probe.Method{}}
 	if reason, ok := o.Quarantine[m.ID]; ok {
 		r.Status, r.Reason = probe.StatusSkip, "quarantined: "+reason
@@ -171,9 +202,14 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 		r.Status, r.Reason = probe.StatusFail, fmt.Sprintf("could not prepare the sandbox: %v", err)
 		return r
 	}
+	if !acquire(ctx, lim.install) {
+		r.Status, r.Reason = probe.StatusSkip, "interrupted before it started"
+		return r
+	}
 	start := time.Now()
 	spec, err := o.Install(ctx, m, kind, filepath.Join(dir, "install"))
 	r.InstallMs = time.Since(start).Milliseconds()
+	<-lim.install
 	var skip *SkipError
 	switch {
 	case errors.As(err, &skip):
@@ -183,7 +219,12 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 		r.Status, r.Reason = probe.StatusFail, "install failed: "+err.Error()
 		return r
 	}
+	if !acquire(ctx, lim.handshake) {
+		r.Status, r.Reason = probe.StatusSkip, "interrupted before its handshake"
+		return r
+	}
 	out := probe.Handshake(ctx, spec, probe.HandshakeOptions{Sandbox: dir, HostEnv: o.HostEnv, Timeout: o.Timeout, Client: o.Client})
+	<-lim.handshake
 	r.HandshakeMs = out.Duration.Milliseconds()
 	r.StderrTail = out.StderrTail
 	if n := out.Stats.NonJSONLines; n > 0 {

@@ -63,6 +63,7 @@ func verifyTree(t *testing.T) string {
 	write("macos", map[string]any{"binary": map[string]any{"darwin-aarch64": map[string]any{"archive": srv.URL + "/a.tar.gz", "cmd": "agent"}}})
 	os.WriteFile(filepath.Join(root, "quarantine.json"), []byte(`{"held": "hangs on CI, issue #7"}`), 0o644)
 	t.Setenv("ACP_PLATFORM", "linux-x86_64")
+	t.Setenv("GITHUB_ACTIONS", "") // text by default, also on CI
 	t.Setenv("PATH", t.TempDir())
 	return root
 }

@@ -28,7 +28,8 @@ const (
 	Snoop = "snoop"
 	// HostileText answers with auth methods, capabilities, args and
 	// variables full of escape sequences, CR/LF, C1 and bidi controls and
-	// workflow commands, and writes the same on stderr.
+	// workflow commands, and writes the same on stderr. With
+	// ACP_FAKE_NO_TERMINAL set it offers no terminal method (and fails).
 	HostileText = "hostile-text"
 	// WrongIDType answers initialize with the id as a string ("1").
 	WrongIDType = "wrong-id-type"
@@ -44,7 +45,7 @@ const (
 )
 
 // Nasty is the text HostileText hides in every field.
-const Nasty = "\x1b]0;pwned\x07\x1b[2J\r\n::error file=x::forged\n::add-mask::x\x9b31m\u202egnp.exe\u0085"
+const Nasty = "\x1b]0;pwned\x07\x1b[2J\r\n::error file=x::forged\n::add-mask::x\u009b31m\u202egnp.exe\u0085"
 
 // runHostile runs the hostile behaviours and never returns for them; it
 // returns false for any other mode.
@@ -122,6 +123,11 @@ func runHostile(mode string) bool {
 		methods := `[{"id":` + s + `,"name":` + s + `,"type":"terminal","args":[` + s + `]},` +
 			`{"id":"key","name":"Key","type":"env_var","vars":[{"name":` + s + `}]},` +
 			`{"id":"k2","name":"K2","type":` + s + `}]`
+		if os.Getenv("ACP_FAKE_NO_TERMINAL") != "" {
+			// No terminal method: the verdict fails, its reason naming
+			// the others.
+			methods = `[{"id":"key","name":"Key","type":"env_var","vars":[{"name":` + s + `}]},{"id":` + s + `,"name":"K2","type":` + s + `}]`
+		}
 		in := bufio.NewReader(os.Stdin)
 		req, err := readRequest(in)
 		if err != nil {
