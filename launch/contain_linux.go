@@ -86,6 +86,7 @@ type contained struct {
 	foreground bool
 	ns         bool
 	proc       bool
+	direct     bool // no supervisor: see startDirect
 
 	err   error
 	agent *shimEvent // the agent's exit, as the supervisor saw it
@@ -96,20 +97,56 @@ func startContained(path string, spec Spec, env []string, stdin io.Reader, stdou
 	if !o.NoNamespaces && !foreground && !nsRefused.Load() {
 		c, err := startShim(cfg, spec.Dir, stdin, stdout, stderr, true)
 		if err == nil {
+			if !c.proc {
+				// A PID namespace but the host's /proc (AppArmor lets
+				// the namespace be made but not the mount).
+				protectSelf()
+			}
 			return c, nil
 		}
-		c, err2 := startShim(cfg, spec.Dir, stdin, stdout, stderr, false)
-		if err2 != nil {
-			return nil, err2
+		if isAgentStart(err) {
+			return nil, err
 		}
 		nsRefused.Store(true)
-		protectSelf()
-		return c, nil
 	}
 	if !foreground {
 		protectSelf()
 	}
-	return startShim(cfg, spec.Dir, stdin, stdout, stderr, false)
+	c, err := startShim(cfg, spec.Dir, stdin, stdout, stderr, false)
+	if err == nil || isAgentStart(err) {
+		return c, err
+	}
+	// The supervisor itself could not run (this executable on a noexec
+	// mount, say): the agent alone, in a session of its own, is still
+	// better than no agent.
+	return startDirect(path, spec, env, stdin, stdout, stderr, foreground)
+}
+
+// agentStartError is the agent's own start failing, as the supervisor
+// reports it: not the supervisor's failure, so nothing to retry.
+type agentStartError struct{ msg string }
+
+func (e *agentStartError) Error() string { return e.msg }
+
+func isAgentStart(err error) bool {
+	var e *agentStartError
+	return errors.As(err, &e)
+}
+
+// startDirect runs the agent without a supervisor: Stop then reaches only
+// its session's process group.
+func startDirect(path string, spec Spec, env []string, stdin io.Reader, stdout, stderr io.Writer, foreground bool) (*contained, error) {
+	cmd := exec.Command(path, spec.Args...)
+	cmd.Args[0] = spec.Command
+	cmd.Env, cmd.Dir = env, spec.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	if !foreground {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &contained{cmd: cmd, foreground: foreground, direct: true}, nil
 }
 
 func startShim(cfg shimConfig, dir string, stdin io.Reader, stdout, stderr io.Writer, ns bool) (*contained, error) {
@@ -159,7 +196,7 @@ func startShim(cfg shimConfig, dir string, stdin io.Reader, stdout, stderr io.Wr
 	}
 	if first.Error != "" {
 		c.wait()
-		return nil, errors.New(first.Error)
+		return nil, &agentStartError{first.Error}
 	}
 	c.proc = first.PrivateProc
 	return c, nil
@@ -167,6 +204,11 @@ func startShim(cfg shimConfig, dir string, stdin io.Reader, stdout, stderr io.Wr
 
 // wait reads the supervisor's last word (the agent's exit) and reaps it.
 func (c *contained) wait() {
+	if c.direct {
+		c.err = c.cmd.Wait()
+		c.kill()
+		return
+	}
 	for {
 		line, err := c.status.ReadBytes('\n')
 		var ev shimEvent
@@ -223,6 +265,8 @@ func (c *contained) code() int {
 
 func (c *contained) isolation() string {
 	switch {
+	case c.direct:
+		return "session"
 	case c.ns && c.proc:
 		return "private PID namespace and /proc"
 	case c.ns:
@@ -232,7 +276,13 @@ func (c *contained) isolation() string {
 }
 
 // terminate asks the supervisor to remove the agent's whole tree.
-func (c *contained) terminate() { _ = c.cmd.Process.Signal(syscall.SIGTERM) }
+func (c *contained) terminate() {
+	if c.direct {
+		c.kill()
+		return
+	}
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+}
 
 // kill is the last resort, for a supervisor that does not answer: its
 // session, then itself (in a PID namespace, the kernel then kills the rest).

@@ -23,8 +23,10 @@ type sysState struct {
 
 func setSysProcAttr(cmd *exec.Cmd, foreground bool) {
 	if !foreground {
-		// No console of ours: the agent cannot write to the user's window.
-		cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP | windows.DETACHED_PROCESS}
+		// A console without a window, not ours: the agent cannot write to
+		// the user's console, and children it starts inherit the hidden
+		// one instead of popping up windows of their own.
+		cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_NO_WINDOW}
 	}
 }
 

@@ -174,3 +174,17 @@ func TestQuote(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// A file that is not a program fails at Start, with the OS's reason,
+// whether the supervisor or we ran it.
+func TestStartNotAProgram(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("exec permissions are Unix")
+	}
+	f := filepath.Join(t.TempDir(), "agent")
+	os.WriteFile(f, []byte("\x00\x01not a program"), 0o755)
+	_, err := Start(Spec{Command: f}, nil)
+	if err == nil || !strings.Contains(err.Error(), "start "+f+": exec format error") {
+		t.Errorf("err = %v", err)
+	}
+}
