@@ -188,3 +188,24 @@ func TestStartNotAProgram(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A sign-in (acp login) runs in the foreground, and what it leaves behind
+// is removed when it returns.
+func TestInteractiveLeavesNoProcess(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the supervisor that catches setsid children is Linux's")
+	}
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid program")
+	}
+	secs := strconv.Itoa(800000 + rand.IntN(99999))
+	var out bytes.Buffer
+	script := "(setsid sleep " + secs + " > /dev/null 2>&1 &); sleep 0.3; echo signed in"
+	code, err := Interactive(context.Background(), Spec{Command: "/bin/sh", Args: []string{"-c", script}}, []string{"PATH=/bin:/usr/bin"}, strings.NewReader(""), &out, &out)
+	if err != nil || code != 0 || out.String() != "signed in\n" {
+		t.Fatalf("code %d, err %v, output %q", code, err, out.String())
+	}
+	if left := sleepers(secs); len(left) > 0 {
+		t.Errorf("processes %v outlived the sign-in", left)
+	}
+}
