@@ -79,16 +79,7 @@ func probeAgent(ctx context.Context, g *globalOpts, id string, ro resolveOpts, t
 	defer os.RemoveAll(sandbox)
 	out := probe.Handshake(ctx, toLaunch(spec), probe.HandshakeOptions{Sandbox: sandbox, Timeout: timeout, Client: probe.ClientInfo(prog)})
 	if out.Init == nil {
-		msg := fmt.Sprintf("probe %s %s (%s): %s", spec.ID, spec.Version, spec.Distribution, safetext.Terminal(out.Failure))
-		if n := out.Stats.NonJSONLines; n > 0 && len(out.NonJSON) > 0 {
-			// An agent printing a banner or its usage instead of JSON-RPC
-			// is usually launched without its ACP flag: show what it said.
-			msg += fmt.Sprintf("; it wrote %d non-JSON line(s) on stdout instead (first: %s): is it started in ACP mode?", n, safetext.Terminal(strconv.Quote(out.NonJSON[0])))
-		}
-		if out.StderrTail != "" && !strings.Contains(out.Failure, "stderr:") {
-			msg += "\nagent stderr (end):\n" + safetext.Lines(out.StderrTail, "  | ")
-		}
-		return nil, nil, &cli.ExitError{Code: cli.ExitFailure, Msg: msg}
+		return nil, nil, &cli.ExitError{Code: cli.ExitFailure, Msg: probeFailure(spec, out)}
 	}
 	if n := out.Stats.NonJSONLines; n > 0 {
 		fmt.Fprintf(g.streams.Err, "warning: %s wrote %d non-JSON line(s) on stdout (first: %s); editors may choke on them\n", spec.ID, n, safetext.Terminal(strconv.Quote(out.NonJSON[0])))
@@ -97,6 +88,21 @@ func probeAgent(ctx context.Context, g *globalOpts, id string, ro resolveOpts, t
 		fmt.Fprintf(g.streams.Err, "warning: %s: %s\n", spec.ID, safetext.Terminal(w))
 	}
 	return spec, out.Init, nil
+}
+
+// probeFailure says why a probe found no usable answer, quoting what the
+// agent said (safely: its stderr may hold escape sequences).
+func probeFailure(spec *installer.LaunchSpec, out *probe.Outcome) string {
+	msg := fmt.Sprintf("probe %s %s (%s): %s", spec.ID, spec.Version, spec.Distribution, safetext.Terminal(out.Failure))
+	if n := out.Stats.NonJSONLines; n > 0 && len(out.NonJSON) > 0 {
+		// An agent printing a banner or its usage instead of JSON-RPC
+		// is usually launched without its ACP flag: show what it said.
+		msg += fmt.Sprintf("; it wrote %d non-JSON line(s) on stdout instead (first: %s): is it started in ACP mode?", n, safetext.Terminal(strconv.Quote(out.NonJSON[0])))
+	}
+	if out.StderrTail != "" && !strings.Contains(out.Failure, "stderr:") {
+		msg += "\nagent stderr (end):\n" + safetext.Lines(out.StderrTail, "  | ")
+	}
+	return msg
 }
 
 func toLaunch(s *installer.LaunchSpec) acplaunch.Spec {

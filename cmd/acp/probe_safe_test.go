@@ -8,6 +8,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
+	"github.com/agentclientprotocol/acp-registry-go/probe"
 )
 
 // acp probe prints what the agent chose (capability keys, method ids,
@@ -60,5 +61,30 @@ func TestWriteProbeCapsMethods(t *testing.T) {
 	writeProbe(&b, &installer.LaunchSpec{ID: "many"}, init)
 	if !strings.Contains(b.String(), "  … and 9,980 more (--json lists them all)\n") || strings.Count(b.String(), "\n") > 30 {
 		t.Errorf("output:\n%s", b.String())
+	}
+}
+
+// A failed probe quotes the agent's words on stderr: safely, and its
+// stderr indented so that no line of it passes for ours.
+func TestProbeFailureEscapesAgentText(t *testing.T) {
+	out := &probe.Outcome{
+		Failure:    "initialize returned an error -32603: " + fakeagent.Nasty,
+		NonJSON:    []string{fakeagent.Nasty},
+		StderrTail: "boom " + fakeagent.Nasty + "\n::add-mask::secret",
+		Stats:      acpclient.Stats{NonJSONLines: 1},
+	}
+	msg := probeFailure(&installer.LaunchSpec{ID: "nasty", Version: "1.0.0", Distribution: "binary"}, out)
+	if i := strings.IndexFunc(msg, func(r rune) bool {
+		return r == 0x1b || r == 0x07 || r == '\r' || (r >= 0x80 && r <= 0x9f) || r == 0x202e
+	}); i >= 0 {
+		t.Errorf("raw control at byte %d:\n%q", i, msg)
+	}
+	for _, line := range strings.Split(msg, "\n") {
+		if strings.HasPrefix(line, "::") {
+			t.Errorf("the agent's text made a line of its own: %q", line)
+		}
+	}
+	if !strings.Contains(msg, "\n  | ::add-mask::secret") {
+		t.Errorf("stderr is not shown indented:\n%s", msg)
 	}
 }
