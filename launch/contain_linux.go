@@ -21,9 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The supervisor ("shim") is this executable, re-run through
-// /proc/self/exe (which works even when the file was replaced on disk by
-// an upgrade). It is recognised before main runs, by its argv[0] and an
+// The supervisor ("shim") is this executable, re-run. It is recognised before main runs, by its argv[0] and an
 // environment variable together, so no program that links this package
 // has to do anything for it to work, its tests included.
 const (
@@ -75,8 +73,15 @@ var protectOnce sync.Once
 // fd/, mem) then belong to root and ptrace is refused, so an agent running
 // as the same user, outside a private /proc, cannot read our environment
 // or write into our stdout. Root agents are not stopped by it.
+//
+// A non-dumpable process cannot give a child a user namespace (the
+// child's uid_map becomes root's to write), so from then on every agent of
+// this process takes the fallback.
 func protectSelf() {
-	protectOnce.Do(func() { _ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0) })
+	protectOnce.Do(func() {
+		nsRefused.Store(true)
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	})
 }
 
 type contained struct {
@@ -92,7 +97,19 @@ type contained struct {
 	agent *shimEvent // the agent's exit, as the supervisor saw it
 }
 
+// selfExe is the path that runs this executable again, read before
+// protectSelf: once we are non-dumpable, a child in a new user namespace
+// may no longer follow /proc/self/exe. /proc/self/exe stays the fallback
+// (it works even when the file was replaced on disk by an upgrade).
+var selfExe = sync.OnceValue(func() string {
+	if p, err := os.Executable(); err == nil && !strings.HasSuffix(p, " (deleted)") {
+		return p
+	}
+	return "/proc/self/exe"
+})
+
 func startContained(path string, spec Spec, env []string, stdin io.Reader, stdout, stderr io.Writer, foreground bool, o Options) (*contained, error) {
+	selfExe()
 	cfg := shimConfig{Path: path, Args: append([]string{spec.Command}, spec.Args...), Env: env, Foreground: foreground}
 	if !o.NoNamespaces && !foreground && !nsRefused.Load() {
 		c, err := startShim(cfg, spec.Dir, stdin, stdout, stderr, true)
@@ -161,7 +178,7 @@ func startShim(cfg shimConfig, dir string, stdin io.Reader, stdout, stderr io.Wr
 		return nil, err
 	}
 	cmd := &exec.Cmd{
-		Path: "/proc/self/exe", Args: []string{shimArg0}, Env: []string{shimEnv + "=" + shimMagic},
+		Path: selfExe(), Args: []string{shimArg0}, Env: []string{shimEnv + "=" + shimMagic},
 		Dir: dir, Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		ExtraFiles: []*os.File{cfgR, stW},
 	}
@@ -332,8 +349,9 @@ func runShim() int {
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT)
 
 	sys := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if cfg.Namespaces && privateProc {
-		// A nested user namespace gives the agent back the caller's ids and
+	if cfg.Namespaces {
+		// A nested user namespace gives the agent back the caller's ids
+		// (not root, which npm, git and agents treat differently) and
 		// locks the mounts it inherits: even as root there it cannot
 		// unmount our /proc to reach the host's beneath.
 		sys.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS

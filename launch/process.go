@@ -27,9 +27,11 @@ func (s Spec) String() string { return Quote(append([]string{s.Command}, s.Args.
 // Options choose how far an agent is contained.
 type Options struct {
 	// NoNamespaces turns off the private PID namespace and /proc that Start
-	// gives an agent where the OS allows it (Linux with user namespaces).
-	// The agent still gets a session of its own, and Stop still removes
-	// every process it started. For tests of the fallback.
+	// gives an agent where the OS allows it (Linux with user namespaces),
+	// as if the OS refused them: the agent still gets a session of its
+	// own, Stop still removes every process it started, and this process
+	// makes itself non-dumpable, after which no agent it starts gets
+	// namespaces. For tests of the fallback.
 	NoNamespaces bool
 }
 

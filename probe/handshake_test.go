@@ -181,30 +181,49 @@ func BenchmarkHandshake(b *testing.B) {
 
 // An agent that daemonizes (a double fork whose grandchild calls setsid,
 // or a child that calls setsid) must not outlive the handshake: such a
-// daemon would read the secrets of whatever runs next in a CI job.
-func TestHandshakeLeavesNoProcess(t *testing.T) {
+// daemon would read the secrets of whatever runs next in a CI job. A
+// same-user agent must not read our environment through
+// /proc/<ppid>/environ or write into our stdout through /proc/<ppid>/fd/1
+// (the one-JSON-document promise of --json), nor reach the terminal.
+//
+// With namespaces first, then the fallback: once a process has run an
+// agent without them it stays without them (launch.Options).
+func TestHandshakeContainment(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("catching setsid descendants needs Linux's subreaper or PID namespaces")
+		t.Skip("catching setsid descendants needs Linux's subreaper or PID namespaces; /proc is Linux's")
 	}
-	for _, behaviour := range []string{fakeagent.Daemon, fakeagent.SetsidChild} {
-		for _, lo := range []launch.Options{{}, {NoNamespaces: true}} {
-			t.Run(fmt.Sprintf("%s/namespaces=%v", behaviour, !lo.NoNamespaces), func(t *testing.T) {
+	for _, lo := range []launch.Options{{}, {NoNamespaces: true}} {
+		t.Run(fmt.Sprintf("namespaces=%v", !lo.NoNamespaces), func(t *testing.T) {
+			for _, behaviour := range []string{fakeagent.Daemon, fakeagent.SetsidChild} {
+				t.Run(behaviour, func(t *testing.T) {
+					t.Parallel()
+					leavesNoProcess(t, behaviour, lo)
+				})
+			}
+			t.Run("snoop", func(t *testing.T) {
 				t.Parallel()
-				token := strconv.Itoa(rand.Int())
-				ready := filepath.Join(t.TempDir(), "ready")
-				spec := fakeagent.Spec(t, behaviour, "ACP_FAKE_TOKEN", token, "ACP_FAKE_READY", ready)
-				out := Handshake(context.Background(), spec, HandshakeOptions{Sandbox: t.TempDir(), Timeout: 10 * time.Second, Client: testClient, Launch: lo})
-				if out.Init == nil {
-					t.Fatalf("no answer: %s", out.Failure)
+				if lo.NoNamespaces && os.Geteuid() == 0 {
+					t.Skip("root's agents pass the fallback's ptrace check (README says so); it would write into this test's stdout")
 				}
-				if _, err := os.Stat(ready); err != nil {
-					t.Fatalf("the daemon never ran (the test is broken): %v", err)
-				}
-				if left := withArg("--fake-token=" + token); len(left) > 0 {
-					t.Errorf("processes %v outlived the handshake (%s)", left, out.Isolation)
-				}
+				snoop(t, lo)
 			})
-		}
+		})
+	}
+}
+
+func leavesNoProcess(t *testing.T, behaviour string, lo launch.Options) {
+	token := strconv.Itoa(rand.Int())
+	ready := filepath.Join(t.TempDir(), "ready")
+	spec := fakeagent.Spec(t, behaviour, "ACP_FAKE_TOKEN", token, "ACP_FAKE_READY", ready)
+	out := Handshake(context.Background(), spec, HandshakeOptions{Sandbox: t.TempDir(), Timeout: 10 * time.Second, Client: testClient, Launch: lo})
+	if out.Init == nil {
+		t.Fatalf("no answer: %s", out.Failure)
+	}
+	if _, err := os.Stat(ready); err != nil {
+		t.Fatalf("the daemon never ran (the test is broken): %v", err)
+	}
+	if left := withArg("--fake-token=" + token); len(left) > 0 {
+		t.Errorf("processes %v outlived the handshake (%s)", left, out.Isolation)
 	}
 }
 
@@ -231,46 +250,33 @@ func withArg(arg string) []int {
 	return out
 }
 
-// A same-user agent must not read our environment through
-// /proc/<ppid>/environ or write into our stdout through /proc/<ppid>/fd/1
-// (the one-JSON-document promise of --json), nor reach the terminal.
-func TestHandshakeSnoopingAgent(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("/proc is Linux's")
+func snoop(t *testing.T, lo launch.Options) {
+	rep := filepath.Join(t.TempDir(), "report.json")
+	spec := fakeagent.Spec(t, fakeagent.Snoop, "ACP_FAKE_REPORT", rep, "ACP_FAKE_TARGET_PID", strconv.Itoa(os.Getpid()))
+	out := Handshake(context.Background(), spec, HandshakeOptions{Sandbox: t.TempDir(), Timeout: 10 * time.Second, Client: testClient, Launch: lo})
+	if out.Init == nil {
+		t.Fatalf("no answer: %s", out.Failure)
 	}
-	for _, lo := range []launch.Options{{}, {NoNamespaces: true}} {
-		t.Run(fmt.Sprintf("namespaces=%v", !lo.NoNamespaces), func(t *testing.T) {
-			if lo.NoNamespaces && os.Geteuid() == 0 {
-				t.Skip("root's agents pass the fallback's ptrace check (README says so); it would write into this test's stdout")
-			}
-			rep := filepath.Join(t.TempDir(), "report.json")
-			spec := fakeagent.Spec(t, fakeagent.Snoop, "ACP_FAKE_REPORT", rep, "ACP_FAKE_TARGET_PID", strconv.Itoa(os.Getpid()))
-			out := Handshake(context.Background(), spec, HandshakeOptions{Sandbox: t.TempDir(), Timeout: 10 * time.Second, Client: testClient, Launch: lo})
-			if out.Init == nil {
-				t.Fatalf("no answer: %s", out.Failure)
-			}
-			data, err := os.ReadFile(rep)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got map[string]string
-			json.Unmarshal(data, &got)
-			if !strings.HasPrefix(got["tty"], "refused") {
-				t.Errorf("the agent opened /dev/tty: %s", got["tty"])
-			}
-			private := out.Isolation == "private PID namespace and /proc"
-			if !lo.NoNamespaces && !private {
-				t.Logf("no private /proc on this machine (%s): only the fallback is checked", out.Isolation)
-			}
-			if !private && os.Geteuid() == 0 {
-				return
-			}
-			for _, k := range []string{"parent environ", "parent stdout", "target environ", "target stdout"} {
-				if !strings.HasPrefix(got[k], "refused") {
-					t.Errorf("%s: %s (%s)", k, got[k], out.Isolation)
-				}
-			}
-		})
+	data, err := os.ReadFile(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]string
+	json.Unmarshal(data, &got)
+	if !strings.HasPrefix(got["tty"], "refused") {
+		t.Errorf("the agent opened /dev/tty: %s", got["tty"])
+	}
+	private := out.Isolation == "private PID namespace and /proc"
+	if !lo.NoNamespaces && !private {
+		t.Logf("no private /proc on this machine (%s): only the fallback is checked", out.Isolation)
+	}
+	if !private && os.Geteuid() == 0 {
+		return
+	}
+	for _, k := range []string{"parent environ", "parent stdout", "target environ", "target stdout"} {
+		if !strings.HasPrefix(got[k], "refused") {
+			t.Errorf("%s: %s (%s)", k, got[k], out.Isolation)
+		}
 	}
 }
 
