@@ -69,6 +69,8 @@ type Result struct {
 	Warnings []string `json:"-"`
 	// Init is the parsed answer when there was one (for the matrix).
 	Init *acpclient.InitializeResult `json:"-"`
+	// Isolation is how the agent was contained (launch.Process.Isolation).
+	Isolation string `json:"-"`
 }
 
 // Summary counts results by status.
@@ -226,6 +228,7 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 	out := probe.Handshake(ctx, spec, probe.HandshakeOptions{Sandbox: dir, HostEnv: o.HostEnv, Timeout: o.Timeout, Client: o.Client})
 	<-lim.handshake
 	r.HandshakeMs = out.Duration.Milliseconds()
+	r.Isolation = out.Isolation
 	r.StderrTail = out.StderrTail
 	if n := out.Stats.NonJSONLines; n > 0 {
 		first := ""
@@ -309,6 +312,21 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	fmt.Fprintln(bw, r.SummaryLine())
 	bw.Flush()
+}
+
+// Isolations lists, sorted, how the agents of the report were contained,
+// so a CI log says what the sandbox held on that machine.
+func (r *Report) Isolations() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, res := range r.Results {
+		if res.Isolation != "" && !seen[res.Isolation] {
+			seen[res.Isolation] = true
+			out = append(out, res.Isolation)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // SummaryLine is "3 passed, 1 failed, 2 skipped".

@@ -234,6 +234,12 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 		// Installs and handshakes cut short are not the agents' failures.
 		return nil, fmt.Errorf("interrupted (%w); no verdict was given", cerr)
 	}
+	if rep == nil {
+		return nil, err
+	}
+	if iso := rep.Isolations(); len(iso) > 0 {
+		fmt.Fprintf(s.Err, "%s: agents ran contained: %s (README: Security: what holds)\n", prog, strings.Join(iso, "; "))
+	}
 	return rep, err
 }
 
