@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -207,5 +208,30 @@ func TestInteractiveLeavesNoProcess(t *testing.T) {
 	}
 	if left := sleepers(secs); len(left) > 0 {
 		t.Errorf("processes %v outlived the sign-in", left)
+	}
+}
+
+// With a private /proc the agent sees only its own PID namespace (PID 1
+// is the supervisor, not the host's init), keeps the caller's uid, and
+// cannot unmount that /proc to reach the host's beneath, even as root.
+func TestPrivateProc(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Linux namespaces")
+	}
+	p, err := Start(Spec{Command: "/bin/sh", Args: []string{"-c", "id -u; tr '\\0' ' ' < /proc/1/cmdline; echo; umount /proc 2>/dev/null; echo umount=$?"}}, []string{"PATH=/bin:/usr/bin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(p.Stdout)
+	p.Stop()
+	if p.Isolation() != "private PID namespace and /proc" {
+		t.Skipf("no private /proc here (%s)", p.Isolation())
+	}
+	lines := strings.Split(string(out), "\n")
+	if len(lines) < 3 || lines[0] != strconv.Itoa(os.Getuid()) || lines[1] != "acp-agent-supervisor " {
+		t.Fatalf("output %q, want our uid, then the supervisor as PID 1", out)
+	}
+	if strings.HasSuffix(string(out), "umount=0\n") {
+		t.Errorf("the agent unmounted its /proc: %q", out)
 	}
 }
