@@ -13,7 +13,9 @@ import (
 
 // Hostile behaviours: agents that try to outlive the check, to reach the
 // caller through /proc or the terminal, or to smuggle control characters
-// into what the caller prints.
+// into what the caller prints. The processes Daemon and SetsidChild leave
+// carry --fake-token=$ACP_FAKE_TOKEN on their command line, so a test
+// finds them in /proc whatever PID namespace they live in.
 const (
 	// Daemon double-forks a grandchild that calls setsid() and stays; it
 	// answers once the grandchild runs (it touches ACP_FAKE_READY).
