@@ -38,9 +38,6 @@ func (in *Installer) installBinary(ctx context.Context, req Request, c Choice, t
 		return nil, err
 	}
 	d := downloader{client: in.HTTP, allowHTTP: in.AllowHTTP, stall: in.StallTimeout, wait: in.retryWait, label: req.Agent.ID + " " + c.Version}
-	if in.Progress {
-		d.progress = in.stderr()
-	}
 	file, sum, err := d.get(ctx, t.Archive, filepath.Dir(tmp), t.SHA256)
 	if err != nil {
 		return nil, err

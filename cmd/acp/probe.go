@@ -94,7 +94,7 @@ func probeAgent(ctx context.Context, g *globalOpts, id string, ro resolveOpts, t
 }
 
 func toLaunch(s *installer.LaunchSpec) acplaunch.Spec {
-	return acplaunch.Spec{Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Cwd}
+	return acplaunch.Spec{Command: s.Command, Args: s.Args, Env: s.Env}
 }
 
 // writeProbe summarises an initialize answer for people.
