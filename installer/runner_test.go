@@ -176,6 +176,7 @@ func fakeUV(t *testing.T, fail bool) (uvPath, record string) {
 echo "args: $*" > "` + record + `"
 echo "tool_dir: $UV_TOOL_DIR" >> "` + record + `"
 echo "bin_dir: $UV_TOOL_BIN_DIR" >> "` + record + `"
+echo "cache: $UV_CACHE_DIR" >> "` + record + `"
 echo "Resolved 3 packages" >&2
 `
 	if fail {

@@ -125,7 +125,7 @@ func shapedNPM(t *testing.T, files pkgFiles, fail string) string {
 while [ "$1" != "--prefix" ]; do shift; done
 mkdir -p "$2/node_modules"
 cp -R ` + shellQuoteTest(src) + `/. "$2/node_modules/"
-{ echo "cwd: $(pwd)"; echo "args: $args"; } > "$2/npm-call.txt"
+{ echo "cwd: $(pwd)"; echo "args: $args"; echo "cache: $npm_config_cache"; } > "$2/npm-call.txt"
 `
 	npm := filepath.Join(t.TempDir(), "npm")
 	if err := os.WriteFile(npm, []byte(script), 0o755); err != nil {

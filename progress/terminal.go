@@ -129,13 +129,18 @@ func (t *terminal) startTicker() {
 			case <-stop:
 				return
 			case <-tk.C:
-				t.mu.Lock()
-				t.frame++
-				t.draw()
-				t.mu.Unlock()
+				t.redraw()
 			}
 		}
 	}()
+}
+
+// redraw advances the spinner and draws the line again.
+func (t *terminal) redraw() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.frame++
+	t.draw()
 }
 
 func (t *terminal) stopTicker() {
