@@ -87,16 +87,16 @@ func (in *Installer) satisfies(r *Receipt, req Request) bool {
 }
 
 // choices lists the distributions to try, best first: the one Choose
-// picks, then the agent's other kinds that can run here, to fall back on
-// when the first cannot be fetched. A forced Dist is the only one. Offline,
-// binaries (which would be downloaded) are left out.
-func (in *Installer) choices(req Request) ([]Choice, error) {
+// picks, then (when all, or offline) the agent's other kinds that can run
+// here, to fall back on when the first cannot be fetched. A forced Dist is
+// the only one. Offline, binaries (which would be downloaded) are left out.
+func (in *Installer) choices(req Request, all bool) ([]Choice, error) {
 	first, err := in.choose(req)
 	if err != nil {
 		return nil, err
 	}
 	cs := []Choice{first}
-	if req.Dist == "" {
+	if req.Dist == "" && (all || (in.Offline && first.Kind == registry.KindBinary)) {
 		dist := req.Agent.Distribution
 		if req.Preview && req.Agent.Preview != nil {
 			dist = req.Agent.Preview.Distribution
@@ -135,7 +135,7 @@ func (in *Installer) choices(req Request) ([]Choice, error) {
 // FailureMemory (under CacheDir) and returned again at once unless
 // req.Force.
 func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, error) {
-	cs, err := in.choices(req)
+	cs, err := in.choices(req, false)
 	if err != nil {
 		return nil, false, err // Choose's messages name the agent and version
 	}
@@ -181,13 +181,24 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 	defer rep.Phase(id, progress.Done, "")
 	var r *Receipt
 	var failures []string
-	for i, c := range cs {
+	for i := 0; i < len(cs); i++ {
+		c := cs[i]
 		r, err = in.installLocked(ctx, req, c, dir)
 		if err == nil {
 			break
 		}
 		failures = append(failures, fmt.Sprintf("%s: %v", c.Kind, err))
-		if i+1 == len(cs) || ctx.Err() != nil || !errors.Is(err, ErrDownload) {
+		if ctx.Err() != nil || !errors.Is(err, ErrDownload) {
+			break
+		}
+		if i == 0 && len(cs) == 1 {
+			// Only now is it worth looking for the others (which may
+			// mean searching for node).
+			if all, aerr := in.choices(req, true); aerr == nil {
+				cs = all
+			}
+		}
+		if i+1 >= len(cs) {
 			break
 		}
 		rep.Warn(fmt.Sprintf("%s: the %s distribution could not be fetched (%v); trying %s", id, c.Kind, err, cs[i+1].Kind))
@@ -197,7 +208,9 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 			err = &kindError{msg: strings.Join(failures, "; and "), kind: err}
 		}
 		err = fmt.Errorf("%s: %w", what, err)
-		if ctx.Err() == nil && !errors.Is(err, ErrNotInstalled) {
+		// Not remembered: an interruption, offline, and a missing node
+		// or uv (installing one is the fix, and checking is cheap).
+		if ctx.Err() == nil && !errors.Is(err, ErrNotInstalled) && !errors.Is(err, ErrRuntimeMissing) {
 			in.rememberFailure(id, c.Version, err)
 		}
 		return nil, false, err
@@ -375,7 +388,7 @@ func (in *Installer) Resolve(ctx context.Context, req Request, noInstall bool) (
 	if noInstall {
 		// When installing could not help either (no such distribution,
 		// no build for this platform, runner missing), say that instead.
-		if _, err := in.choices(req); err != nil && !errors.Is(err, ErrNotInstalled) {
+		if _, err := in.choices(req, false); err != nil && !errors.Is(err, ErrNotInstalled) {
 			return nil, err
 		}
 		cmd := id

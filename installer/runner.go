@@ -28,6 +28,7 @@ import (
 type toolRun struct {
 	agent, phase string
 	what         string // "npm install @x/y@1.0.0", for messages
+	pkg          string // what is installed, for the reporter
 	prog         string
 	dir          string // working directory: the install's own, never the caller's
 	args, env    []string
@@ -39,7 +40,7 @@ type toolRun struct {
 // install still running after InstallTimeout is stopped, its whole process
 // group killed.
 func (in *Installer) runTool(ctx context.Context, t toolRun) error {
-	in.reporter().Phase(t.agent, t.phase, t.what)
+	in.reporter().Phase(t.agent, t.phase, t.pkg)
 	tail := &tailBuffer{max: 40}
 	timeout := in.installTimeout()
 	runCtx, cancel := context.WithTimeoutCause(ctx, timeout, errToolTimeout)
@@ -212,7 +213,7 @@ func (in *Installer) installNpm(ctx context.Context, req Request, c Choice, tmp,
 		env = append(env, "npm_config_cache="+filepath.Join(in.CacheDir, "npm"))
 	}
 	env = append(env, in.nodePathEnv(ctx)...)
-	if err := in.runTool(ctx, toolRun{agent: req.Agent.ID, phase: progress.NPM, what: "npm install " + spec.String(), prog: npm, dir: tmp, args: args, env: env}); err != nil {
+	if err := in.runTool(ctx, toolRun{agent: req.Agent.ID, phase: progress.NPM, what: "npm install " + spec.String(), pkg: spec.String(), prog: npm, dir: tmp, args: args, env: env}); err != nil {
 		return nil, err
 	}
 	info, err := readNpmPackage(tmp, spec.Name)
@@ -402,7 +403,7 @@ func (in *Installer) installUV(ctx context.Context, req Request, c Choice, tmp, 
 		args = append(args, "--offline")
 	}
 	args = append(append(append(args, in.UVArgs...), "--"), target)
-	if err := in.runTool(ctx, toolRun{agent: req.Agent.ID, phase: progress.UV, what: "uv tool install " + spec.String(), prog: uv, dir: toolDir, args: args, env: env}); err != nil {
+	if err := in.runTool(ctx, toolRun{agent: req.Agent.ID, phase: progress.UV, what: "uv tool install " + spec.String(), pkg: spec.String(), prog: uv, dir: toolDir, args: args, env: env}); err != nil {
 		return nil, err
 	}
 	entry := pkg.Cmd

@@ -335,3 +335,35 @@ func decodeEvents(t *testing.T, s string) []progress.Event {
 	}
 	return out
 }
+
+// An install made before launches named node (command
+// node_modules/.bin/<x>, whose shebang needs node on PATH) resolves to a
+// node and the package's script too, without reinstalling.
+func TestLegacyNpxReceipt(t *testing.T) {
+	home, toolEnv := fakeHome(t)
+	node := fakeNode(t, filepath.Join(home, ".nvm/versions/node/v92.0.0/bin/node"))
+	in := npxInstaller(t, shapedNPM(t, claudeShaped(">=22"), ""), toolEnv)
+	m := claudeManifest()
+	r, _, err := in.Install(context.Background(), Request{Agent: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := r.Launch.Args[0]
+	legacy := *r
+	legacy.Runtime = nil
+	legacy.Launch.Command = filepath.Join(r.Dir, "node_modules", ".bin", "claude-agent-acp")
+	legacy.Launch.Args = []string{"--acp"}
+	os.MkdirAll(filepath.Dir(legacy.Launch.Command), 0o755)
+	os.Symlink(script, legacy.Launch.Command)
+	if err := writeJSONFile(filepath.Join(r.Dir, receiptFile), &legacy); err != nil {
+		t.Fatal(err)
+	}
+	in.NPM = filepath.Join(t.TempDir(), "no-npm") // a reinstall would fail
+	spec, err := in.Resolve(context.Background(), Request{Agent: m}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Command != node || len(spec.Args) != 2 || spec.Args[0] != script || spec.Args[1] != "--acp" {
+		t.Errorf("spec = %+v", spec)
+	}
+}
