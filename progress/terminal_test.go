@@ -2,6 +2,7 @@ package progress
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -98,5 +99,42 @@ func TestNewModes(t *testing.T) {
 	r.Warn("w")
 	if !strings.Contains(out.String(), `{"event":"progress","agent":"a","phase":"npm","elapsedMs":`) || !strings.Contains(out.String(), `{"event":"warning","elapsedMs":`) {
 		t.Errorf("json = %q", out.String())
+	}
+}
+
+type lockedBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// The spinner turns on its own while npm works, and stops when it is done.
+func TestTerminalTicks(t *testing.T) {
+	var out lockedBuf
+	r := newTerminal(&out, time.Now, 2*time.Millisecond)
+	r.Phase("a", UV, "pkg")
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Count(out.String(), "\r\x1b[K") < 4 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := strings.Count(out.String(), "\r\x1b[K"); n < 4 {
+		t.Fatalf("%d frames in 5s", n)
+	}
+	r.Phase("a", Done, "")
+	done := out.String()
+	time.Sleep(20 * time.Millisecond)
+	if got := out.String(); got != done {
+		t.Errorf("drew after done: %q", got[len(done):])
 	}
 }
