@@ -170,3 +170,28 @@ func TestFailureRemembered(t *testing.T) {
 		t.Errorf("the failure is still remembered after a success: %v", err)
 	}
 }
+
+// npm that cannot reach its registry is a network failure too: the
+// agent's uvx distribution is tried next.
+func TestFallbackFromNpmToUv(t *testing.T) {
+	home, toolEnv := fakeHome(t)
+	node := fakeNode(t, filepath.Join(home, ".nvm/versions/node/v92.0.0/bin/node"))
+	npm := shapedNPM(t, nil, "npm error code ENOTFOUND\nnpm error network request to https://registry.npmjs.org/x failed")
+	uv, _ := fakeUV(t, false)
+	in := npxInstaller(t, npm, toolEnv)
+	in.UV = uv
+	in.LookPath = func(name string) (string, error) {
+		return map[string]string{"node": node, "npm": npm, "uv": uv}[name], nil
+	}
+	var events strings.Builder
+	in.Progress = progress.NewJSON(&events)
+	m := uvxManifest("0.4.1")
+	m.Distribution.Npx = &registry.Package{Package: "fast-agent-npm@0.4.1"}
+	r, _, err := in.Install(context.Background(), Request{Agent: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Distribution != registry.KindUvx || !strings.Contains(events.String(), "trying uvx") {
+		t.Errorf("installed %s; events:\n%s", r.Distribution, events.String())
+	}
+}

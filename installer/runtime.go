@@ -378,3 +378,17 @@ func interpreter(script string) (string, error) {
 	}
 	return fields[0], nil
 }
+
+// CheckRuntimes is CheckRuntime for the current install of every
+// installed agent, sorted by id.
+func (in *Installer) CheckRuntimes(ctx context.Context) ([]RuntimeCheck, error) {
+	rs, err := in.List()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RuntimeCheck, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, in.CheckRuntime(ctx, r))
+	}
+	return out, nil
+}

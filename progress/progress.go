@@ -196,3 +196,23 @@ func (r *plainReporter) Warn(msg string) {
 	defer r.mu.Unlock()
 	fmt.Fprintf(r.w, "warning: %s\n", safetext.Terminal(msg))
 }
+
+// Counter is an io.Writer that reports how many bytes went through it as
+// agent's download of total bytes (-1: unknown): put it in an
+// io.MultiWriter beside the file being written.
+func Counter(r Reporter, agent string, total int64) io.Writer {
+	return &counter{r: r, agent: agent, total: total}
+}
+
+type counter struct {
+	r     Reporter
+	agent string
+	n     int64
+	total int64
+}
+
+func (c *counter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	c.r.Bytes(c.agent, c.n, c.total)
+	return len(p), nil
+}

@@ -138,3 +138,16 @@ func TestTerminalTicks(t *testing.T) {
 		t.Errorf("drew after done: %q", got[len(done):])
 	}
 }
+
+func TestCounter(t *testing.T) {
+	var out strings.Builder
+	r, _ := newTest(&out)
+	r.Phase("a", Download, "u")
+	w := Counter(r, "a", 3<<20)
+	w.Write(make([]byte, 1<<20))
+	w.Write(make([]byte, 1<<20))
+	r.redraw()
+	if got := lastLine(out.String()); !strings.Contains(got, "2.0 MB / 3.0 MB") {
+		t.Errorf("line = %q", got)
+	}
+}
