@@ -66,7 +66,9 @@ type Installer struct {
 	// Platform picks the binary target. Default: platform.Current() (which
 	// honours ACP_PLATFORM).
 	Platform registry.Platform
-	// Stderr receives npm/uv output and log lines. Default: discarded.
+	// Stderr receives warnings when Progress is nil. npm's and uv's own
+	// output never goes here: it is kept, and shown in the error when they
+	// fail. Default: discarded.
 	Stderr io.Writer
 	// Progress receives phases, download bytes and warnings (see package
 	// progress). Default: warnings go to Stderr as "warning: ..." lines,
