@@ -135,11 +135,10 @@ func (in *Installer) choices(req Request, all bool) ([]Choice, error) {
 // FailureMemory (under CacheDir) and returned again at once unless
 // req.Force.
 func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, error) {
-	cs, err := in.choices(req, false)
+	c, err := in.choose(req)
 	if err != nil {
 		return nil, false, err // Choose's messages name the agent and version
 	}
-	c := cs[0]
 	id := req.Agent.ID
 	what := fmt.Sprintf("install %s %s", id, c.Version)
 	if c.Kind == registry.KindBinary {
@@ -153,6 +152,10 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		if err := in.recalledFailure(id, c.Version); err != nil {
 			return nil, false, err
 		}
+	}
+	cs, err := in.choices(req, false) // offline, not the binary
+	if err != nil {
+		return nil, false, err
 	}
 	if err := os.MkdirAll(in.agentDir(id), 0o755); err != nil {
 		return nil, false, fmt.Errorf("%s: %w", what, err)

@@ -195,3 +195,21 @@ func TestFallbackFromNpmToUv(t *testing.T) {
 		t.Errorf("installed %s; events:\n%s", r.Distribution, events.String())
 	}
 }
+
+// Offline, an installed agent is simply there.
+func TestOfflineInstalled(t *testing.T) {
+	srv := newServer(t)
+	body := makeTar(t, []entry{exe("agent", agentScript)}, "gz")
+	m := binaryManifest("demo", "1.0.0", srv.add("/a.tgz", body), "agent", sha(body))
+	in := newInstaller(t)
+	if _, _, err := in.Install(context.Background(), Request{Agent: m}); err != nil {
+		t.Fatal(err)
+	}
+	in.Offline = true
+	if _, already, err := in.Install(context.Background(), Request{Agent: m}); err != nil || !already {
+		t.Errorf("offline install of an installed agent: already=%v err=%v", already, err)
+	}
+	if _, err := in.Resolve(context.Background(), Request{Agent: m}, false); err != nil {
+		t.Errorf("offline resolve: %v", err)
+	}
+}
