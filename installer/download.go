@@ -74,11 +74,14 @@ type tempFile interface {
 // differs, the file is removed and the error wraps ErrChecksum; a
 // wantSHA256 that is not 64 hex digits is refused before any request. Only
 // https is accepted, and http to loopback hosts. Transient failures (5xx,
-// 429, broken connections) are retried twice. progress, when non-nil,
-// receives a progress bar. The caller removes the file. client's own
-// address policy applies (no guard is added).
-func Download(ctx context.Context, client *http.Client, rawURL, dir, wantSHA256 string, progress io.Writer) (path, sha256hex string, err error) {
-	d := downloader{client: client, report: newBar(progress)}
+// 429, broken connections) are retried twice. report, when non-nil,
+// receives the bytes as they arrive. The caller removes the file. client's
+// own address policy applies (no guard is added).
+func Download(ctx context.Context, client *http.Client, rawURL, dir, wantSHA256 string, report progress.Reporter) (path, sha256hex string, err error) {
+	if report == nil {
+		report = progress.Discard
+	}
+	d := downloader{client: client, report: report}
 	return d.get(ctx, rawURL, dir, wantSHA256)
 }
 

@@ -145,6 +145,11 @@ func readReceipt(dir string) (*Receipt, error) {
 // Install all judge installs by it, so list, resolve and doctor agree.
 func (r *Receipt) Check() error {
 	cmd := r.Launch.Command
+	if r.Distribution == registry.KindNpx && r.Runtime != nil && len(r.Launch.Args) > 0 {
+		// The node is outside the install and is looked for again at
+		// resolve; the install is the package's bin script.
+		cmd = r.Launch.Args[0]
+	}
 	fi, err := os.Stat(cmd)
 	if err != nil || !fi.Mode().IsRegular() {
 		return fmt.Errorf("its command %s is missing", cmd)

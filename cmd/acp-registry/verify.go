@@ -341,7 +341,7 @@ func sandboxInstall(plat registry.Platform) verify.InstallFunc {
 		if err != nil {
 			return launch.Spec{}, err
 		}
-		return launch.Spec{Command: spec.Command, Args: spec.Args, Env: spec.Env, Dir: spec.Cwd}, nil
+		return launch.Spec{Command: spec.Command, Args: spec.Args, Env: spec.Env}, nil
 	}
 }
 

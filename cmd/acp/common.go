@@ -16,6 +16,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/platform"
+	"github.com/agentclientprotocol/acp-registry-go/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/source"
 )
@@ -132,7 +133,7 @@ func (g *globalOpts) installer() (*installer.Installer, error) {
 		Root:     root,
 		Platform: p,
 		Stderr:   g.streams.Err,
-		Progress: g.streams.ErrIsTerminal(),
+		Progress: progress.New(progress.Auto, g.streams.Err, g.streams.ErrIsTerminal()),
 	}, nil
 }
 

@@ -106,7 +106,7 @@ func probeFailure(spec *installer.LaunchSpec, out *probe.Outcome) string {
 }
 
 func toLaunch(s *installer.LaunchSpec) acplaunch.Spec {
-	return acplaunch.Spec{Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Cwd}
+	return acplaunch.Spec{Command: s.Command, Args: s.Args, Env: s.Env}
 }
 
 // probeResult is probe --json: the judged summary verify also reports,

@@ -154,11 +154,7 @@ func commandLine(s *installer.LaunchSpec) string {
 	for _, a := range s.Args {
 		parts = append(parts, shellQuote(a))
 	}
-	line := strings.Join(parts, " ")
-	if s.Cwd != "" {
-		line = "cd " + shellQuote(s.Cwd) + " && " + line
-	}
-	return line
+	return strings.Join(parts, " ")
 }
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)

@@ -62,18 +62,13 @@ func launch(g *globalOpts, spec *installer.LaunchSpec, extra []string) error {
 	env := mergeEnv(os.Environ(), spec.Env)
 
 	if canExec && g.streams.In == os.Stdin && g.streams.Out == os.Stdout && g.streams.Err == os.Stderr {
-		if spec.Cwd != "" {
-			if err := os.Chdir(spec.Cwd); err != nil {
-				return fmt.Errorf("launch %s %s: %w", spec.ID, spec.Version, err)
-			}
-		}
 		err := execReplace(path, argv, env)
 		// Only reached when exec failed.
 		return fmt.Errorf("launch %s %s: exec %s: %w", spec.ID, spec.Version, path, err)
 	}
 
 	c := exec.Command(path, argv[1:]...)
-	c.Env, c.Dir = env, spec.Cwd
+	c.Env = env
 	c.Stdin, c.Stdout, c.Stderr = g.streams.In, g.streams.Out, g.streams.Err
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, forwardedSignals...)
