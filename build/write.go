@@ -1,7 +1,6 @@
 package build
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,7 +21,7 @@ func WriteDir(dir string, files Files) (err error) {
 			s.abort()
 		}
 	}()
-	if err := s.write(files); err != nil {
+	if err := s.write(files, nil, nil); err != nil {
 		return err
 	}
 	return s.commit()
@@ -33,13 +32,12 @@ func WriteDir(dir string, files Files) (err error) {
 type stage struct {
 	dir, parent, base string
 	tmp               string
-	prev              string // the previous output, to reuse files from; may be ""
 
 	// Files offered before the rest of the output is known (the icons,
-	// while validation goes on), by name, with the bytes written; see
-	// startEarly.
+	// while validation goes on), by name; see startEarly. Their bytes
+	// are not kept.
 	mu    sync.Mutex
-	early map[string][]byte
+	early map[string]bool
 	queue chan earlyFile
 	wg    sync.WaitGroup
 }
@@ -57,8 +55,6 @@ func newStage(dir string) (*stage, error) {
 	}
 	if st, err := os.Lstat(dir); err == nil && !st.IsDir() {
 		return nil, fmt.Errorf("output %s exists and is not a folder: remove it or choose another --out", dir)
-	} else if err == nil {
-		s.prev = dir
 	}
 	// Hidden names: a registry scan skips them should a crash leave one
 	// behind next to agent folders.
@@ -90,7 +86,7 @@ func startEarly(dir string) *stage {
 	if err != nil {
 		return nil
 	}
-	s.early = map[string][]byte{}
+	s.early = map[string]bool{}
 	queue := make(chan earlyFile, 256)
 	s.queue = queue
 	for w := 0; w < writers; w++ {
@@ -98,7 +94,7 @@ func startEarly(dir string) *stage {
 		go func() {
 			defer s.wg.Done()
 			for f := range queue {
-				if err := s.put(f.name, f.data); err != nil {
+				if err := writeFile(filepath.Join(s.tmp, f.name), f.data); err != nil {
 					// The final write tries again and reports the error.
 					os.Remove(filepath.Join(s.tmp, f.name))
 					s.mu.Lock()
@@ -112,16 +108,16 @@ func startEarly(dir string) *stage {
 }
 
 // offer queues a file that the output will hold unless the build fails.
-// The first offer of a name wins; the final write corrects any offer
-// that turns out different from the rendered output.
+// The first offer of a name wins (an id appears twice only in a build that
+// fails).
 func (s *stage) offer(name string, data []byte) {
 	if !plainFileName(name) {
 		return
 	}
 	s.mu.Lock()
-	_, taken := s.early[name]
+	taken := s.early[name]
 	if !taken {
-		s.early[name] = data
+		s.early[name] = true
 	}
 	s.mu.Unlock()
 	if !taken {
@@ -138,28 +134,43 @@ func (s *stage) drain() {
 	}
 }
 
-// write completes the folder so that it holds exactly files.
-func (s *stage) write(files Files) error {
+// write completes the folder so that it holds exactly files and the
+// files named in keep: those written early stay, the others are read with
+// load. Early files that are in neither are removed.
+func (s *stage) write(files Files, keep []string, load func(name string) ([]byte, error)) error {
 	s.drain()
-	names := files.Names()
-	for _, name := range names {
+	wanted := make(map[string]bool, len(keep))
+	for _, name := range keep {
+		wanted[name] = true
+	}
+	for _, name := range append(files.Names(), keep...) {
 		if !plainFileName(name) {
 			return fmt.Errorf("refusing output file name %q: it must be a plain file name", name)
 		}
 	}
-	for name, data := range s.early {
-		if have, ok := files[name]; !ok || !bytes.Equal(have, data) {
+	for name := range s.early {
+		if _, ok := files[name]; ok || !wanted[name] {
+			// Rendered content wins over an early offer of the same name.
 			if err := os.Remove(filepath.Join(s.tmp, name)); err != nil {
 				return fmt.Errorf("write %s: %w", filepath.Join(s.tmp, name), err)
 			}
 			delete(s.early, name)
 		}
 	}
-	todo := names[:0:0]
-	for _, name := range names {
-		if _, done := s.early[name]; !done {
-			todo = append(todo, name)
+	todo := files.Names()
+	for _, name := range keep {
+		if s.early[name] {
+			continue
 		}
+		if _, ok := files[name]; ok {
+			continue
+		}
+		data, err := load(name)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+		files[name] = data
+		todo = append(todo, name)
 	}
 	return s.putAll(todo, files)
 }
@@ -241,31 +252,11 @@ func (s *stage) putAll(names []string, files Files) error {
 	return nil
 }
 
-// put writes one file into the folder. A file whose bytes are already in
-// the previous output is hard-linked from there instead: creating a file
-// costs several times what reading and linking one does, and most files
-// of a rebuild are unchanged.
+// put writes one file into the folder. Files are always written anew:
+// comparing them with a previous output costs more than writing them
+// (issue 11 measured 23% of a build).
 func (s *stage) put(name string, data []byte) error {
-	path := filepath.Join(s.tmp, name)
-	if s.prev != "" && reuse(filepath.Join(s.prev, name), path, data) {
-		return nil
-	}
-	return writeFile(path, data)
-}
-
-// reuse links old to path when old is a regular file holding exactly data.
-// Any doubt (a link, another size, an error) means no, and the caller
-// writes the file.
-func reuse(old, path string, data []byte) bool {
-	st, err := os.Lstat(old)
-	if err != nil || !st.Mode().IsRegular() || st.Size() != int64(len(data)) || st.Mode().Perm() != 0o644 {
-		return false
-	}
-	have, err := os.ReadFile(old)
-	if err != nil || !bytes.Equal(have, data) {
-		return false
-	}
-	return os.Link(old, path) == nil
+	return writeFile(filepath.Join(s.tmp, name), data)
 }
 
 func writeFile(path string, data []byte) error {
