@@ -44,6 +44,10 @@ type Options struct {
 	Client acpclient.Implementation
 	// Progress, when set, gets one line per finished result.
 	Progress io.Writer
+	// AfterInit, when set, goes on talking to each agent that answered
+	// initialize (see probe.HandshakeOptions); what it returns is kept in
+	// the result's Session.
+	AfterInit func(ctx context.Context, c *acpclient.Client, workDir string) any
 }
 
 // Result is one agent × distribution, in the shape cli.md documents.
@@ -63,6 +67,8 @@ type Result struct {
 	Warnings []string `json:"-"`
 	// Init is the parsed answer when there was one (for the matrix).
 	Init *acpclient.InitializeResult `json:"-"`
+	// Session is what Options.AfterInit returned (for the matrix).
+	Session any `json:"-"`
 }
 
 // Summary counts results by status.
@@ -180,7 +186,11 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 		r.Status, r.Reason = probe.StatusFail, "install failed: "+err.Error()
 		return r
 	}
-	out := probe.Handshake(ctx, spec, probe.HandshakeOptions{Sandbox: dir, HostEnv: o.HostEnv, Timeout: o.Timeout, Client: o.Client})
+	ho := probe.HandshakeOptions{Sandbox: dir, HostEnv: o.HostEnv, Timeout: o.Timeout, Client: o.Client}
+	if o.AfterInit != nil {
+		ho.AfterInit = func(ctx context.Context, c *acpclient.Client, work string) { r.Session = o.AfterInit(ctx, c, work) }
+	}
+	out := probe.Handshake(ctx, spec, ho)
 	r.HandshakeMs = out.Duration.Milliseconds()
 	r.StderrTail = out.StderrTail
 	if n := out.Stats.NonJSONLines; n > 0 {

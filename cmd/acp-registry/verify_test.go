@@ -140,8 +140,24 @@ func TestMatrixCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(md), "| good | binary | pass | 1 | 3.1.0 | ✓ | –/–/– | ✓/– |  | – | terminal |") {
+	// The shell agent exits after initialize: its session probes find it gone.
+	if !strings.Contains(string(md), "| good | 1\\.0\\.0 | binary | ok | terminal | proc_err | loadSession | N/err |") {
 		t.Errorf("matrix lacks the good agent's row:\n%s", md)
+	}
+	// --previous: nothing changed, so every row is reused and no agent runs.
+	out2 := filepath.Join(t.TempDir(), "matrix")
+	stdout.Reset()
+	stderr.Reset()
+	code = run(context.Background(), []string{"matrix", root, "--out", out2, "--previous", filepath.Join(out, verify.MatrixJSON)}, strings.NewReader(""), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	mx, err := verify.ReadMatrix(filepath.Join(out2, verify.MatrixJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mx.Summary.AgentsReused != len(mx.Agents) || mx.Summary.AgentsProbedThisRun != 0 || !mx.ChangedOnly {
+		t.Errorf("second run summary %+v, want every row reused", mx.Summary)
 	}
 }
 
