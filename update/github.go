@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/remote/githubapi"
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v89/github"
 )
 
 // rateLimitTransport retries GitHub API requests that were refused for
