@@ -647,9 +647,11 @@ func (vc *variantsCheck) finish(results []*AgentResult) *AgentResult {
 				ids[r.Manifest.ID] = true
 			}
 		}
-		_, probs = ParseVariants(vc.file, vc.data, ids)
-		if len(probs) == 0 {
-			probs = CheckVariantEntries(vc.file, vc.data, vc.vs, vc.patched)
+		var vs *Variants
+		// Every problem in one run: the patches that parsed are judged
+		// even when an id elsewhere in the file is wrong.
+		if vs, probs = ParseVariants(vc.file, vc.data, ids); vs != nil {
+			probs = append(probs, CheckVariantEntries(vc.file, vc.data, vs, vc.patched)...)
 		}
 	}
 	if len(probs) == 0 {

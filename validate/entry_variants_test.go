@@ -130,3 +130,16 @@ func fmtInt(n int) string {
 	}
 	return s
 }
+
+// Every problem of variants.json in one run: a wrong id does not hide a
+// patch that breaks a rule.
+func TestVariantsAllProblemsAtOnce(t *testing.T) {
+	probs := variantsProblems(t, `{"jb": {"exclude": ["nope"], "patch": {"a": {"distribution": {"npx": {"env": {"PATH": "/x"}}}}}}}`)
+	rules := map[string]bool{}
+	for _, p := range probs {
+		rules[p.Rule] = true
+	}
+	if !rules[RuleVariants] || !rules[RuleEnvReserved] || len(probs) != 2 {
+		t.Errorf("problems %+v, want the unknown id and the reserved env", probs)
+	}
+}
