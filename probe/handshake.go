@@ -31,6 +31,10 @@ type HandshakeOptions struct {
 	Limits acpclient.Options
 	// Launch tunes the containment (tests of the fallback).
 	Launch launch.Options
+	// AfterInit, when set, goes on talking to an agent that answered
+	// initialize (the protocol matrix's session probes), in the agent's
+	// working folder, before the agent is stopped.
+	AfterInit func(ctx context.Context, c *acpclient.Client, workDir string)
 }
 
 // exitGrace is how long an answer may still arrive after the agent's
@@ -125,6 +129,9 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 	cancelExit(nil)
 	cancel()
 	out := &Outcome{Init: res, Duration: time.Since(start), Isolation: p.Isolation()}
+	if err == nil && o.AfterInit != nil {
+		o.AfterInit(ctx, c, spec.Dir)
+	}
 	if err != nil {
 		out.Init = nil
 		if exited {

@@ -78,6 +78,7 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 		return nil, err
 	}
 	results := make([]*AgentResult, len(units))
+	variants := newVariantsCheck(paths)
 	workers := runtime.GOMAXPROCS(0)
 	if workers > len(units) {
 		workers = len(units)
@@ -90,6 +91,7 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 			defer wg.Done()
 			for i := range next {
 				results[i] = checkUnit(units[i])
+				variants.observe(results[i])
 				if opts.OnAgent != nil {
 					opts.OnAgent(results[i])
 				}
@@ -109,9 +111,13 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 	}
 
 	checkDuplicates(results)
+	vres := variants.finish(results)
 	results, err = selectAgents(results, opts.Agents, paths)
 	if err != nil {
 		return nil, err
+	}
+	if vres != nil {
+		results = append(results, vres)
 	}
 	sort.SliceStable(results, func(i, j int) bool {
 		if results[i].ID != results[j].ID {

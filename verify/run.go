@@ -50,6 +50,10 @@ type Options struct {
 	Client acpclient.Implementation
 	// Progress, when set, gets one line per finished result.
 	Progress io.Writer
+	// AfterInit, when set, goes on talking to each agent that answered
+	// initialize (see probe.HandshakeOptions); what it returns is kept in
+	// the result's Session.
+	AfterInit func(ctx context.Context, c *acpclient.Client, workDir string) any
 }
 
 // Result is one agent × distribution, in the shape cli.md documents.
@@ -71,6 +75,8 @@ type Result struct {
 	Init *acpclient.InitializeResult `json:"-"`
 	// Isolation is how the agent was contained (launch.Process.Isolation).
 	Isolation string `json:"-"`
+	// Session is what Options.AfterInit returned (for the matrix).
+	Session any `json:"-"`
 }
 
 // Summary counts results by status.
@@ -225,7 +231,11 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 		r.Status, r.Reason = probe.StatusSkip, "interrupted before its handshake"
 		return r
 	}
-	out := probe.Handshake(ctx, spec, probe.HandshakeOptions{Sandbox: dir, HostEnv: o.HostEnv, Timeout: o.Timeout, Client: o.Client})
+	ho := probe.HandshakeOptions{Sandbox: dir, HostEnv: o.HostEnv, Timeout: o.Timeout, Client: o.Client}
+	if o.AfterInit != nil {
+		ho.AfterInit = func(ctx context.Context, c *acpclient.Client, work string) { r.Session = o.AfterInit(ctx, c, work) }
+	}
+	out := probe.Handshake(ctx, spec, ho)
 	<-lim.handshake
 	r.HandshakeMs = out.Duration.Milliseconds()
 	r.Isolation = out.Isolation

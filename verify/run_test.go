@@ -90,18 +90,6 @@ func TestRunReport(t *testing.T) {
 	rep.WriteText(&text)
 	golden(t, "report.golden.txt", []byte(stripTimes(text.String())))
 
-	out := t.TempDir()
-	files, err := BuildMatrix(rep).WriteFiles(out)
-	if err != nil || len(files) != 2 {
-		t.Fatalf("matrix files %v: %v", files, err)
-	}
-	for _, name := range []string{MatrixJSON, MatrixMarkdown} {
-		data, err := os.ReadFile(filepath.Join(out, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		golden(t, "matrix."+name, data)
-	}
 }
 
 func TestRunKindsFilter(t *testing.T) {

@@ -9,12 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentclientprotocol/acp-registry-go/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/launch"
@@ -40,6 +42,11 @@ type verifyFlags struct {
 	json        bool
 	format      string
 	authCheck   bool
+
+	// The matrix's hooks: keep picks the agents to run (nil: all),
+	// afterInit goes on talking to each agent after initialize.
+	keep      func(*registry.Manifest) bool
+	afterInit func(ctx context.Context, c *acpclient.Client, workDir string) any
 }
 
 func newVerifyCmd(s cli.Streams) *cobra.Command {
@@ -184,6 +191,9 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 	if err != nil {
 		return nil, err
 	}
+	if f.keep != nil {
+		agents = slices.DeleteFunc(agents, func(m *registry.Manifest) bool { return !f.keep(m) })
+	}
 	quarantine, err := verify.LoadQuarantine(root)
 	if err != nil {
 		return nil, err
@@ -229,6 +239,7 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 		Install:     sandboxInstall(plat),
 		Client:      probe.ClientInfo(prog),
 		Progress:    progress,
+		AfterInit:   f.afterInit,
 	})
 	if cerr := ctx.Err(); cerr != nil {
 		// Installs and handshakes cut short are not the agents' failures.

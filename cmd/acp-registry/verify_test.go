@@ -90,7 +90,7 @@ func verifyTree(t *testing.T) string {
 	bin := func(behaviour string) map[string]any {
 		return map[string]any{string(plat): map[string]any{"archive": srv.URL + "/agent.tar.gz", "cmd": agentExe, "env": map[string]string{"ACP_FAKE_AGENT": behaviour}}}
 	}
-	write("good", map[string]any{"binary": bin(fakeagent.Valid), "npx": map[string]any{"package": "good@1.0.0"}})
+	write("good", map[string]any{"binary": bin(fakeagent.Sessions), "npx": map[string]any{"package": "good@1.0.0"}})
 	write("envonly", map[string]any{"binary": bin(fakeagent.EnvVarOnly)})
 	write("crash", map[string]any{"binary": bin(fakeagent.ExitNow)})
 	write("held", map[string]any{"binary": bin(fakeagent.Valid)})
@@ -174,7 +174,7 @@ func TestMatrixCommand(t *testing.T) {
 	root := verifyTree(t)
 	out := filepath.Join(t.TempDir(), "matrix")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"matrix", root, "--out", out, "--timeout", "10s"}, strings.NewReader(""), &stdout, &stderr)
+	code := run(context.Background(), []string{"matrix", root, "--out", out, "--timeout", "10s", "--rpc-timeout", "1s"}, strings.NewReader(""), &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
@@ -185,8 +185,24 @@ func TestMatrixCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(md), "| good | binary | pass | 1 | 1.2.3 | ✓ | ✓/–/✓ | ✓/– | list, resume | ✓ | env_var, terminal |") {
+	// The good agent opens sessions; the others never answer session calls.
+	if !strings.Contains(string(md), "| good | 1\\.0\\.0 | binary | ok | env\\_var, terminal | ok | loadSession, session/list, session/resume | Y/yes | N/yes | Y/yes | N/no | Y/yes |") {
 		t.Errorf("matrix lacks the good agent's row:\n%s", md)
+	}
+	// --previous: nothing changed, so every row is reused and no agent runs.
+	out2 := filepath.Join(t.TempDir(), "matrix")
+	stdout.Reset()
+	stderr.Reset()
+	code = run(context.Background(), []string{"matrix", root, "--out", out2, "--previous", filepath.Join(out, verify.MatrixJSON)}, strings.NewReader(""), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	mx, err := verify.ReadMatrix(filepath.Join(out2, verify.MatrixJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mx.Summary.AgentsReused != len(mx.Agents) || mx.Summary.AgentsProbedThisRun != 0 || !mx.ChangedOnly {
+		t.Errorf("second run summary %+v, want every row reused", mx.Summary)
 	}
 }
 

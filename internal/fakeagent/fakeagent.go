@@ -157,6 +157,9 @@ func Main() {
 	if mode == ExitAfterMessage {
 		os.Exit(0)
 	}
+	if serveSessions(mode, in, emit) {
+		return
+	}
 	wait()
 }
 
