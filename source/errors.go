@@ -6,6 +6,14 @@ import "errors"
 // the source asked for, and no cached copy can stand in for it.
 var ErrUnavailable = errors.New("registry unavailable")
 
+// ErrInvalid is returned (wrapped) when a registry was read but is not
+// one: not JSON, or breaking the index's invariants.
+var ErrInvalid = errors.New("registry invalid")
+
 // ErrInsecureURL is returned (wrapped) for plain http registries that are not
 // on a loopback address.
 var ErrInsecureURL = errors.New("insecure registry URL")
+
+// ErrOffline is returned (wrapped) when a registry URL is asked for with
+// Offline set and nothing is cached for it.
+var ErrOffline = errors.New("offline")
