@@ -1,6 +1,9 @@
 package source
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // ErrUnavailable is returned (wrapped) when no registry could be read from
 // the source asked for, and no cached copy can stand in for it.
@@ -17,3 +20,18 @@ var ErrInsecureURL = errors.New("insecure registry URL")
 // ErrOffline is returned (wrapped) when a registry URL is asked for with
 // Offline set and nothing is cached for it.
 var ErrOffline = errors.New("offline")
+
+// kindError is a message that also matches a sentinel with errors.Is,
+// without the sentinel's words in the message.
+type kindError struct {
+	kind error
+	err  error
+}
+
+func (e *kindError) Error() string   { return e.err.Error() }
+func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
+
+// invalidf is an error of kind ErrInvalid.
+func invalidf(format string, args ...any) error {
+	return &kindError{kind: ErrInvalid, err: fmt.Errorf(format, args...)}
+}

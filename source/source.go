@@ -170,13 +170,13 @@ func loadPath(path string, stderr io.Writer) (*registry.Index, Origin, error) {
 		}
 		idx, err := indexOf([]registry.Manifest{*m})
 		if err != nil {
-			return nil, "", fmt.Errorf("read agent manifest %s: %w: %w", path, ErrInvalid, err)
+			return nil, "", invalidf("read agent manifest %s: %w", path, err)
 		}
 		return idx, OriginFile, nil
 	}
 	idx, err := registry.ParseIndex(data)
 	if err != nil {
-		return nil, "", fmt.Errorf("read registry file %s: %w: %w", path, ErrInvalid, err)
+		return nil, "", invalidf("read registry file %s: %w", path, err)
 	}
 	return idx, OriginFile, nil
 }
@@ -202,7 +202,7 @@ func decodeManifest(path string, data []byte) (*registry.Manifest, error) {
 		line, col := lineCol(data, off)
 		where = fmt.Sprintf("%s:%d:%d", path, line, col)
 	}
-	return nil, fmt.Errorf("%s: %w: %w (run acp-registry validate for details)", where, ErrInvalid, err)
+	return nil, invalidf("%s: %w (run acp-registry validate for details)", where, err)
 }
 
 // lineCol turns a byte offset into a 1-based line and column (in bytes).
@@ -249,7 +249,7 @@ func loadDir(path string, stderr io.Writer) (*registry.Index, error) {
 			// The index's own checks (id, distributions, platforms), one
 			// agent at a time so that one bad agent is only its own loss.
 			if _, ierr := indexOf([]registry.Manifest{*m}); ierr != nil {
-				err = fmt.Errorf("%s: %w: %w (run acp-registry validate for details)", p, ErrInvalid, ierr)
+				err = invalidf("%s: %w (run acp-registry validate for details)", p, ierr)
 			}
 		}
 		if err != nil {
@@ -269,7 +269,7 @@ func loadDir(path string, stderr io.Writer) (*registry.Index, error) {
 	}
 	idx, err := indexOf(agents)
 	if err != nil {
-		return nil, fmt.Errorf("read registry folder %s: %w: %w (run acp-registry validate for details)", path, ErrInvalid, err)
+		return nil, invalidf("read registry folder %s: %w (run acp-registry validate for details)", path, err)
 	}
 	return idx, nil
 }
@@ -492,7 +492,7 @@ func (o Options) fetch(parent context.Context, raw, etag string) (idx *registry.
 	}
 	idx, err = registry.ParseIndex(body)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("fetch %s: %w: %w", shown, ErrInvalid, err)
+		return nil, nil, "", invalidf("fetch %s: %w", shown, err)
 	}
 	return idx, body, resp.Header.Get("ETag"), nil
 }

@@ -138,7 +138,7 @@ func upgrade(ctx context.Context, g *globalOpts, ids []string) (*upgradeReport, 
 			rep.UpToDate = append(rep.UpToDate, m.ID)
 			continue
 		}
-		rc, _, err := in.Install(ctx, installer.Request{Agent: m, Dist: cur.Distribution, Preview: cur.Preview && m.Preview != nil})
+		rc, _, err := g.install(ctx, in, installer.Request{Agent: m, Dist: cur.Distribution, Preview: cur.Preview && m.Preview != nil})
 		if err != nil {
 			fail(m.ID, err)
 			continue

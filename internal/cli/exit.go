@@ -58,8 +58,7 @@ func Code(prog string, err error, stderr io.Writer) int {
 		}
 		return ee.Code
 	}
-	msg := strings.TrimPrefix(err.Error(), prog+": ")
-	fmt.Fprintf(stderr, "%s: %s\n", prog, msg)
+	fmt.Fprintf(stderr, "%s: %s\n", prog, trimProg(prog, err.Error()))
 	var ue *UsageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return ExitUsage
@@ -83,4 +82,15 @@ func isCobraUsage(err error) bool {
 		}
 	}
 	return false
+}
+
+// trimProg drops a leading "prog: " so the name is printed once.
+func trimProg(prog, msg string) string { return strings.TrimPrefix(msg, prog+": ") }
+
+// writeText prints a failure for people: "prog: msg", then the hint.
+func writeText(w io.Writer, prog, msg, hint string) {
+	fmt.Fprintf(w, "%s: %s\n", prog, msg)
+	if hint != "" {
+		fmt.Fprintf(w, "hint: %s\n", hint)
+	}
 }
