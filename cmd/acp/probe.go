@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -85,7 +86,7 @@ func probeAgent(ctx context.Context, g *globalOpts, id string, ro resolveOpts, t
 		if out.StderrTail != "" && !strings.Contains(out.Failure, "stderr:") {
 			msg += "\nagent stderr (end):\n" + out.StderrTail
 		}
-		return nil, nil, &cli.ExitError{Code: cli.ExitFailure, Msg: msg}
+		return nil, nil, &cli.Error{Code: cli.CodeProbeFailed, Err: errors.New(msg)}
 	}
 	if n := out.Stats.NonJSONLines; n > 0 {
 		fmt.Fprintf(g.streams.Err, "warning: %s wrote %d non-JSON line(s) on stdout (first: %q); editors may choke on them\n", spec.ID, n, out.NonJSON[0])
