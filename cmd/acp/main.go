@@ -34,7 +34,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return g.finish(cmd)
 		},
 	}
-	root.SetVersionTemplate(prog + " {{.Version}}\n")
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.registry, "registry", "", "registry URL, registry.json file or registry folder (env ACP_REGISTRY)")
 	pf.BoolVar(&g.offline, "offline", false, "never touch the network: no registry fetch, no install (env ACP_OFFLINE=1)")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 )
@@ -78,10 +79,12 @@ func wantsJSON(cmd *cobra.Command, args []string) bool {
 // pflag's bad-value error ends with the parser's own words
 // ("strconv.ParseInt: parsing \"abc\": invalid syntax"); say what the
 // flag wants instead.
-var badFlagValue = regexp.MustCompile(`^invalid argument ("[^"]*") for ("[^"]*") flag: (.*)$`)
+var badFlagValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^invalid argument ("[^"]*") for ("[^"]*") flag: (.*)$`)
+})
 
 func plainFlagError(err error) error {
-	m := badFlagValue.FindStringSubmatch(err.Error())
+	m := badFlagValue().FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
 	}
