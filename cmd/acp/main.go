@@ -5,9 +5,7 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -15,33 +13,28 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/progress"
 )
 
-func main() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(cli.Main(program)) }
 
 const prog = "acp"
 
+var program = cli.Program{
+	Name:  prog,
+	Short: "Install, resolve and run ACP coding agents from the registry",
+	Setup: setup,
+}
+
 // run is the whole program; tests call it directly and through testscript.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	g := &globalOpts{streams: cli.Streams{In: stdin, Out: stdout, Err: stderr}}
-	root := &cobra.Command{
-		Use:           prog,
-		Short:         "Install, resolve and run ACP coding agents from the registry",
-		Version:       cli.VersionString(),
-		SilenceErrors: true,
-		SilenceUsage:  true,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return g.finish(cmd)
-		},
-	}
+	return program.Run(ctx, args, stdin, stdout, stderr)
+}
+
+func setup(root *cobra.Command, s cli.Streams) cli.Options {
+	g := &globalOpts{streams: s}
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return g.finish(cmd) }
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.registry, "registry", "", "registry URL, registry.json file or registry folder (env ACP_REGISTRY)")
 	pf.BoolVar(&g.offline, "offline", false, "never touch the network: no registry fetch, no install (env ACP_OFFLINE=1)")
 	pf.StringVar(&g.progressFlag, "progress", "", "progress on stderr: auto, plain, json or none (env ACP_PROGRESS; default auto)")
-	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
 	root.AddCommand(
 		newListCmd(g), newSearchCmd(g), newInfoCmd(g),
 		newInstallCmd(g), newResolveCmd(g), newRunCmd(g),
@@ -54,9 +47,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		c.DisableFlagsInUseLine = true
 	}
 	registerCompletions(root, g)
-	code := cli.ExecuteWith(ctx, prog, root, g.errWriter(), cli.Options{Classify: classify, Stdout: stdout, Args: args})
-	g.close()
-	return code
+	return cli.Options{Classify: classify, Stderr: g.errWriter(), Done: g.close}
 }
 
 // globalOpts are the flags every acp command shares.

@@ -118,3 +118,10 @@ func TestRunExecsTheAgent(t *testing.T) {
 		t.Fatalf("exit %v: acp stayed between the editor and the agent instead of exec'ing it", ee)
 	}
 }
+
+func TestVersion(t *testing.T) {
+	out := acpOK(t, "--version")
+	if !strings.HasPrefix(out, "acp version ") || !strings.HasSuffix(out, "\n") {
+		t.Fatalf("acp --version = %q", out)
+	}
+}

@@ -28,6 +28,11 @@ type Options struct {
 	// Args are the command line, to see --json even when flag parsing
 	// failed before the flag was set.
 	Args []string
+	// Stderr, when set, replaces stderr for the final report (acp writes
+	// it as JSON events under --progress json).
+	Stderr io.Writer
+	// Done runs after the command and its report (flushes).
+	Done func()
 }
 
 // ExecuteWith is Execute with Options.

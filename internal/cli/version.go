@@ -13,16 +13,21 @@ import (
 // else "(devel)".
 var Version string
 
+// Commit is the commit a release was built from, set at link time beside
+// Version (-X …/internal/cli.Commit=0123abc). Empty: the vcs.revision the
+// go command recorded, when it did.
+var Commit string
+
 // VersionString is what --version prints after the program name: the
 // version and the commit it was built from ("v1.2.3 (commit 0123abcdef12,
 // modified)"), as far as the build recorded them.
 func VersionString() string {
-	return versionString(Version, debug.ReadBuildInfo)
+	return versionString(Version, Commit, debug.ReadBuildInfo)
 }
 
-func versionString(linked string, read func() (*debug.BuildInfo, bool)) string {
-	v := linked
-	var rev, modified string
+func versionString(linked, commit string, read func() (*debug.BuildInfo, bool)) string {
+	v, rev := linked, commit
+	var modified string
 	if bi, ok := read(); ok {
 		if v == "" {
 			v = bi.Main.Version
@@ -30,7 +35,9 @@ func versionString(linked string, read func() (*debug.BuildInfo, bool)) string {
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":
-				rev = s.Value
+				if rev == "" {
+					rev = s.Value
+				}
 			case "vcs.modified":
 				modified = s.Value
 			}

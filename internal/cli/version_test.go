@@ -18,16 +18,18 @@ func TestVersionString(t *testing.T) {
 	const rev = "0123456789abcdef0123456789abcdef01234567"
 	for _, c := range []struct {
 		linked string
+		commit string
 		read   func() (*debug.BuildInfo, bool)
 		want   string
 	}{
-		{"", info("v1.2.3"), "v1.2.3"},
-		{"", info("(devel)", "vcs.revision", rev, "vcs.modified", "true"), "(devel) (commit 0123456789ab, modified)"},
-		{"", info("v0.0.0-20261123120000-0123456789ab", "vcs.revision", rev), "v0.0.0-20261123120000-0123456789ab"},
-		{"v2.0.0", info("(devel)", "vcs.revision", rev, "vcs.modified", "false"), "v2.0.0 (commit 0123456789ab)"},
-		{"", func() (*debug.BuildInfo, bool) { return nil, false }, "(devel)"},
+		{"", "", info("v1.2.3"), "v1.2.3"},
+		{"", "", info("(devel)", "vcs.revision", rev, "vcs.modified", "true"), "(devel) (commit 0123456789ab, modified)"},
+		{"", "", info("v0.0.0-20261123120000-0123456789ab", "vcs.revision", rev), "v0.0.0-20261123120000-0123456789ab"},
+		{"v2.0.0", "", info("(devel)", "vcs.revision", rev, "vcs.modified", "false"), "v2.0.0 (commit 0123456789ab)"},
+		{"", "", func() (*debug.BuildInfo, bool) { return nil, false }, "(devel)"},
+		{"v3.0.0", "abc1234", func() (*debug.BuildInfo, bool) { return nil, false }, "v3.0.0 (commit abc1234)"},
 	} {
-		if got := versionString(c.linked, c.read); got != c.want {
+		if got := versionString(c.linked, c.commit, c.read); got != c.want {
 			t.Errorf("versionString(%q) = %q, want %q", c.linked, got, c.want)
 		}
 	}
