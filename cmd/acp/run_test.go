@@ -125,3 +125,33 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("acp --version = %q", out)
 	}
 }
+
+// Completion: agent ids (installed and from the local registry copy, with
+// no request), installed versions after ID@, and flag values.
+func TestCompletion(t *testing.T) {
+	r := setupFake(t)
+	acpOK(t, "install", "fake")
+	before := r.hits("/registry.json")
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"__complete", "resolve", ""}, []string{"fake\tinstalled 1.2.0", "other-agent\tOther Helper"}},
+		{[]string{"__complete", "run", "oth"}, []string{"other-agent\tOther Helper"}},
+		{[]string{"__complete", "uninstall", ""}, []string{"fake\tinstalled 1.2.0"}},
+		{[]string{"__complete", "install", "fake@"}, []string{"fake@1.2.0"}},
+		{[]string{"__complete", "install", "fake", "--dist", ""}, []string{"binary", "npx", "uvx"}},
+		{[]string{"__complete", "list", "--progress", ""}, []string{"auto", "plain", "json", "none"}},
+		{[]string{"__complete", "resolve", "fake", "--shell", ""}, []string{"sh", "cmd", "powershell"}},
+	} {
+		out := acpOK(t, c.args...)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		got := lines[:len(lines)-1] // the last line is cobra's directive
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("acp %q: %q, want %q", c.args, got, c.want)
+		}
+	}
+	if n := r.hits("/registry.json"); n != before {
+		t.Errorf("completion made %d registry requests", n-before)
+	}
+}
