@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -36,9 +37,19 @@ func (p Program) Run(ctx context.Context, args []string, stdin io.Reader, stdout
 	root := &cobra.Command{
 		Use:           p.Name,
 		Short:         p.Short,
-		Version:       VersionString(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
+	}
+	// --version by hand rather than cobra's Version field: that would read
+	// and parse the build info on every start, --version or not.
+	var version bool
+	root.Flags().BoolVar(&version, "version", false, "print the version and the commit it was built from")
+	root.RunE = func(cmd *cobra.Command, _ []string) error {
+		if version {
+			_, err := fmt.Fprintf(stdout, "%s version %s\n", p.Name, VersionString())
+			return err
+		}
+		return cmd.Help()
 	}
 	root.SetArgs(args)
 	root.SetIn(stdin)
