@@ -155,3 +155,21 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("completion made %d registry requests", n-before)
 	}
 }
+
+// --offline installs nothing, but what is installed still works.
+func TestOfflineKeepsWhatIsInstalled(t *testing.T) {
+	r := setupFake(t)
+	acpOK(t, "install", "fake")
+	r.srv.Close() // no network from here on
+	t.Setenv("ACP_OFFLINE", "1")
+	if out := acpOK(t, "install", "fake"); !strings.HasPrefix(out, "already installed fake 1.2.0") {
+		t.Errorf("offline install of an installed agent: %q", out)
+	}
+	if out := acpOK(t, "resolve", "fake", "--json"); !strings.Contains(out, `"version": "1.2.0"`) {
+		t.Errorf("offline resolve: %q", out)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"install", "fake", "--force"}, strings.NewReader(""), &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "--force reinstalls from the network") {
+		t.Errorf("offline --force: exit %d\n%s", code, stderr.String())
+	}
+}
