@@ -18,9 +18,20 @@
 //	                                cannot be renamed after the install)
 //	agents/<id>/.tmp-*, .dl-*       work in progress (or left by a crash; GC
 //	                                removes them)
+//	agents/<id>/.rm-*, agents/.rm-* a delete that failed half-way (GC removes
+//	                                them)
 //	locks/<id>.lock                 the per-agent lock
+//	locks/<id>@<version>.use        shared-locked by Hold while the version
+//	                                runs; its time is the last MarkUsed
 //
 // A binary target's cmd is a path inside the archive, never a command line:
 // "./kiro-cli acp" names a file called "kiro-cli acp". Backslashes are read
 // as separators so Windows-style cmds ("./pkg\goose.exe") work everywhere.
+//
+// Launches never depend on PATH: an npx agent runs as an absolute node
+// (chosen by the package's engines.node, recorded in the receipt as
+// Runtime and checked again at Resolve) with the package's script as the
+// first argument; a uvx agent runs the entry point inside its own tool
+// environment. npm and uv run in the install's own folder, with the
+// package after "--", their output kept for the error, and a timeout.
 package installer

@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentclientprotocol/acp-registry-go/platform"
+	"github.com/agentclientprotocol/acp-registry-go/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -65,6 +67,8 @@ func (in *Installer) platform() registry.Platform {
 
 // satisfies reports whether an existing install answers the request. An
 // install whose executable was deleted by hand does not: it is reinstalled.
+// For npx that is the package's script: a node that went away is looked
+// for again (ready), not a reason to reinstall.
 func (in *Installer) satisfies(r *Receipt, req Request) bool {
 	if req.Dist != "" && r.Distribution != req.Dist {
 		return false
@@ -72,17 +76,57 @@ func (in *Installer) satisfies(r *Receipt, req Request) bool {
 	if p := in.platform(); r.Distribution == registry.KindBinary && p != "" && r.Target != "" && r.Target != p {
 		return false
 	}
-	if _, err := os.Stat(r.Launch.Command); err != nil {
-		return false
+	return r.Check() == nil
+}
+
+// choices lists the distributions to try, best first: the one Choose
+// picks, then (when all, or offline) the agent's other kinds that can run
+// here, to fall back on when the first cannot be fetched. A forced Dist is
+// the only one. Offline, binaries (which would be downloaded) are left out.
+func (in *Installer) choices(req Request, all bool) ([]Choice, error) {
+	first, err := in.choose(req)
+	if err != nil {
+		return nil, err
 	}
-	return true
+	cs := []Choice{first}
+	if req.Dist == "" && (all || (in.Offline && first.Kind == registry.KindBinary)) {
+		dist := req.Agent.Distribution
+		if req.Preview && req.Agent.Preview != nil {
+			dist = req.Agent.Preview.Distribution
+		}
+		for _, k := range dist.Kinds() {
+			if k == first.Kind {
+				continue
+			}
+			if c, err := Choose(req.Agent, in.platform(), k, req.Preview, in.lookPath); err == nil {
+				cs = append(cs, c)
+			}
+		}
+	}
+	if in.Offline {
+		kept := cs[:0]
+		for _, c := range cs {
+			if c.Kind != registry.KindBinary {
+				kept = append(kept, c)
+			}
+		}
+		if len(kept) == 0 {
+			return nil, errorf(ErrNotInstalled, "%s %s is not installed, and offline nothing is downloaded: connect and run acp install %s", req.Agent.ID, first.Version, req.Agent.ID)
+		}
+		cs = kept
+	}
+	return cs, nil
 }
 
 // Install makes the requested version present under Root, and returns its
 // receipt and whether it was already installed. Concurrent calls (in any
 // number of processes) for one agent download once: the second waits for
 // the lock, then finds the install complete. On failure nothing is left in
-// agents/<id>/<version>/ and other versions are untouched.
+// agents/<id>/<version>/ and other versions are untouched. When the chosen
+// distribution cannot be fetched (a network failure), the agent's next one
+// is tried, and Progress is told. A failure is remembered for
+// FailureMemory (under CacheDir) and returned again at once unless
+// req.Force.
 func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, error) {
 	c, err := in.choose(req)
 	if err != nil {
@@ -96,8 +140,15 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 	dir := in.versionDir(id, c.Version)
 	if !req.Force {
 		if r, err := readReceipt(dir); err == nil && in.satisfies(r, req) {
-			return r, true, nil
+			return in.ready(ctx, r)
 		}
+		if err := in.recalledFailure(id, c.Version); err != nil {
+			return nil, false, err
+		}
+	}
+	cs, err := in.choices(req, false) // offline, not the binary
+	if err != nil {
+		return nil, false, err
 	}
 	if err := os.MkdirAll(in.agentDir(id), 0o755); err != nil {
 		return nil, false, fmt.Errorf("%s: %w", what, err)
@@ -119,18 +170,112 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 	// Someone may have finished while we waited for the lock.
 	if !req.Force {
 		if r, err := readReceipt(dir); err == nil && in.satisfies(r, req) {
-			return r, true, nil
+			return in.ready(ctx, r)
 		}
 	}
-	r, err := in.installLocked(ctx, req, c, dir)
-	if err != nil {
-		return nil, false, fmt.Errorf("%s: %w", what, err)
+	rep := in.reporter()
+	defer rep.Phase(id, progress.Done, "")
+	var r *Receipt
+	var failures []string
+	for i := 0; i < len(cs); i++ {
+		c := cs[i]
+		r, err = in.installLocked(ctx, req, c, dir)
+		if err == nil {
+			break
+		}
+		failures = append(failures, fmt.Sprintf("%s: %v", c.Kind, err))
+		if ctx.Err() != nil || !errors.Is(err, ErrDownload) {
+			break
+		}
+		if i == 0 && len(cs) == 1 {
+			// Only now is it worth looking for the others (which may
+			// mean searching for node).
+			if all, aerr := in.choices(req, true); aerr == nil {
+				cs = all
+			}
+		}
+		if i+1 >= len(cs) {
+			break
+		}
+		rep.Warn(fmt.Sprintf("%s: the %s distribution could not be fetched (%v); trying %s", id, c.Kind, err, cs[i+1].Kind))
 	}
-	if err := in.markCurrent(id, c.Version); err != nil {
+	if err != nil {
+		if len(failures) > 1 {
+			err = &kindError{msg: strings.Join(failures, "; and "), kind: err}
+		}
+		err = fmt.Errorf("%s: %w", what, err)
+		// Not remembered: an interruption, offline, and a missing node
+		// or uv (installing one is the fix, and checking is cheap).
+		if ctx.Err() == nil && !errors.Is(err, ErrNotInstalled) && !errors.Is(err, ErrRuntimeMissing) {
+			in.rememberFailure(id, c.Version, err)
+		}
+		return nil, false, err
+	}
+	in.forgetFailure(id, c.Version)
+	if err := in.markCurrent(id, r.Version); err != nil {
 		return nil, false, fmt.Errorf("%s: mark current: %w", what, err)
 	}
 	installed = true
 	return r, false, nil
+}
+
+// ready completes an existing install's launch for this moment: an npx
+// agent gets the node to run it with (the recorded one while it exists and
+// satisfies the package, else another found now), with its warning.
+func (in *Installer) ready(ctx context.Context, r *Receipt) (*Receipt, bool, error) {
+	if r.Distribution != registry.KindNpx {
+		return r, true, nil
+	}
+	if r.Runtime == nil {
+		// Installed before launches named node: run the package's
+		// script with a node instead of the .bin link, whose
+		// "#!/usr/bin/env node" needs node on PATH.
+		if err := in.upgradeLegacyNpx(r); err != nil {
+			return r, true, nil // keep the old launch: it works where PATH has node
+		}
+	}
+	name := r.Package
+	if s, err := registry.ParseNPM(r.Package); err == nil {
+		name = s.String()
+	}
+	rt, warn, err := in.findNode(ctx, r.ID, name, r.Runtime.Requires, r.Runtime)
+	if err != nil {
+		return nil, true, err
+	}
+	r.Runtime = rt
+	r.Launch.Command = rt.Path
+	r.Launch.Warnings = nil
+	if warn != "" {
+		in.reporter().Warn(warn)
+		r.Launch.Warnings = []string{warn}
+	}
+	return r, true, nil
+}
+
+// upgradeLegacyNpx rewrites, in memory, the launch of a receipt written
+// before Runtime existed: command node_modules/.bin/<x>, args the
+// manifest's.
+func (in *Installer) upgradeLegacyNpx(r *Receipt) error {
+	spec, err := registry.ParseNPM(r.Package)
+	if err != nil {
+		return err
+	}
+	info, err := readNpmPackage(r.Dir, spec.Name)
+	if err != nil {
+		return err
+	}
+	bin := filepath.Base(r.Launch.Command)
+	bin = strings.TrimSuffix(bin, ".cmd")
+	if _, ok := info.bins[bin]; !ok {
+		bin = ""
+	}
+	_, script, err := info.chooseBin(bin)
+	if err != nil {
+		return err
+	}
+	r.Runtime = &Runtime{Requires: info.nodeRange}
+	r.Launch.Args = append([]string{filepath.Join(info.dir, script)}, r.Launch.Args...)
+	return nil
 }
 
 func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, dir string) (*Receipt, error) {
@@ -158,6 +303,7 @@ func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, d
 	var r *Receipt
 	switch c.Kind {
 	case registry.KindBinary:
+		in.reporter().Phase(req.Agent.ID, progress.Download, c.Binary.Archive)
 		r, err = in.installBinary(ctx, req, c, tmp, dir)
 	case registry.KindNpx:
 		r, err = in.installNpm(ctx, req, c, tmp, dir)
@@ -228,13 +374,17 @@ func (in *Installer) Resolve(ctx context.Context, req Request, noInstall bool) (
 	id := req.Agent.ID
 	if !req.Force {
 		if r, err := readReceipt(in.versionDir(id, v)); err == nil && in.satisfies(r, req) {
+			r, _, err := in.ready(ctx, r)
+			if err != nil {
+				return nil, err
+			}
 			return &r.Launch, nil
 		}
 	}
 	if noInstall {
 		// When installing could not help either (no such distribution,
 		// no build for this platform, runner missing), say that instead.
-		if _, err := in.choose(req); err != nil {
+		if _, err := in.choices(req, false); err != nil && !errors.Is(err, ErrNotInstalled) {
 			return nil, err
 		}
 		cmd := id

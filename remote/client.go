@@ -147,20 +147,9 @@ func (c *Client) init() {
 			o.ResponseHeaderTimeout = c.timeout()
 			o.MaxIdleConnsPerHost = idle
 			openRT = o
-			g := t.Clone()
+			g := guardTransport(t, c.timeout(), nil, c.lookup)
 			g.ResponseHeaderTimeout = c.timeout()
 			g.MaxIdleConnsPerHost = idle
-			gd := newGuard(c.timeout(), t.Proxy)
-			if c.lookup != nil {
-				gd.lookup = c.lookup
-			}
-			g.Proxy = gd.proxyFunc
-			g.DialContext = gd.DialContext
-			// A custom TLS dialer would bypass the guard; TLS is layered on
-			// the guarded connection by the transport instead.
-			g.DialTLSContext = nil
-			g.DialTLS = nil //nolint:staticcheck // must be cleared too
-			g.Dial = nil    //nolint:staticcheck
 			guardedRT = g
 		}
 		if c.AllowPrivate {

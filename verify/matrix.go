@@ -13,6 +13,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/probe"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 // MatrixRow is what one agent × distribution advertises in its
@@ -144,7 +145,7 @@ func mark(b bool) string {
 
 // cell makes text safe inside a table cell: agents choose these strings.
 func cell(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(safetext.Terminal(s)), " ")
 	s = strings.ReplaceAll(s, "|", `\|`)
 	s = strings.ReplaceAll(s, "<", "&lt;")
 	if len(s) > 160 {

@@ -35,6 +35,7 @@ func setup(root *cobra.Command, s cli.Streams) cli.Options {
 		newUpdateCmd(s),
 		newPublishCmd(s),
 		newMatrixCmd(s),
+		newNewCmd(s),
 	)
 	return cli.Options{}
 }

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 
 	"github.com/agentclientprotocol/acp-registry-go/acpdirs"
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/platform"
-	"github.com/agentclientprotocol/acp-registry-go/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/source"
 )
@@ -81,10 +79,11 @@ func (g *globalOpts) localIndex(ctx context.Context) (*registry.Index, error) {
 
 // installer is the installer for this machine's data directory and platform.
 func (g *globalOpts) installer() (*installer.Installer, error) {
-	root, err := dataDir()
+	dirs, err := acpdirs.Default()
 	if err != nil {
 		return nil, err
 	}
+	root, cache := dirs.Data, dirs.Cache
 	p, err := platform.Current()
 	if err != nil {
 		return nil, usageFrom(err) // a bad ACP_PLATFORM is the user's to fix: exit 2
@@ -93,15 +92,16 @@ func (g *globalOpts) installer() (*installer.Installer, error) {
 		Root:     root,
 		Platform: p,
 		Stderr:   g.streams.Err,
-		// The installer draws its own bar on a terminal; the other modes
-		// get their phases from install below.
-		Progress: g.progress == progress.Auto && g.streams.ErrIsTerminal(),
+		// Phases, download bytes and warnings, as --progress says.
+		Progress: g.reporter(),
+		Offline:  g.offline,
+		CacheDir: cache,
 	}, nil
 }
 
 // install installs req as the command line says: never under --offline
-// (an agent that is installed already is fine: that needs no network),
-// and with its phases reported under --progress plain or json.
+// (an agent that is installed already is fine: that needs no network).
+// The installer reports its phases on the command's progress.
 func (g *globalOpts) install(ctx context.Context, in *installer.Installer, req installer.Request) (*installer.Receipt, bool, error) {
 	if g.offline {
 		if req.Force {
@@ -111,24 +111,7 @@ func (g *globalOpts) install(ctx context.Context, in *installer.Installer, req i
 			return nil, false, offlineError(req.Agent.ID, err)
 		}
 	}
-	rep := g.reporter()
-	if !in.Progress {
-		if c, err := installer.Choose(req.Agent, in.Platform, req.Dist, req.Preview, exec.LookPath); err == nil {
-			switch c.Kind {
-			case registry.KindNpx:
-				rep.Phase(req.Agent.ID, progress.NPM, c.Package.Package)
-			case registry.KindUvx:
-				rep.Phase(req.Agent.ID, progress.UV, c.Package.Package)
-			default:
-				rep.Phase(req.Agent.ID, progress.Download, c.Binary.Archive)
-			}
-		}
-	}
-	rc, already, err := in.Install(ctx, req)
-	if err == nil && !in.Progress {
-		rep.Phase(req.Agent.ID, progress.Done, rc.Version)
-	}
-	return rc, already, err
+	return in.Install(ctx, req)
 }
 
 // offlineError says an agent is not installed and --offline keeps it so.

@@ -24,16 +24,22 @@ var errorKinds = []struct {
 	{registry.ErrNotFound, cli.CodeAgentNotFound},
 	{installer.ErrVersionMismatch, cli.CodeVersionNotFound},
 	{installer.ErrNotInstalled, cli.CodeNotInstalled},
-	{installer.ErrRunnerMissing, cli.CodeRuntimeMissing},
+	{installer.ErrRuntimeMissing, cli.CodeRuntimeMissing}, // = ErrRunnerMissing
 	{installer.ErrNoDistribution, cli.CodeNoBuild},
 	{source.ErrInvalid, cli.CodeRegistryInvalid},
+	{installer.ErrBadManifest, cli.CodeRegistryInvalid},
 	{source.ErrUnavailable, cli.CodeRegistryUnavailable},
 	{source.ErrInsecureURL, cli.CodeRegistryUnavailable},
 	{installer.ErrChecksum, cli.CodeIntegrity},
 	{installer.ErrUnsafeArchive, cli.CodeUnsafeArchive},
 	{installer.ErrUnsupportedArchive, cli.CodeUnsafeArchive},
-	{installer.ErrDownload, cli.CodeNetwork},
+	{installer.ErrDownload, cli.CodeNetwork}, // before ErrInstallFailed: npm that cannot reach its registry
+	{installer.ErrWrongContent, cli.CodeInstallFailed},
 	{installer.ErrCmdMissing, cli.CodeInstallFailed},
+	{installer.ErrNoSpace, cli.CodeInstallFailed},
+	{installer.ErrLocked, cli.CodeInstallFailed},
+	{installer.ErrInUse, cli.CodeInstallFailed},
+	{installer.ErrInstallFailed, cli.CodeInstallFailed},
 }
 
 // commandCodes is the code of a failure no kind explains, by command:

@@ -129,7 +129,9 @@ func TestEveryErrorCode(t *testing.T) {
 		binaryAgent("nocmd", srv.URL+"/good.tar.gz", sha(good), "./bin/other", nil),
 		binaryAgent("mute", srv.URL+"/agent.exe", sha(exe), "./agent.exe", map[string]string{"ACP_FAKE_AGENT": "exit-now"}),
 		binaryAgent("broken", srv.URL+"/agent.exe", sha(exe), "./agent.exe", map[string]string{"ACP_FAKE_AGENT": "valid"}),
-		map[string]any{"id": "npm-only", "distribution": map[string]any{"npx": map[string]any{"package": "npm-only@1.0.0"}}},
+		// uv is looked for on PATH only (node also in the usual install
+		// folders, so a machine with node always finds one).
+		map[string]any{"id": "uv-only", "distribution": map[string]any{"uvx": map[string]any{"package": "uv-only==1.0.0"}}},
 	)
 	r := "--registry=" + reg
 
@@ -162,7 +164,7 @@ func TestEveryErrorCode(t *testing.T) {
 	})
 	t.Run("runtime-missing", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
-		acpJSON(t, cli.CodeRuntimeMissing, r, "install", "npm-only", "--json")
+		acpJSON(t, cli.CodeRuntimeMissing, r, "install", "uv-only", "--json")
 	})
 	t.Run("registry-unavailable", func(t *testing.T) {
 		t.Setenv("ACP_HOME", t.TempDir())
@@ -230,5 +232,5 @@ func errorFromRun(t *testing.T, registryFlag string) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return launchAgent(g, spec, nil)
+	return launchAgent(context.Background(), g, spec, nil)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io/fs"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -11,91 +10,55 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
-// gcReport is `acp gc --json`: every version removed with its size, and
-// all bytes freed (leftovers of interrupted installs included).
-type gcReport struct {
-	Removed []gcRemoved `json:"removed"`
-	Bytes   int64       `json:"bytes"`
-}
-
-type gcRemoved struct {
-	ID      string `json:"id"`
-	Version string `json:"version"`
-	Bytes   int64  `json:"bytes"`
-}
-
 func newGCCmd(g *globalOpts) *cobra.Command {
-	var asJSON bool
+	var asJSON, force bool
 	cmd := &cobra.Command{
-		Use:   "gc [--json]",
+		Use:   "gc [--force] [--json]",
 		Short: "Remove installed versions other than each agent's current one, and leftovers of interrupted installs",
-		Long: `Remove every installed version other than each agent's current one,
-and what interrupted installs left behind, and say what was removed and
-how many bytes that freed (measured on disk before and after).`,
+		Long: `Remove every installed version other than each agent's current one, and
+what interrupted installs and failed deletes left behind, and say what was
+removed, why, and how many bytes that freed. A version a running agent
+uses is kept (and said) unless --force.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			in, err := g.installer()
 			if err != nil {
 				return err
 			}
-			rs, err := in.List()
+			in.Force = force
+			rep, err := in.GCAll(cmd.Context())
+			if rep == nil {
+				return err
+			}
+			// What was removed is said even when something failed after.
+			if asJSON && err == nil {
+				return cli.WriteJSON(g.streams.Out, rep)
+			}
+			t := safetext.Terminal
+			for _, r := range rep.Removed {
+				what := r.Version
+				if what == "" {
+					what = filepath.Base(r.Path)
+				}
+				fmt.Fprintf(g.streams.Out, "removed %s %s (%s, %s)\n", t(r.Agent), t(what), t(r.Why), humanSize(r.Bytes))
+			}
+			for _, k := range rep.Kept {
+				fmt.Fprintf(g.streams.Err, "kept %s %s: %s (acp gc --force removes it)\n", t(k.Agent), t(k.Version), t(k.Why))
+			}
 			if err != nil {
 				return err
 			}
-			rep := gcReport{Removed: []gcRemoved{}}
-			for _, r := range rs {
-				agentDir := filepath.Join(in.Root, "agents", r.ID)
-				before := dirSize(agentDir)
-				sizes := map[string]int64{}
-				if all, err := in.Installed(r.ID); err == nil {
-					for _, v := range all {
-						sizes[v.Version] = dirSize(v.Dir)
-					}
-				}
-				removed, err := in.GC(r.ID)
-				rep.Bytes += max(before-dirSize(agentDir), 0)
-				for _, v := range removed {
-					rep.Removed = append(rep.Removed, gcRemoved{ID: r.ID, Version: v, Bytes: sizes[v]})
-				}
-				if err != nil {
-					return err // GC's errors name the agent
-				}
-			}
-			if asJSON {
-				return cli.WriteJSON(g.streams.Out, rep)
-			}
-			var listed int64
-			for _, r := range rep.Removed {
-				fmt.Fprintf(g.streams.Out, "removed %s %s (%s)\n", r.ID, safetext.Terminal(r.Version), humanSize(r.Bytes))
-				listed += r.Bytes
-			}
-			if rest := rep.Bytes - listed; rest > 0 {
-				fmt.Fprintf(g.streams.Out, "removed leftovers of interrupted installs (%s)\n", humanSize(rest))
-			}
-			if rep.Bytes == 0 && len(rep.Removed) == 0 {
+			if len(rep.Removed) == 0 {
 				fmt.Fprintln(g.streams.Err, "nothing to remove")
 				return nil
 			}
-			fmt.Fprintf(g.streams.Err, "freed %s\n", humanSize(rep.Bytes))
+			fmt.Fprintf(g.streams.Err, "freed %s\n", humanSize(rep.Bytes()))
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&force, "force", false, "also remove versions that running agents use")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was removed and kept as JSON")
 	return cmd
-}
-
-// dirSize is the bytes of the regular files under dir (0 when it is gone).
-func dirSize(dir string) int64 {
-	var n int64
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }
 
 // humanSize is n in the largest unit that keeps it at least 1, as du -h.

@@ -75,12 +75,19 @@ func TestProbe(t *testing.T) {
 	}
 
 	code, out, errOut = runAcp(t, "probe", "chatty-start", "--json")
-	var raw map[string]any
-	if code != 0 || json.Unmarshal([]byte(out), &raw) != nil {
+	var doc struct {
+		ID          string
+		AuthMethods []struct{ ID, Type string }
+		Result      map[string]any
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
 		t.Fatalf("exit %d, output not JSON:\n%s\n%s", code, out, errOut)
 	}
-	if raw["_meta"] == nil || len(raw["authMethods"].([]any)) != 2 {
-		t.Errorf("--json is not the raw result: %s", out)
+	if doc.ID != "chatty-start" || len(doc.AuthMethods) != 2 || doc.AuthMethods[1].Type != "env_var" {
+		t.Errorf("--json lacks the judged methods: %s", out)
+	}
+	if doc.Result["_meta"] == nil || len(doc.Result["authMethods"].([]any)) != 2 {
+		t.Errorf("--json lacks the raw result: %s", out)
 	}
 }
 

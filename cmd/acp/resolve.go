@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 
 	"github.com/spf13/cobra"
@@ -48,6 +46,11 @@ Windows (--shell cmd for cmd.exe).`,
 			spec, err := resolveAgent(cmd.Context(), g, args[0], o)
 			if err != nil {
 				return err
+			}
+			if in, err := g.installer(); err == nil {
+				// gc and upgrade keep a version resolved lately where the
+				// OS cannot tell which installs are running. Best effort.
+				_ = in.MarkUsed(spec.ID, spec.Version)
 			}
 			if o.json {
 				return cli.WriteJSON(g.streams.Out, resolveDoc{LaunchSpec: spec})
@@ -108,15 +111,15 @@ func resolveAgent(ctx context.Context, g *globalOpts, id string, o resolveOpts) 
 	if err != nil {
 		return nil, err
 	}
-	if spec := installedSpec(in, id, dist, o.preview); spec != nil {
-		return spec, nil
+	if spec, err := installedSpec(ctx, in, id, dist, o.preview); spec != nil || err != nil {
+		return spec, err
 	}
 	// A name instead of an id: find the id in the local copy of the
 	// registry first, so an installed agent still costs no request.
 	if idx, err := g.localIndex(ctx); err == nil {
 		if m, err := g.lookup(idx, id); err == nil && m.ID != id {
-			if spec := installedSpec(in, m.ID, dist, o.preview); spec != nil {
-				return spec, nil
+			if spec, err := installedSpec(ctx, in, m.ID, dist, o.preview); spec != nil || err != nil {
+				return spec, err
 			}
 		}
 	}
@@ -129,8 +132,8 @@ func resolveAgent(ctx context.Context, g *globalOpts, id string, o resolveOpts) 
 		return nil, err
 	}
 	if m.ID != id {
-		if spec := installedSpec(in, m.ID, dist, o.preview); spec != nil {
-			return spec, nil
+		if spec, err := installedSpec(ctx, in, m.ID, dist, o.preview); spec != nil || err != nil {
+			return spec, err
 		}
 	}
 	req := installer.Request{Agent: m, Dist: dist, Preview: o.preview}
@@ -154,26 +157,33 @@ func resolveAgent(ctx context.Context, g *globalOpts, id string, o resolveOpts) 
 	return normalized(&spec), nil
 }
 
-// installedSpec is the receipt's launch spec of id's current install when
-// it fits the flags and its command is still there; nil otherwise.
-func installedSpec(in *installer.Installer, id string, dist registry.Kind, preview bool) *installer.LaunchSpec {
+// installedSpec is the launch spec of id's current install when it fits
+// the flags and is still whole; nil otherwise (and then the registry
+// decides). The installer checks it as any resolve does (for npx, the
+// node the receipt names, or another that satisfies the package, with a
+// warning for an older one); a missing runtime is the error, since
+// installing again would not bring it.
+func installedSpec(ctx context.Context, in *installer.Installer, id string, dist registry.Kind, preview bool) (*installer.LaunchSpec, error) {
 	if !registry.ValidID(id) {
-		return nil // a name ("Claude Agent"), not an install's folder
+		return nil, nil // a name ("Claude Agent"), not an install's folder
 	}
 	rc, err := in.Current(id)
 	if err != nil || rc == nil {
-		return nil
+		return nil, nil
 	}
 	if (dist != "" && rc.Distribution != dist) || (preview && !rc.Preview) {
-		return nil
+		return nil, nil
 	}
-	if filepath.IsAbs(rc.Launch.Command) {
-		if _, err := os.Stat(rc.Launch.Command); err != nil {
-			return nil
-		}
+	// The receipt's own version and kind: no registry needed.
+	req := installer.Request{Agent: &registry.Manifest{ID: rc.ID, Version: rc.Version}, Dist: rc.Distribution}
+	spec, err := in.Resolve(ctx, req, true)
+	if errors.Is(err, installer.ErrRuntimeMissing) {
+		return nil, err
 	}
-	spec := rc.Launch
-	return normalized(&spec)
+	if err != nil {
+		return nil, nil
+	}
+	return normalized(spec), nil
 }
 
 // normalized makes Args and Env JSON [] and {} rather than null.

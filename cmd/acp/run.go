@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -40,7 +41,7 @@ the agent, so the editor talks to the agent directly.`,
 			if err != nil {
 				return err
 			}
-			return launchAgent(g, spec, args[1:])
+			return launchAgent(cmd.Context(), g, spec, args[1:])
 		},
 	}
 	addResolveFlags(cmd, &o)
@@ -51,7 +52,11 @@ the agent, so the editor talks to the agent directly.`,
 // it execs, so no acp process stays between the editor and the agent;
 // otherwise (Windows, in-process tests) it runs the agent as a child,
 // forwards interrupts, and returns its exit status as a cli.ExitError.
-func launchAgent(g *globalOpts, spec *installer.LaunchSpec, extra []string) error {
+// The version is kept from gc, uninstall and upgrade's cleanup while it
+// runs: held (a shared lock) while acp waits for it, marked used before
+// an exec (the lock would not survive it; gc then sees the running
+// process, or the recent use where the OS cannot tell).
+func launchAgent(ctx context.Context, g *globalOpts, spec *installer.LaunchSpec, extra []string) error {
 	path := spec.Command
 	if lp, err := exec.LookPath(path); err == nil {
 		path = lp
@@ -65,12 +70,22 @@ func launchAgent(g *globalOpts, spec *installer.LaunchSpec, extra []string) erro
 	// one wins).
 	env := launch.UserEnv(os.Environ(), spec.Env)
 
+	in, err := g.installer()
+	if err != nil {
+		return err
+	}
 	if canExec && g.streams.In == os.Stdin && g.streams.Out == os.Stdout && g.streams.Err == os.Stderr {
+		_ = in.MarkUsed(spec.ID, spec.Version)
 		err := execReplace(path, argv, env)
 		// Only reached when exec failed.
 		return &cli.Error{Code: cli.CodeLaunchFailed, Err: fmt.Errorf("launch %s %s: exec %s: %w", spec.ID, spec.Version, path, err)}
 	}
 
+	if release, err := in.Hold(ctx, spec.ID, spec.Version); err == nil {
+		defer release()
+	} else {
+		_ = in.MarkUsed(spec.ID, spec.Version)
+	}
 	c := exec.Command(path, argv[1:]...)
 	c.Env = env
 	c.Stdin, c.Stdout, c.Stderr = g.streams.In, g.streams.Out, g.streams.Err
@@ -91,7 +106,7 @@ func launchAgent(g *globalOpts, spec *installer.LaunchSpec, extra []string) erro
 			}
 		}
 	}()
-	err := c.Wait()
+	err = c.Wait()
 	close(done)
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

@@ -51,6 +51,9 @@ func Main() {
 		os.Exit(code)
 	}
 	mode := os.Getenv("ACP_FAKE_AGENT")
+	if runHostile(mode) {
+		return
+	}
 	if mode == OrphanExit {
 		child := exec.Command(os.Args[0])
 		child.Env = append(os.Environ(), "ACP_FAKE_AGENT="+Silent)
