@@ -30,7 +30,7 @@ func ParseIndex(data []byte) (*Index, error) {
 	}
 	seen := map[string]bool{}
 	for i, a := range x.Agents {
-		if !idRe.MatchString(a.ID) {
+		if !ValidID(a.ID) {
 			return nil, fmt.Errorf("registry index: agent %d has invalid id %q", i, a.ID)
 		}
 		if seen[a.ID] {

@@ -3,20 +3,25 @@ package registry
 import (
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/Masterminds/semver/v3"
 )
 
-var strictVersionRe = regexp.MustCompile(`^(0|[1-9][0-9]*|[0-9]+)\.([0-9]+)\.([0-9]+)$`)
+// Compiled on first use: nothing heavy at package init (acp pays it on
+// every launch).
+var strictVersionRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(0|[1-9][0-9]*|[0-9]+)\.([0-9]+)\.([0-9]+)$`)
+})
 
 // StrictVersion reports whether v is exactly MAJOR.MINOR.PATCH with numeric
 // parts (leading zeros allowed here; see HasLeadingZero).
-func StrictVersion(v string) bool { return strictVersionRe.MatchString(v) }
+func StrictVersion(v string) bool { return strictVersionRe().MatchString(v) }
 
-var leadingZeroRe = regexp.MustCompile(`(^|\.)0[0-9]`)
+var leadingZeroRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|\.)0[0-9]`) })
 
 // HasLeadingZero reports a numeric part such as "01" in "2026.10.01".
-func HasLeadingZero(v string) bool { return leadingZeroRe.MatchString(v) }
+func HasLeadingZero(v string) bool { return leadingZeroRe().MatchString(v) }
 
 // ParseVersion parses a version with semver, tolerating a leading "v",
 // shorter forms ("1.2" is 1.2.0) and leading zeros. It rejects anything

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -79,7 +80,7 @@ func probeAgent(ctx context.Context, g *globalOpts, id string, ro resolveOpts, t
 	defer os.RemoveAll(sandbox)
 	out := probe.Handshake(ctx, toLaunch(spec), probe.HandshakeOptions{Sandbox: sandbox, Timeout: timeout, Client: probe.ClientInfo(prog)})
 	if out.Init == nil {
-		return nil, nil, &cli.ExitError{Code: cli.ExitFailure, Msg: probeFailure(spec, out)}
+		return nil, nil, &cli.Error{Code: cli.CodeProbeFailed, Err: errors.New(probeFailure(spec, out))}
 	}
 	if n := out.Stats.NonJSONLines; n > 0 {
 		fmt.Fprintf(g.streams.Err, "warning: %s wrote %d non-JSON line(s) on stdout (first: %s); editors may choke on them\n", spec.ID, n, safetext.Terminal(strconv.Quote(out.NonJSON[0])))

@@ -65,6 +65,9 @@ func Main() {
 		fmt.Fprintln(os.Stderr, "launcher: handing over to the agent")
 		os.Exit(3)
 	}
+	if extra(mode) {
+		return
+	}
 	if mode == ExitNow {
 		fmt.Fprintln(os.Stderr, "fatal: cannot find configuration")
 		os.Exit(1)
