@@ -35,15 +35,31 @@ type Removed struct {
 	Why string `json:"why"`
 }
 
-// Kept is an install left in place because it is in use.
+// Kept is an install gc or uninstall left in place besides the current
+// one: because it is in use, or (gc) as the previous version, kept for
+// rollback.
 type Kept struct {
 	Agent   string `json:"agent"`
 	Version string `json:"version"`
 	Path    string `json:"path"`
 	// Why names the user: "in use by process 1234 (node)", "in use by acp
-	// run", or a recent resolve where the OS cannot tell.
+	// run", a recent resolve where the OS cannot tell, or WhyRollback.
 	Why string `json:"why"`
+	// Rollback is set for the previous version, the one Rollback would
+	// make current.
+	Rollback bool `json:"rollback,omitempty"`
 }
+
+// Why of the previous version gc keeps, and of the versions it removes
+// besides broken and incomplete ones.
+const (
+	WhyRollback     = "the previous version, kept for rollback"
+	WhyOlder        = "older than the previous version kept for rollback"
+	WhyNewer        = "newer than the current version (left by a rollback)"
+	whyUninstalled  = "uninstalled"
+	whyNoReceipt    = "incomplete install (no readable receipt)"
+	whyBrokenPrefix = "broken install: "
+)
 
 // Bytes is the total size of what was removed.
 func (r *GCReport) Bytes() int64 {
@@ -61,7 +77,9 @@ func newReport() *GCReport { return &GCReport{Removed: []Removed{}, Kept: []Kept
 const DefaultRecentUse = 3 * 24 * time.Hour
 
 // GCAll tidies every agent: removes versions other than the current one
-// (unless a running process uses them: see Force), and every leftover of
+// and the previous one (the newest complete install older than the
+// current, kept so that Rollback can return to it), unless a running
+// process uses them (see Force), and every leftover of
 // interrupted installs and failed deletes, first installs included (an
 // agent folder with no complete install goes entirely). The report lists
 // each removal with its size. An error after some removals still returns
@@ -130,15 +148,16 @@ func (in *Installer) Uninstall(id string) error {
 	return err
 }
 
-// GC removes every installed version of id except the current one, and
-// leftovers of interrupted installs. It returns the removed versions
+// GC removes every installed version of id except the current one and
+// the previous one kept for rollback, and leftovers of interrupted
+// installs. It returns the complete versions removed, newest first
 // (GCAgent says more).
 func (in *Installer) GC(id string) ([]string, error) {
 	rep, err := in.GCAgent(context.Background(), id)
 	removed := []string{}
 	if rep != nil {
 		for _, r := range rep.Removed {
-			if r.Why == "older version" {
+			if r.Why == WhyOlder || r.Why == WhyNewer {
 				removed = append(removed, r.Version)
 			}
 		}
@@ -172,13 +191,16 @@ func (in *Installer) sweep(ctx context.Context, id string, uninstall bool, procs
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	keep := ""
+	keep, prev := "", ""
 	keepTools := map[string]bool{}
 	if !uninstall {
 		if c, err := in.Current(id); err == nil {
 			keep = c.Version
 		} else if rs, _ := in.Installed(id); len(rs) > 0 {
 			keep = rs[0].Version // the marker names a broken install: keep the best left
+		}
+		if p := in.previous(id, keep); p != nil {
+			prev = p.Version
 		}
 	}
 	var first error
@@ -201,14 +223,25 @@ func (in *Installer) sweep(ctx context.Context, id string, uninstall bool, procs
 			}
 			continue
 		}
-		why := "older version"
+		var why string
 		switch {
 		case rerr != nil:
-			why = "incomplete install (no readable receipt)"
+			why = whyNoReceipt
 		case r.Check() != nil:
-			why = "broken install: " + r.Check().Error()
+			why = whyBrokenPrefix + r.Check().Error()
 		case uninstall:
-			why = "uninstalled"
+			why = whyUninstalled
+		case name == prev:
+			rep.Kept = append(rep.Kept, Kept{Agent: id, Version: name, Path: p, Why: WhyRollback, Rollback: true})
+			complete++
+			if tool != "" {
+				keepTools[r.ToolDir] = true
+			}
+			continue
+		case newerVersion(name, keep):
+			why = WhyNewer // left by a rollback
+		default:
+			why = WhyOlder
 		}
 		if who := in.inUse(id, name, procs, p, tool); who != "" && !in.Force {
 			rep.Kept = append(rep.Kept, Kept{Agent: id, Version: name, Path: p, Why: who})
