@@ -153,8 +153,8 @@ type Installer struct {
 	// osCannotTell makes gc behave as where running processes' files are
 	// unknown (all but Linux).
 	osCannotTell bool
-	nodeMu    sync.Mutex
-	nodeCache map[string]nodeProbe // node path -> version, by file stamp
+	nodeMu       sync.Mutex
+	nodeCache    map[string]nodeProbe // node path -> version, by file stamp
 }
 
 // Request asks for one agent to be installed or resolved.
