@@ -303,7 +303,8 @@ func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, d
 	var r *Receipt
 	switch c.Kind {
 	case registry.KindBinary:
-		in.reporter().Phase(req.Agent.ID, progress.Download, c.Binary.Archive)
+		// The download phase is said by the downloader, with the URL's
+		// password hidden.
 		r, err = in.installBinary(ctx, req, c, tmp, dir)
 	case registry.KindNpx:
 		r, err = in.installNpm(ctx, req, c, tmp, dir)
