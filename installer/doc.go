@@ -33,6 +33,17 @@
 // running process uses is kept whatever its age, unless Force. An upgrade
 // is an Install followed by GCAgent, so it keeps one version to return to.
 //
+// A forced reinstall (Request.Force, `acp install --force`) does not
+// replace the files of a version a running agent uses, known from acp
+// run's Hold or, on Linux, /proc: it fails with ErrInUse, naming the
+// process, before any download. Replacing them would break the agent
+// (node loads modules lazily) and Windows refuses half-way. Where the OS
+// cannot tell, a recent resolve does not count here, or --force would
+// never work for an editor that resolves on every launch. The override is
+// Installer.Force, the switch that lets gc and uninstall remove in-use
+// versions; a CLI should ask for it separately, not infer it from
+// `install --force`.
+//
 // A binary target's cmd is a path inside the archive, never a command line:
 // "./kiro-cli acp" names a file called "kiro-cli acp". Backslashes are read
 // as separators so Windows-style cmds ("./pkg\goose.exe") work everywhere.

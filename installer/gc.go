@@ -315,9 +315,27 @@ func firstErr(a, b error) error {
 // holding it (Hold), a running process found through the OS, or, where the
 // OS cannot tell, a resolve within RecentUse (MarkUsed).
 func (in *Installer) inUse(id, version string, procs []procUse, paths ...string) string {
+	if who := in.running(id, version, procs, paths...); who != "" {
+		return who
+	}
+	fi, err := os.Lstat(in.usePath(id, version))
+	if !in.procsCanTell() && err == nil {
+		recent := in.RecentUse
+		if recent <= 0 {
+			recent = DefaultRecentUse
+		}
+		if ago := in.now().Sub(fi.ModTime()); ago < recent {
+			return fmt.Sprintf("resolved %s ago (this OS does not tell which files running agents use, so a version resolved in the last %s is kept)", roundAgo(ago), roundAgo(recent))
+		}
+	}
+	return ""
+}
+
+// running is inUse without the guess from recent resolves: acp run
+// holding the version, or a running process found through the OS.
+func (in *Installer) running(id, version string, procs []procUse, paths ...string) string {
 	use := in.usePath(id, version)
-	fi, err := os.Lstat(use)
-	if err == nil && fi.Mode().IsRegular() {
+	if fi, err := os.Lstat(use); err == nil && fi.Mode().IsRegular() {
 		fl := flock.New(use)
 		ok, err := fl.TryLock()
 		if ok {
@@ -330,15 +348,6 @@ func (in *Installer) inUse(id, version string, procs []procUse, paths ...string)
 	}
 	if who := user(procs, paths...); who != "" {
 		return "in use by " + who
-	}
-	if !in.procsCanTell() && err == nil {
-		recent := in.RecentUse
-		if recent <= 0 {
-			recent = DefaultRecentUse
-		}
-		if ago := in.now().Sub(fi.ModTime()); ago < recent {
-			return fmt.Sprintf("resolved %s ago (this OS does not tell which files running agents use, so a version resolved in the last %s is kept)", roundAgo(ago), roundAgo(recent))
-		}
 	}
 	return ""
 }

@@ -173,6 +173,11 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 			return in.ready(ctx, r)
 		}
 	}
+	if req.Force && !in.Force {
+		if err := in.refuseInUse(id, c.Version, dir); err != nil {
+			return nil, false, fmt.Errorf("%s: %w", what, err)
+		}
+	}
 	rep := in.reporter()
 	defer rep.Phase(id, progress.Done, "")
 	var r *Receipt
@@ -217,6 +222,27 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 	}
 	installed = true
 	return r, false, nil
+}
+
+// refuseInUse is the ErrInUse of a forced reinstall of a version that a
+// running agent uses: replacing its files under it would break it (node
+// loads modules lazily, and would load the new ones into the old
+// process), and Windows would refuse the rename half-way. Only what is
+// known counts (acp run's hold, a process found through /proc), not a
+// recent resolve: an editor resolves on every launch, and --force would
+// never work where the OS cannot tell. Installer.Force overrides.
+func (in *Installer) refuseInUse(id, version, dir string) error {
+	if _, err := os.Lstat(dir); err != nil {
+		return nil
+	}
+	tool := ""
+	if r, err := readReceipt(dir); err == nil && strings.HasPrefix(r.ToolDir, ".uv-") {
+		tool = filepath.Join(in.agentDir(id), r.ToolDir)
+	}
+	if who := in.running(id, version, in.processes(), dir, tool); who != "" {
+		return errorf(ErrInUse, "%s %s is %s: close it and try again (replacing the files of a running agent would break it)", id, version, who)
+	}
+	return nil
 }
 
 // ready completes an existing install's launch for this moment: an npx
@@ -354,6 +380,10 @@ func replaceDir(tmp, dir string) error {
 	}
 	aside := tmp + ".old"
 	if err := rename(dir, aside); err != nil {
+		if isInUseErr(err) {
+			// Windows: a running agent's files cannot be moved.
+			return errorf(ErrInUse, "%s is in use by a running agent: close it and try again", dir)
+		}
 		return fmt.Errorf("move the previous install aside: %w", err)
 	}
 	if err := rename(tmp, dir); err != nil {
