@@ -102,7 +102,7 @@ func (in *Installer) GCAll(ctx context.Context) (*GCReport, error) {
 		switch {
 		case strings.HasPrefix(name, ".rm-"):
 			// An uninstall renamed the agent aside, then failed to delete it.
-			first = firstErr(first, in.removeLeftover(rep, "", p, "failed delete"))
+			first = firstErr(first, in.removeLeftover(ctx, rep, "", p, "failed delete"))
 		case e.IsDir() && registry.ValidID(name):
 			first = firstErr(first, in.sweep(ctx, name, false, procs, rep))
 		}
@@ -252,12 +252,12 @@ func (in *Installer) sweep(ctx context.Context, id string, uninstall bool, procs
 			continue
 		}
 		size := dirSize(p) + dirSize(tool)
-		if err := removeDir(p); err != nil {
+		if err := removeDir(ctx, p); err != nil {
 			first = firstErr(first, deleteFailed(what, p, err))
 			continue
 		}
 		if tool != "" {
-			removeDir(tool) // otherwise a leftover for the next gc
+			removeDir(ctx, tool) // otherwise a leftover for the next gc
 		}
 		os.Remove(in.usePath(id, name))
 		rep.Removed = append(rep.Removed, Removed{Agent: id, Version: name, Path: p, Bytes: size, Why: why})
@@ -267,21 +267,21 @@ func (in *Installer) sweep(ctx context.Context, id string, uninstall bool, procs
 		if !strings.HasPrefix(name, ".") || keepTools[name] {
 			continue
 		}
-		first = firstErr(first, in.removeLeftover(rep, id, filepath.Join(dir, name), leftoverWhy(name)))
+		first = firstErr(first, in.removeLeftover(ctx, rep, id, filepath.Join(dir, name), leftoverWhy(name)))
 	}
 	if complete == 0 {
 		// Nothing complete is left (a first install that never finished,
 		// or an uninstall): the agent folder goes with its marker.
-		if err := removeDir(dir); err != nil {
+		if err := removeDir(ctx, dir); err != nil {
 			first = firstErr(first, deleteFailed(what, dir, err))
 		}
 	}
 	return first
 }
 
-func (in *Installer) removeLeftover(rep *GCReport, id, p, why string) error {
+func (in *Installer) removeLeftover(ctx context.Context, rep *GCReport, id, p, why string) error {
 	size := dirSize(p)
-	if err := removeDir(p); err != nil {
+	if err := removeDir(ctx, p); err != nil {
 		return deleteFailed("gc", p, err)
 	}
 	rep.Removed = append(rep.Removed, Removed{Agent: id, Path: p, Bytes: size, Why: why})
@@ -452,7 +452,7 @@ func dirSize(p string) int64 {
 // removeDir renames a tree aside before deleting it, so a half-deleted
 // install never looks like a complete one; what a failed delete leaves is
 // a .rm-* folder that the next gc removes.
-func removeDir(p string) error {
+func removeDir(ctx context.Context, p string) error {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -466,7 +466,7 @@ func removeDir(p string) error {
 	base := filepath.Base(p)
 	if !strings.HasPrefix(base, ".rm-") {
 		trash := filepath.Join(filepath.Dir(p), fmt.Sprintf(".rm-%s-%d", strings.TrimPrefix(base, "."), time.Now().UnixNano()))
-		if err := rename(p, trash); err != nil {
+		if err := rename(ctx, p, trash); err != nil {
 			return err
 		}
 		p = trash

@@ -217,7 +217,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		return nil, false, err
 	}
 	in.forgetFailure(id, c.Version)
-	if err := in.markCurrent(id, r.Version); err != nil {
+	if err := in.markCurrent(ctx, id, r.Version); err != nil {
 		return nil, false, fmt.Errorf("%s: mark current: %w", what, err)
 	}
 	installed = true
@@ -357,12 +357,12 @@ func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, d
 		return nil, fmt.Errorf("write receipt: %w", err)
 	}
 	old, _ := readReceipt(dir)
-	if err := replaceDir(tmp, dir); err != nil {
+	if err := replaceDir(ctx, tmp, dir); err != nil {
 		return nil, err
 	}
 	ok = true
 	if old != nil && old.ToolDir != "" && old.ToolDir != r.ToolDir {
-		removeDir(filepath.Join(agentDir, old.ToolDir))
+		removeDir(ctx, filepath.Join(agentDir, old.ToolDir))
 	}
 	r.Dir = dir
 	return r, nil
@@ -371,23 +371,23 @@ func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, d
 // replaceDir moves the finished tmp into place. An existing dir (a forced
 // reinstall, or an unreadable install) is moved aside first and restored
 // if the second rename fails.
-func replaceDir(tmp, dir string) error {
+func replaceDir(ctx context.Context, tmp, dir string) error {
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
-		if err := rename(tmp, dir); err != nil {
+		if err := rename(ctx, tmp, dir); err != nil {
 			return fmt.Errorf("move into place: %w", err)
 		}
 		return nil
 	}
 	aside := tmp + ".old"
-	if err := rename(dir, aside); err != nil {
+	if err := rename(ctx, dir, aside); err != nil {
 		if isInUseErr(err) {
 			// Windows: a running agent's files cannot be moved.
 			return errorf(ErrInUse, "%s is in use by a running agent: close it and try again", dir)
 		}
 		return fmt.Errorf("move the previous install aside: %w", err)
 	}
-	if err := rename(tmp, dir); err != nil {
-		rename(aside, dir)
+	if err := rename(ctx, tmp, dir); err != nil {
+		rename(context.Background(), aside, dir) // put back, even when interrupted
 		return fmt.Errorf("move into place: %w", err)
 	}
 	os.RemoveAll(aside)

@@ -43,7 +43,7 @@ func (in *Installer) Rollback(ctx context.Context, id string) (*Receipt, error) 
 	if err != nil {
 		return nil, fmt.Errorf("roll back %s: %w", id, err)
 	}
-	if err := in.markCurrent(id, p.Version); err != nil {
+	if err := in.markCurrent(ctx, id, p.Version); err != nil {
 		return nil, fmt.Errorf("roll back %s to %s: mark current: %w", id, p.Version, err)
 	}
 	return p, nil
