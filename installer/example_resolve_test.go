@@ -23,7 +23,7 @@ import (
 // editor then starts Command with Args and Env added to its environment,
 // in the user's project, and speaks ACP on its stdin and stdout.
 func ExampleInstaller_Resolve() {
-	registryJSON, stop := serveAgent() // a registry.json naming a served archive
+	registryJSON, stop := serveAgent("1.0.0") // a registry.json naming a served archive
 	defer stop()
 
 	idx, err := registry.ParseIndex(registryJSON)
@@ -48,8 +48,9 @@ func ExampleInstaller_Resolve() {
 }
 
 // serveAgent serves a tar.gz holding an executable on a loopback server
-// and returns a registry.json naming it, and the server's stop.
-func serveAgent() (registryJSON []byte, stop func()) {
+// and returns a registry.json offering it as version v of demo, and the
+// server's stop.
+func serveAgent(v string) (registryJSON []byte, stop func()) {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(zw)
@@ -62,10 +63,10 @@ func serveAgent() (registryJSON []byte, stop func()) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(archive) }))
 	sum := sha256.Sum256(archive)
 	registryJSON = fmt.Appendf(nil, `{"version": "1.0.0", "extensions": [], "agents": [{
-		"id": "demo", "name": "Demo", "version": "1.0.0", "description": "A demo agent",
+		"id": "demo", "name": "Demo", "version": %q, "description": "A demo agent",
 		"distribution": {"binary": {"linux-x86_64": {
 			"archive": %q, "sha256": %q,
 			"cmd": "./demo-agent", "args": ["--acp"], "env": {"DEMO_MODE": "acp"}}}}}]}`,
-		srv.URL+"/demo-1.0.0-linux-x86_64.tar.gz", hex.EncodeToString(sum[:]))
+		v, srv.URL+"/demo-"+v+"-linux-x86_64.tar.gz", hex.EncodeToString(sum[:]))
 	return registryJSON, srv.Close
 }
