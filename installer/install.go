@@ -140,7 +140,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 	dir := in.versionDir(id, c.Version)
 	if !req.Force {
 		if r, err := readReceipt(dir); err == nil && in.satisfies(r, req) {
-			return in.ready(ctx, r)
+			return in.readyCurrent(ctx, r)
 		}
 		if err := in.recalledFailure(id, c.Version); err != nil {
 			return nil, false, err
@@ -170,7 +170,8 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 	// Someone may have finished while we waited for the lock.
 	if !req.Force {
 		if r, err := readReceipt(dir); err == nil && in.satisfies(r, req) {
-			return in.ready(ctx, r)
+			installed = true
+			return in.readyCurrent(ctx, r)
 		}
 	}
 	if req.Force && !in.Force {
@@ -243,6 +244,20 @@ func (in *Installer) refuseInUse(id, version, dir string) error {
 		return errorf(ErrInUse, "%s %s is %s: close it and try again (replacing the files of a running agent would break it)", id, version, who)
 	}
 	return nil
+}
+
+// readyCurrent is ready for Install: the version asked for becomes
+// current again if a Rollback had left an older one current, so that
+// install and upgrade after a rollback return to the registry's version
+// (Resolve, which never changes what is current, uses ready).
+func (in *Installer) readyCurrent(ctx context.Context, r *Receipt) (*Receipt, bool, error) {
+	data, err := readRegular(filepath.Join(in.agentDir(r.ID), currentFile), 256)
+	if err != nil || strings.TrimSpace(string(data)) != r.Version {
+		if err := in.markCurrent(ctx, r.ID, r.Version); err != nil {
+			return nil, true, fmt.Errorf("install %s %s: mark current: %w", r.ID, r.Version, err)
+		}
+	}
+	return in.ready(ctx, r)
 }
 
 // ready completes an existing install's launch for this moment: an npx

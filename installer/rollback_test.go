@@ -51,6 +51,19 @@ func TestGCKeepsThePreviousVersionForRollback(t *testing.T) {
 	if _, err := in.Rollback(context.Background(), "demo"); !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "no version older than 2.0.0") {
 		t.Errorf("second rollback: %v", err)
 	}
+	// Installing the registry's version again (install, upgrade) makes it
+	// current again, without a download.
+	m := binaryManifest("demo", "3.0.0", srv.URL+"/3.0.0.tgz", "agent", "")
+	hits := srv.count("/3.0.0.tgz")
+	if r, already, err := in.Install(context.Background(), Request{Agent: m}); err != nil || !already || r.Version != "3.0.0" || srv.count("/3.0.0.tgz") != hits {
+		t.Errorf("install after rollback = %+v %v %v", r, already, err)
+	}
+	if cur, err := in.Current("demo"); err != nil || cur.Version != "3.0.0" {
+		t.Errorf("after install current = %+v %v", cur, err)
+	}
+	if _, err := in.Rollback(context.Background(), "demo"); err != nil {
+		t.Fatal(err)
+	}
 	// The version rolled back from goes at the next gc.
 	rep, err = in.GCAll(context.Background())
 	if err != nil || len(rep.Removed) != 1 || rep.Removed[0].Version != "3.0.0" || rep.Removed[0].Why != WhyNewer || len(rep.Kept) != 0 {
