@@ -157,6 +157,11 @@ func (d downloader) get(ctx context.Context, rawURL, dir, want string) (string, 
 	for i := 1; i <= attempts; i++ {
 		path, sum, retry, err := d.once(ctx, client, u, dir)
 		if err == nil {
+			if want != "" {
+				// The digest was computed on the way in; comparing it is
+				// instant, but an editor shows the step it was promised.
+				d.report.Phase(d.agent, progress.Verify, "sha256")
+			}
 			if want != "" && sum != want {
 				os.Remove(path)
 				return "", "", errorf(ErrChecksum, "download %s: sha256 mismatch: the file has %s but the manifest says %s (the archive changed upstream, or the download was tampered with)", u.Redacted(), sum, want)
@@ -367,7 +372,9 @@ func (d downloader) once(ctx context.Context, client *http.Client, u *url.URL, d
 	if err := f.Close(); err != nil {
 		return "", "", false, writeFailed(shown, dir, err, resp.ContentLength, n)
 	}
-	d.report.Bytes(d.agent, n, n)
+	if resp.ContentLength < 0 {
+		d.report.Bytes(d.agent, n, n) // the total is known at last
+	}
 	ok = true
 	return f.Name(), hex.EncodeToString(h.Sum(nil)), false, nil
 }

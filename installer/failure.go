@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,7 +78,7 @@ func (in *Installer) rememberFailure(id, version string, err error) {
 		e = cerr
 	}
 	if e == nil {
-		e = rename(tmp.Name(), p)
+		e = rename(context.Background(), tmp.Name(), p)
 	}
 	if e != nil {
 		os.Remove(tmp.Name())

@@ -140,7 +140,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 	dir := in.versionDir(id, c.Version)
 	if !req.Force {
 		if r, err := readReceipt(dir); err == nil && in.satisfies(r, req) {
-			return in.ready(ctx, r)
+			return in.readyCurrent(ctx, r)
 		}
 		if err := in.recalledFailure(id, c.Version); err != nil {
 			return nil, false, err
@@ -170,7 +170,13 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 	// Someone may have finished while we waited for the lock.
 	if !req.Force {
 		if r, err := readReceipt(dir); err == nil && in.satisfies(r, req) {
-			return in.ready(ctx, r)
+			installed = true
+			return in.readyCurrent(ctx, r)
+		}
+	}
+	if req.Force && !in.Force {
+		if err := in.refuseInUse(id, c.Version, dir); err != nil {
+			return nil, false, fmt.Errorf("%s: %w", what, err)
 		}
 	}
 	rep := in.reporter()
@@ -212,11 +218,46 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		return nil, false, err
 	}
 	in.forgetFailure(id, c.Version)
-	if err := in.markCurrent(id, r.Version); err != nil {
+	if err := in.markCurrent(ctx, id, r.Version); err != nil {
 		return nil, false, fmt.Errorf("%s: mark current: %w", what, err)
 	}
 	installed = true
 	return r, false, nil
+}
+
+// refuseInUse is the ErrInUse of a forced reinstall of a version that a
+// running agent uses: replacing its files under it would break it (node
+// loads modules lazily, and would load the new ones into the old
+// process), and Windows would refuse the rename half-way. Only what is
+// known counts (acp run's hold, a process found through /proc), not a
+// recent resolve: an editor resolves on every launch, and --force would
+// never work where the OS cannot tell. Installer.Force overrides.
+func (in *Installer) refuseInUse(id, version, dir string) error {
+	if _, err := os.Lstat(dir); err != nil {
+		return nil
+	}
+	tool := ""
+	if r, err := readReceipt(dir); err == nil && strings.HasPrefix(r.ToolDir, ".uv-") {
+		tool = filepath.Join(in.agentDir(id), r.ToolDir)
+	}
+	if who := in.running(id, version, in.processes(), dir, tool); who != "" {
+		return errorf(ErrInUse, "%s %s is %s: close it and try again (replacing the files of a running agent would break it)", id, version, who)
+	}
+	return nil
+}
+
+// readyCurrent is ready for Install: the version asked for becomes
+// current again if a Rollback had left an older one current, so that
+// install and upgrade after a rollback return to the registry's version
+// (Resolve, which never changes what is current, uses ready).
+func (in *Installer) readyCurrent(ctx context.Context, r *Receipt) (*Receipt, bool, error) {
+	data, err := readRegular(filepath.Join(in.agentDir(r.ID), currentFile), 256)
+	if err != nil || strings.TrimSpace(string(data)) != r.Version {
+		if err := in.markCurrent(ctx, r.ID, r.Version); err != nil {
+			return nil, true, fmt.Errorf("install %s %s: mark current: %w", r.ID, r.Version, err)
+		}
+	}
+	return in.ready(ctx, r)
 }
 
 // ready completes an existing install's launch for this moment: an npx
@@ -303,7 +344,8 @@ func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, d
 	var r *Receipt
 	switch c.Kind {
 	case registry.KindBinary:
-		in.reporter().Phase(req.Agent.ID, progress.Download, c.Binary.Archive)
+		// The download phase is said by the downloader, with the URL's
+		// password hidden.
 		r, err = in.installBinary(ctx, req, c, tmp, dir)
 	case registry.KindNpx:
 		r, err = in.installNpm(ctx, req, c, tmp, dir)
@@ -330,12 +372,12 @@ func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, d
 		return nil, fmt.Errorf("write receipt: %w", err)
 	}
 	old, _ := readReceipt(dir)
-	if err := replaceDir(tmp, dir); err != nil {
+	if err := replaceDir(ctx, tmp, dir); err != nil {
 		return nil, err
 	}
 	ok = true
 	if old != nil && old.ToolDir != "" && old.ToolDir != r.ToolDir {
-		removeDir(filepath.Join(agentDir, old.ToolDir))
+		removeDir(ctx, filepath.Join(agentDir, old.ToolDir))
 	}
 	r.Dir = dir
 	return r, nil
@@ -344,19 +386,23 @@ func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, d
 // replaceDir moves the finished tmp into place. An existing dir (a forced
 // reinstall, or an unreadable install) is moved aside first and restored
 // if the second rename fails.
-func replaceDir(tmp, dir string) error {
+func replaceDir(ctx context.Context, tmp, dir string) error {
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
-		if err := rename(tmp, dir); err != nil {
+		if err := rename(ctx, tmp, dir); err != nil {
 			return fmt.Errorf("move into place: %w", err)
 		}
 		return nil
 	}
 	aside := tmp + ".old"
-	if err := rename(dir, aside); err != nil {
+	if err := rename(ctx, dir, aside); err != nil {
+		if isInUseErr(err) {
+			// Windows: a running agent's files cannot be moved.
+			return errorf(ErrInUse, "%s is in use by a running agent: close it and try again", dir)
+		}
 		return fmt.Errorf("move the previous install aside: %w", err)
 	}
-	if err := rename(tmp, dir); err != nil {
-		rename(aside, dir)
+	if err := rename(ctx, tmp, dir); err != nil {
+		rename(context.Background(), aside, dir) // put back, even when interrupted
 		return fmt.Errorf("move into place: %w", err)
 	}
 	os.RemoveAll(aside)

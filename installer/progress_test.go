@@ -213,3 +213,54 @@ func TestOfflineInstalled(t *testing.T) {
 		t.Errorf("offline resolve: %v", err)
 	}
 }
+
+// A binary install reports download (with its bytes), verify (the sha256
+// check), extract and done, in that order, and never shows a password
+// from the archive's URL.
+func TestBinaryProgressPhases(t *testing.T) {
+	srv := newServer(t)
+	body := makeTar(t, []entry{exe("agent", agentScript), file("big.bin", strings.Repeat("x", 600<<10))}, "")
+	url := strings.Replace(srv.add("/a.tar", body), "http://", "http://user:s3cret@", 1)
+	in := newInstaller(t)
+	var events strings.Builder
+	in.Progress = progress.NewJSON(&events)
+	if _, _, err := in.Install(context.Background(), Request{Agent: binaryManifest("demo", "1.0.0", url, "agent", sha(body))}); err != nil {
+		t.Fatal(err)
+	}
+	var seq []string
+	var lastBytes, total int64
+	for _, e := range decodeEvents(t, events.String()) {
+		if e.Event != "progress" || e.Agent != "demo" {
+			t.Errorf("unexpected event %+v", e)
+			continue
+		}
+		if e.Bytes > 0 {
+			if e.Phase != progress.Download || e.Bytes <= lastBytes {
+				t.Errorf("bytes event %+v out of place", e)
+			}
+			lastBytes, total = e.Bytes, e.Total
+		}
+		if len(seq) == 0 || seq[len(seq)-1] != e.Phase {
+			seq = append(seq, e.Phase)
+		}
+	}
+	if got := strings.Join(seq, " "); got != "download verify extract done" {
+		t.Errorf("phases = %s\n%s", got, events.String())
+	}
+	if lastBytes != int64(len(body)) || total != int64(len(body)) {
+		t.Errorf("last bytes event %d of %d, want %d", lastBytes, total, len(body))
+	}
+	if strings.Contains(events.String(), "s3cret") {
+		t.Errorf("a password reached the events:\n%s", events.String())
+	}
+
+	// Without a sha256 nothing is verified, and no verify phase claims it.
+	events.Reset()
+	m := binaryManifest("other", "1.0.0", srv.add("/b.tar", body), "agent", "")
+	if _, _, err := in.Install(context.Background(), Request{Agent: m}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(events.String(), `"phase":"verify"`) {
+		t.Errorf("verify phase without a sha256:\n%s", events.String())
+	}
+}

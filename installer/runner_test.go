@@ -231,12 +231,23 @@ func TestInstallUvx(t *testing.T) {
 	if err != nil || string(out) != "uv-agent serve\n" {
 		t.Errorf("run: %q %v", out, err)
 	}
-	// GC of a newer version removes the old tool environment too.
-	if _, _, err := in.Install(context.Background(), Request{Agent: uvxManifest("0.5.0")}); err != nil {
-		t.Fatal(err)
+	// GC keeps the previous version's tool environment for rollback, and
+	// removes it with the version once that is older still.
+	for _, v := range []string{"0.5.0", "0.6.0"} {
+		if _, _, err := in.Install(context.Background(), Request{Agent: uvxManifest(v)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(toolDir); err != nil {
+			t.Fatalf("after installing %s: %v", v, err)
+		}
 	}
 	if removed, err := in.GC("demo"); err != nil || len(removed) != 1 || removed[0] != "0.4.1" {
 		t.Errorf("gc = %v %v", removed, err)
+	}
+	if prev, err := in.Previous("demo"); err != nil || prev.Version != "0.5.0" {
+		t.Errorf("previous = %+v %v", prev, err)
+	} else if _, err := os.Stat(prev.Launch.Command); err != nil {
+		t.Errorf("gc broke the previous install kept for rollback: %v", err)
 	}
 	if _, err := os.Stat(toolDir); !os.IsNotExist(err) {
 		t.Errorf("gc kept the old tool environment %s", toolDir)

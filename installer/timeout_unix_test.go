@@ -7,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,9 +17,6 @@ import (
 // npm that stalls is stopped after InstallTimeout with install-failed, and
 // what it started (a lifecycle script's child) is gone with it.
 func TestInstallTimeoutKillsTheGroup(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake npm is a shell script")
-	}
 	pidFile := filepath.Join(t.TempDir(), "child.pid")
 	npm := filepath.Join(t.TempDir(), "npm")
 	os.WriteFile(npm, []byte("#!/bin/sh\necho 'npm http fetch GET 200 https://registry.npmjs.org/x'\nsleep 60 &\necho $! > "+pidFile+"\nwait\n"), 0o755)

@@ -138,7 +138,11 @@ type Installer struct {
 	// (0: wait until ctx ends). After a second of waiting a line says so.
 	// resolve and run set a bound; install waits.
 	LockWait time.Duration
-	// Force makes gc and uninstall remove versions a running process uses.
+	// Force makes gc and uninstall remove versions a running process
+	// uses, and lets a forced reinstall (Request.Force) replace the files
+	// of a version a running agent uses, which Install otherwise refuses
+	// with ErrInUse. A stronger switch than Request.Force: a CLI should
+	// not set it from `install --force` alone.
 	Force bool
 	// RecentUse is how long a version resolved (MarkUsed) counts as in use
 	// where the OS cannot tell which files running processes use (all but
@@ -165,7 +169,10 @@ type Request struct {
 	Dist registry.Kind
 	// Preview uses the manifest's preview block.
 	Preview bool
-	// Force reinstalls even when the version is installed.
+	// Force reinstalls even when the version is installed, and retries a
+	// remembered failure. A version a running agent uses (acp run's Hold,
+	// or a process found through /proc on Linux) is not replaced: the
+	// error wraps ErrInUse, unless Installer.Force.
 	Force bool
 	// Version, when set, must equal the version the registry offers.
 	Version string
