@@ -501,12 +501,20 @@ func (c *checker) pkg(k registry.Kind, ptr string, p map[string]any, version, mi
 	}
 	want := suggestedVersion(version)
 	switch {
+	case spec.Range != "":
+		c.add(ptr, false, RulePackageUnpinned, SeverityWarning,
+			"package %q allows a range of versions (%s), not one: clients would run whatever is newest in it; write %q", specStr, spec.Range, spec.Name+spec.Extras+op+want)
 	case spec.Version == "":
 		c.add(ptr, false, RulePackageUnpinned, SeverityWarning,
 			"package %q is not pinned to a version: clients would run whatever is newest; write %q", specStr, spec.Name+spec.Extras+op+want)
 	case strings.EqualFold(spec.Version, "latest"):
 		c.add(ptr, false, RulePackageLatest, SeverityError,
 			"package %q is pinned to \"latest\", which changes under the manifest: write %q", specStr, spec.Name+spec.Extras+op+want)
+	case k == registry.KindNpx && !registry.ExactNPMVersion(spec.Version):
+		// npm reads "@1.2" as 1.2.x and "@^1.2.0" as a range: whatever
+		// matches newest is installed, whatever "version" says.
+		c.add(ptr, false, mismatchRule, SeverityError,
+			"package %q pins %q, which npm reads as a range of versions, not one: write %q", specStr, spec.Version, PackageSpecWithVersion(spec, want))
 	case version != "" && !registry.SameVersion(spec.Version, version):
 		fixed := PackageSpecWithVersion(spec, want)
 		c.add(ptr, false, mismatchRule, SeverityError,
@@ -565,28 +573,10 @@ func (c *checker) preview(pv map[string]any) {
 	}
 }
 
-// reservedEnv are variables a manifest may not set: they would let an
-// agent's manifest redirect the launcher (PATH, loader and interpreter
-// hooks), the user's home, or the network and its trust roots.
-var reservedEnv = map[string]bool{
-	"PATH": true, "HOME": true, "NODE_OPTIONS": true, "NODE_PATH": true, "PYTHONPATH": true, "PYTHONHOME": true,
-	"PYTHONSTARTUP": true, "HTTP_PROXY": true, "HTTPS_PROXY": true, "ALL_PROXY": true, "NO_PROXY": true,
-	"FTP_PROXY": true, "SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "NODE_EXTRA_CA_CERTS": true,
-	"REQUESTS_CA_BUNDLE": true, "CURL_CA_BUNDLE": true, "NODE_TLS_REJECT_UNAUTHORIZED": true,
-	"COMSPEC": true, "SYSTEMROOT": true,
-}
-
-// ReservedEnv reports whether a manifest may not set the variable name.
-func ReservedEnv(name string) bool {
-	u := strings.ToUpper(name)
-	return reservedEnv[u] || strings.HasPrefix(u, "LD_") || strings.HasPrefix(u, "DYLD_")
-}
-
 func (c *checker) env(ptr string, env map[string]any) {
 	for _, k := range sortedKeys(env) {
-		if ReservedEnv(k) {
-			c.add(ptr+"/"+escapePointer(k), true, RuleEnvReserved, SeverityError,
-				"env sets %s, which would hijack the launcher or the host: remove it", k)
+		if registry.ReservedEnv(k) {
+			c.add(ptr+"/"+escapePointer(k), true, RuleEnvReserved, SeverityError, "%s", registry.ReservedEnvMessage(k))
 		}
 	}
 }

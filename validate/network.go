@@ -163,7 +163,7 @@ func (n *netChecks) pkg(r *AgentResult, k registry.Kind, p *registry.Package, pt
 	}
 	spec, err := registry.ParsePackage(k, p.Package)
 	// Malformed, unpinned and "latest" specs are the offline rules' job.
-	if err != nil || spec.Version == "" || spec.Version == "latest" {
+	if err != nil || spec.Version == "" || spec.Version == "latest" || (k == registry.KindNpx && !registry.ExactNPMVersion(spec.Version)) {
 		return
 	}
 	m, list, run := n.npm, &n.npmList, n.checkNPM
