@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 // ValidateManifest runs every offline check on one agent.json: JSON syntax
@@ -160,6 +162,7 @@ var fieldHints = map[string]string{
 }
 
 func (c *checker) rules(root map[string]any, dirName string) {
+	c.text("", root)
 	for k := range root {
 		if !knownFields[k] {
 			fix := fieldHints[k]
@@ -203,6 +206,11 @@ func (c *checker) rules(root map[string]any, dirName string) {
 		c.version(version)
 	}
 
+	for _, f := range []string{"repository", "website", "license_url", "icon"} {
+		if s, ok := root[f].(string); ok {
+			c.credentials("/"+f, s)
+		}
+	}
 	for _, f := range []string{"repository", "website", "license_url"} {
 		if s, ok := root[f].(string); ok && !absoluteURL(s) {
 			c.add("/"+f, false, RuleURLFormat, SeverityError,
@@ -273,6 +281,81 @@ func (c *checker) version(v string) {
 	c.add("/version", false, RuleVersionSemver, SeverityError, "version %q is not a semantic version X.Y.Z: %s", v, fix)
 }
 
+// text reports every string of the manifest, member names included, that
+// holds a control or bidirectional-override character: acp list/info and CI
+// logs would print it to terminals (screen clearing, fake rows, workflow
+// commands). A tab is allowed in the description only.
+func (c *checker) text(ptr string, v any) {
+	switch x := v.(type) {
+	case string:
+		if r, ok := controlIn(x, ptr == "/description"); ok {
+			c.add(ptr, false, RuleTextControl, SeverityError,
+				"%s holds the control character %U, which terminals and CI logs act on: remove it", fieldName(ptr), r)
+		}
+	case []any:
+		for i, e := range x {
+			c.text(ptr+"/"+strconv.Itoa(i), e)
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			child := ptr + "/" + escapePointer(k)
+			if r, ok := controlIn(k, false); ok {
+				c.add(child, true, RuleTextControl, SeverityError,
+					"the field name %s holds the control character %U, which terminals and CI logs act on: remove it", safetext.Terminal(strconv.Quote(k)), r)
+			}
+			c.text(child, x[k])
+		}
+	}
+}
+
+// controlIn finds the first character of s that safetext would not print
+// as is (a C0 or C1 control, DEL, a bidirectional control), or a tab unless
+// tabs are allowed.
+func controlIn(s string, tabOK bool) (rune, bool) {
+	if !safetext.Unsafe(s) {
+		if !tabOK && strings.IndexByte(s, '\t') >= 0 {
+			return '\t', true
+		}
+		return 0, false
+	}
+	for _, r := range s {
+		if r == '\t' {
+			if tabOK {
+				continue
+			}
+			return r, true
+		}
+		if safetext.Unsafe(string(r)) {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// credentials reports a URL whose authority carries a user name or a
+// password: "https://github.com@evil.example/" reads as github.com to a
+// person and goes to evil.example, and a password in a manifest is public.
+func (c *checker) credentials(ptr, s string) {
+	_, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	at := strings.LastIndexByte(rest, '@')
+	if at < 0 {
+		return
+	}
+	what := "a user name"
+	if strings.Contains(rest[:at], ":") {
+		what = "a user name and password"
+	}
+	c.add(ptr, false, RuleURLCredentials, SeverityError,
+		"%s carries %s before \"@\", so it goes to %q whatever the text before \"@\" says: remove everything between \"://\" and \"@\"",
+		fieldName(ptr), what, rest[at+1:])
+}
+
 func stripLeadingZeros(v string) string {
 	parts := strings.Split(v, ".")
 	for i, p := range parts {
@@ -309,6 +392,7 @@ func (c *checker) binary(b map[string]any, version string) {
 		}
 		ptr := "/distribution/binary/" + escapePointer(key)
 		if a, ok := t["archive"].(string); ok && a != "" {
+			c.credentials(ptr+"/archive", a)
 			c.archive(ptr+"/archive", a, version)
 		}
 		if cmd, ok := t["cmd"].(string); ok {

@@ -195,6 +195,21 @@ var ruleCases = []ruleCase{
 	{name: "env LOCALAPPDATA", rule: RuleEnvReserved, want: true, edits: []string{`"DEMO_LOG": "1"`, `"LOCALAPPDATA": "x"`}, ptr: "/distribution/npx/env/LOCALAPPDATA"},
 	{name: "env SystemRoot", rule: RuleEnvReserved, want: true, edits: []string{`"DEMO_LOG": "1"`, `"SystemRoot": "x"`}, ptr: "/distribution/npx/env/SystemRoot"},
 	{name: "env PATHEXT", rule: RuleEnvReserved, want: true, edits: []string{`"DEMO_MODE": "acp"`, `"PATHEXT": ".JS"`}, ptr: "/distribution/binary/linux-x86_64/env/PATHEXT"},
+	{name: "text escape in name", rule: RuleTextControl, want: true, edits: []string{`"Demo Agent"`, `"Demo\u001b[2J Agent"`}, ptr: "/name", at: `"Demo\u001b`, msg: "U+001B"},
+	{name: "text newline in an author", rule: RuleTextControl, want: true, edits: []string{`["Example"]`, `["Example\n::error::x"]`}, ptr: "/authors/0", msg: "U+000A"},
+	{name: "text C1 in license", rule: RuleTextControl, want: true, edits: []string{`"MIT"`, `"MIT\u009b"`}, ptr: "/license", msg: "U+009B"},
+	{name: "text bidi override in args", rule: RuleTextControl, want: true, edits: []string{`["--acp"]`, `["--acp\u202e"]`}, ptr: "/distribution/npx/args/0", msg: "U+202E"},
+	{name: "text bidi isolate in env value", rule: RuleTextControl, want: true, edits: []string{`"DEMO_LOG": "1"`, `"DEMO_LOG": "1\u2066"`}, ptr: "/distribution/npx/env/DEMO_LOG", msg: "U+2066"},
+	{name: "text tab in name", rule: RuleTextControl, want: true, edits: []string{`"Demo Agent"`, `"Demo\tAgent"`}, ptr: "/name", msg: "U+0009"},
+	{name: "text control in a field name", rule: RuleTextControl, want: true, edits: []string{`"license": "MIT",`, `"license": "MIT", "x\u0007": 1,`}, ptr: "/x\u0007", at: `"x\u0007"`, msg: "field name"},
+	{name: "text tab in description", rule: RuleTextControl, want: false, edits: []string{`"A demo agent"`, `"A demo\tagent, ünïcödé ✓"`}},
+
+	{name: "url user and password", rule: RuleURLCredentials, want: true, edits: []string{`"https://github.com/example/demo"`, `"https://user:secret@github.com/example/demo"`}, ptr: "/repository", at: `"https://user:`, msg: "user name and password"},
+	{name: "url user name posing as host", rule: RuleURLCredentials, want: true, edits: []string{`"https://example.com"`, `"https://github.com@evil.example/"`}, ptr: "/website", msg: `goes to "evil.example"`},
+	{name: "url credentials in license_url", rule: RuleURLCredentials, want: true, edits: []string{`"https://example.com/license"`, `"https://a@example.com/license"`}, ptr: "/license_url"},
+	{name: "url credentials in archive", rule: RuleURLCredentials, want: true, edits: []string{`https://github.com/example/demo/releases/download/v1.2.3/demo-linux-x64.zip`, `https://github.com@evil.example/example/demo/releases/download/v1.2.3/demo-linux-x64.zip`}, ptr: "/distribution/binary/linux-x86_64/archive", msg: "user name"},
+	{name: "url at sign in the path", rule: RuleURLCredentials, want: false, edits: []string{`"https://example.com"`, `"https://www.npmjs.com/package/@example/demo?v=a@b#c@d"`}},
+
 	{name: "env own names", rule: RuleEnvReserved, want: false, edits: []string{`"DEMO_LOG": "1"`, `"DEMO_PATH": "x", "HOMEPAGE": "y", "LDAP_URL": "z"`}},
 }
 
@@ -291,7 +306,7 @@ func TestRulesAllCovered(t *testing.T) {
 		RuleVersionSemver, RuleVersionLeadingZero, RuleURLFormat, RuleLicenseURLMissing, RuleDistributionEmpty,
 		RuleBinaryOSCoverage, RuleBinaryArchiveHTTPS, RuleBinaryArchiveFormat, RuleBinaryCmdPath, RuleBinaryCmdArgs, RuleBinaryLatest,
 		RuleBinaryVersionMismatch, RulePackageLatest, RulePackageVersionMismatch, RulePackageUnpinned, RulePackageName,
-		RulePreviewVersion, RulePreviewDistribution, RulePreviewVersionMismatch, RuleEnvReserved}
+		RulePreviewVersion, RulePreviewDistribution, RulePreviewVersionMismatch, RuleEnvReserved, RuleTextControl, RuleURLCredentials}
 	for _, rule := range rules {
 		pos, neg := false, false
 		for _, tc := range ruleCases {
