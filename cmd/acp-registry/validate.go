@@ -84,6 +84,8 @@ func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateF
 	opts.VerifyArchives = f.verifyArchives
 	opts.Jobs = f.jobs
 	opts.Stderr = s.Err
+	// Printing needs only the problems: keep nothing else of an agent.
+	opts.Lean = true
 	rep, err := validate.Run(ctx, paths, opts)
 	if errors.Is(err, validate.ErrUnknownAgent) {
 		return &cli.UsageError{Err: err}
@@ -91,6 +93,7 @@ func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateF
 	if err != nil {
 		return err
 	}
+	defer rep.Close()
 	switch format {
 	case "json":
 		err = validate.WriteJSON(s.Out, rep)

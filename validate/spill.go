@@ -1,0 +1,315 @@
+package validate
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Lean runs (validate --skip-urls) keep nothing of an agent once it is
+// checked: its problems are encoded into a temporary file as soon as they
+// are known, and the report keeps one small record per agent (its id,
+// folder and where its problems are), which it sorts at the end and reads
+// back in order while printing. So memory does not grow with manifests or
+// icons, and the report stays sorted by id as the contract says.
+
+// rec is what a lean report keeps of one agent.
+type rec struct {
+	path string // folder as reported
+	id   string // "" when it is the folder's base name (the usual case)
+	off  int64  // where its encoded problems start in the spill file
+	n    int32  // their length
+	errs int32
+	warn int32
+	// idLine/idCol place the manifest's "id" (for id-duplicate); idLine is
+	// 0 when the manifest declared no id, and then it takes part in no
+	// duplicate.
+	idLine, idCol int32
+	dups          *[]Problem // id-duplicate problems, rare
+}
+
+func (r *rec) ID() string {
+	if r.id != "" {
+		return r.id
+	}
+	return path.Base(r.path)
+}
+
+type spill struct {
+	f    *os.File
+	mu   sync.Mutex
+	off  int64
+	recs []rec
+}
+
+// runLean is Run for callers that only print the report (Options.Lean).
+func runLean(ctx context.Context, paths []string, units []unit, opts Options) (*Report, error) {
+	f, err := os.CreateTemp("", "acp-validate-*")
+	if err != nil {
+		return nil, fmt.Errorf("create a temporary file for the report: %w", err)
+	}
+	// Unlinked at once where the OS allows it, so nothing is left behind
+	// even when the process is killed; elsewhere Close removes it.
+	removed := os.Remove(f.Name()) == nil
+	sp := &spill{f: f, recs: make([]rec, len(units))}
+	rep := &Report{Strict: opts.Strict, spill: sp, spillName: f.Name(), spillRemoved: removed}
+	var werr error
+	var werrOnce sync.Once
+	bufs := sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+	err = forEach(ctx, units, func(i int, r *AgentResult) {
+		if opts.OnAgent != nil {
+			opts.OnAgent(r)
+		}
+		sortProblems(r.Problems)
+		bp := bufs.Get().(*[]byte)
+		b := appendProblems((*bp)[:0], r.Problems)
+		rc := rec{path: r.Path, n: int32(len(b))}
+		if r.ID != path.Base(r.Path) {
+			rc.id = r.ID
+		}
+		for _, p := range r.Problems {
+			if p.Severity == SeverityError {
+				rc.errs++
+			} else {
+				rc.warn++
+			}
+		}
+		if r.Manifest != nil && r.Manifest.ID != "" {
+			l, c := r.index.at("/id", false)
+			rc.idLine, rc.idCol = int32(max(l, 1)), int32(c)
+		}
+		sp.mu.Lock()
+		rc.off = sp.off
+		_, err := sp.f.Write(b)
+		sp.off += int64(len(b))
+		sp.recs[i] = rc
+		sp.mu.Unlock()
+		*bp = b
+		bufs.Put(bp)
+		if err != nil {
+			werrOnce.Do(func() { werr = err })
+		}
+	})
+	if err == nil && werr != nil {
+		err = fmt.Errorf("write the report's temporary file: %w", werr)
+	}
+	if err != nil {
+		rep.Close()
+		return nil, err
+	}
+	recs := sp.recs
+	sort.Slice(recs, func(i, j int) bool {
+		a, b := &recs[i], &recs[j]
+		if ai, bi := a.ID(), b.ID(); ai != bi {
+			return ai < bi
+		}
+		return a.path < b.path
+	})
+	leanDuplicates(recs)
+	if len(opts.Agents) > 0 {
+		if recs, err = selectRecs(recs, opts.Agents, paths); err != nil {
+			rep.Close()
+			return nil, err
+		}
+	}
+	sp.recs = recs
+	for i := range recs {
+		r := &recs[i]
+		errs, warn := int(r.errs), int(r.warn)
+		if r.dups != nil {
+			errs += len(*r.dups)
+		}
+		rep.Summary.Errors += errs
+		rep.Summary.Warnings += warn
+		if errs > 0 || (opts.Strict && warn > 0) {
+			rep.Summary.Invalid++
+		}
+	}
+	rep.Summary.Agents = len(recs)
+	return rep, nil
+}
+
+// leanDuplicates is checkDuplicates over records sorted by id.
+func leanDuplicates(recs []rec) {
+	for i := 0; i < len(recs); {
+		j := i
+		id := recs[i].ID()
+		var group []int
+		for ; j < len(recs) && recs[j].ID() == id; j++ {
+			if recs[j].idLine > 0 {
+				group = append(group, j)
+			}
+		}
+		if len(group) > 1 {
+			for _, k := range group {
+				var others []string
+				for _, o := range group {
+					if o != k {
+						others = append(others, showJoin(recs[o].path, "agent.json"))
+					}
+				}
+				sort.Strings(others)
+				ps := []Problem{{File: showJoin(recs[k].path, "agent.json"), Line: int(recs[k].idLine), Column: int(recs[k].idCol),
+					Pointer: "/id", Rule: RuleIDDuplicate, Severity: SeverityError,
+					Message: fmt.Sprintf("id %q is also used by %s: ids must be unique; rename one", id, strings.Join(others, ", "))}}
+				recs[k].dups = &ps
+			}
+		}
+		i = j
+	}
+}
+
+// selectRecs is selectAgents over records.
+func selectRecs(recs []rec, want []string, paths []string) ([]rec, error) {
+	set := map[string]bool{}
+	for _, w := range want {
+		set[w] = false
+	}
+	var out []rec
+	for _, r := range recs {
+		id, name := r.ID(), path.Base(r.path)
+		_, byID := set[id]
+		_, byName := set[name]
+		if byID || byName {
+			out = append(out, r)
+			if byID {
+				set[id] = true
+			}
+			if byName {
+				set[name] = true
+			}
+		}
+	}
+	var missing []string
+	for w, found := range set {
+		if !found {
+			missing = append(missing, w)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		known := fmt.Sprintf("%d agents", len(recs))
+		if len(recs) <= 10 {
+			ids := make([]string, len(recs))
+			for i := range recs {
+				ids[i] = recs[i].ID()
+			}
+			known = "agents: " + strings.Join(ids, ", ")
+			if len(recs) == 0 {
+				known = "it holds no agents"
+			}
+		}
+		return nil, &unknownAgentError{fmt.Sprintf("no agent %s in %s (%s): check the id", strings.Join(quoteAll(missing), ", "), strings.Join(paths, ", "), known)}
+	}
+	return out, nil
+}
+
+// each reads the records back in order as results.
+func (sp *spill) each(strict bool, fn func(*AgentResult) error) error {
+	var buf []byte
+	var ps []Problem
+	for i := range sp.recs {
+		r := &sp.recs[i]
+		if cap(buf) < int(r.n) {
+			buf = make([]byte, r.n)
+		}
+		buf = buf[:r.n]
+		if _, err := sp.f.ReadAt(buf, r.off); err != nil && !(errors.Is(err, io.EOF) && r.n == 0) {
+			return fmt.Errorf("read back the report's temporary file: %w", err)
+		}
+		var err error
+		if ps, err = decodeProblems(buf, ps[:0]); err != nil {
+			return err
+		}
+		if r.dups != nil {
+			ps = append(ps, *r.dups...)
+			sortProblems(ps)
+		}
+		errs := r.errs
+		if r.dups != nil {
+			errs += int32(len(*r.dups))
+		}
+		a := &AgentResult{ID: r.ID(), Path: r.path, Problems: ps,
+			Valid: errs == 0 && (!strict || r.warn == 0)}
+		if a.Problems == nil {
+			a.Problems = []Problem{}
+		}
+		if err := fn(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// appendProblems encodes problems compactly; decodeProblems reverses it.
+func appendProblems(b []byte, ps []Problem) []byte {
+	for _, p := range ps {
+		b = appendString(b, p.File)
+		b = binary.AppendUvarint(b, uint64(p.Line))
+		b = binary.AppendUvarint(b, uint64(p.Column))
+		b = appendString(b, p.Pointer)
+		b = appendString(b, p.Rule)
+		b = appendString(b, string(p.Severity))
+		b = appendString(b, p.Message)
+	}
+	return b
+}
+
+var errCorruptSpill = errors.New("the report's temporary file was changed while validate ran")
+
+func decodeProblems(b []byte, ps []Problem) ([]Problem, error) {
+	str := func() (string, bool) {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < n {
+			return "", false
+		}
+		s := string(b[k : k+int(n)])
+		b = b[k+int(n):]
+		return s, true
+	}
+	num := func() (int, bool) {
+		n, k := binary.Uvarint(b)
+		if k <= 0 {
+			return 0, false
+		}
+		b = b[k:]
+		return int(n), true
+	}
+	for len(b) > 0 {
+		var p Problem
+		var sev string
+		ok := true
+		var o bool
+		p.File, o = str()
+		ok = ok && o
+		p.Line, o = num()
+		ok = ok && o
+		p.Column, o = num()
+		ok = ok && o
+		p.Pointer, o = str()
+		ok = ok && o
+		p.Rule, o = str()
+		ok = ok && o
+		sev, o = str()
+		ok = ok && o
+		p.Message, o = str()
+		if !ok || !o {
+			return nil, errCorruptSpill
+		}
+		p.Severity = Severity(sev)
+		ps = append(ps, p)
+	}
+	return ps, nil
+}
