@@ -40,7 +40,7 @@ func ReservedEnvMessage(name string) string {
 // folders, files) are held to them when loaded.
 func CheckAgent(m *Manifest) error {
 	check := func(where string, d Distribution) error {
-		for _, p := range sortedPlatforms(d.Binary) {
+		for _, p := range SortedPlatforms(d.Binary) {
 			if err := checkEnv(where+"binary "+string(p), d.Binary[p].Env); err != nil {
 				return err
 			}
@@ -80,13 +80,4 @@ func checkEnv(where string, env map[string]string) error {
 		}
 	}
 	return nil
-}
-
-func sortedPlatforms(b map[Platform]BinaryTarget) []Platform {
-	ps := make([]Platform, 0, len(b))
-	for p := range b {
-		ps = append(ps, p)
-	}
-	sort.Slice(ps, func(i, j int) bool { return ps[i] < ps[j] })
-	return ps
 }
