@@ -222,10 +222,22 @@ func lineCol(data []byte, off int) (line, col int) {
 	return line, utf8.RuneCount(before[start:]) + 1
 }
 
-// jsonError is a fatal syntax error at a byte offset.
+// jsonError is a syntax error at a byte offset. The first error of a
+// document carries in more the others found after it: the scanner gets
+// past a trailing or missing comma (the usual slips of hand-editing), so
+// one run reports them all.
 type jsonError struct {
-	off int
-	msg string
+	off  int
+	msg  string
+	more []*jsonError
+}
+
+// all lists e and the errors after it.
+func (e *jsonError) all() []*jsonError {
+	if e == nil {
+		return nil
+	}
+	return append([]*jsonError{e}, e.more...)
 }
 
 func (e *jsonError) Error() string { return e.msg }
@@ -253,6 +265,18 @@ type scanner struct {
 	// keyOff is the key offset of the member being parsed, -1 otherwise.
 	rec    map[string]span
 	keyOff int
+	// soft are the errors the scanner got past.
+	soft []*jsonError
+}
+
+// maxSoftErrors bounds the errors one document reports.
+const maxSoftErrors = 50
+
+// recover records an error the scanner can get past, at byte off; it
+// reports false when there are too many to go on.
+func (s *scanner) recover(off int, format string, args ...any) bool {
+	s.soft = append(s.soft, &jsonError{off: off, msg: fmt.Sprintf(format, args...)})
+	return len(s.soft) < maxSoftErrors
 }
 
 type pathStep struct {
@@ -297,6 +321,14 @@ func parseJSONCount(data []byte) (any, *posIndex, []dupKey, int, *jsonError) {
 		if s.i < len(s.data) {
 			err = s.errf("unexpected %s after the end of the JSON value: remove it", s.what())
 		}
+	}
+	if len(s.soft) > 0 {
+		all := s.soft
+		if err != nil {
+			all = append(all, err)
+		}
+		err = all[0]
+		err.more = all[1:]
 	}
 	return v, &posIndex{data: data}, s.dups, s.values, err
 }
@@ -380,13 +412,19 @@ func (s *scanner) object() (any, *jsonError) {
 		s.depth--
 		return obj, nil
 	}
+	comma := -1 // offset of the comma before this member
 	for {
 		s.ws()
 		if s.i >= len(s.data) {
 			return nil, s.errf("unexpected end of file inside an object: add the missing }")
 		}
-		if s.data[s.i] == '}' {
-			return nil, s.errf("trailing comma before }: remove the comma")
+		if s.data[s.i] == '}' && comma >= 0 {
+			if !s.recover(comma, "trailing comma before }: remove the comma") {
+				return nil, s.errf("too many syntax errors: fix the ones above and run again")
+			}
+			s.i++
+			s.depth--
+			return obj, nil
 		}
 		if s.data[s.i] != '"' {
 			return nil, s.errf("unexpected %s: expected a field name in double quotes", s.what())
@@ -419,11 +457,18 @@ func (s *scanner) object() (any, *jsonError) {
 		}
 		switch s.data[s.i] {
 		case ',':
+			comma = s.i
 			s.i++
 		case '}':
 			s.i++
 			s.depth--
 			return obj, nil
+		case '"':
+			// A missing comma between members: say so and read on.
+			if !s.recover(s.i, "unexpected %s after the value of %q: expected ',' or '}' (a missing comma?)", s.what(), key) {
+				return nil, s.errf("too many syntax errors: fix the ones above and run again")
+			}
+			comma = -1
 		default:
 			return nil, s.errf("unexpected %s after the value of %q: expected ',' or '}' (a missing comma?)", s.what(), key)
 		}
@@ -442,10 +487,16 @@ func (s *scanner) array() (any, *jsonError) {
 		s.depth--
 		return arr, nil
 	}
+	comma := -1
 	for {
 		s.ws()
-		if s.i < len(s.data) && s.data[s.i] == ']' {
-			return nil, s.errf("trailing comma before ]: remove the comma")
+		if s.i < len(s.data) && s.data[s.i] == ']' && comma >= 0 {
+			if !s.recover(comma, "trailing comma before ]: remove the comma") {
+				return nil, s.errf("too many syntax errors: fix the ones above and run again")
+			}
+			s.i++
+			s.depth--
+			return arr, nil
 		}
 		s.path = append(s.path, pathStep{idx: len(arr)})
 		v, err := s.value()
@@ -460,11 +511,18 @@ func (s *scanner) array() (any, *jsonError) {
 		}
 		switch s.data[s.i] {
 		case ',':
+			comma = s.i
 			s.i++
 		case ']':
 			s.i++
 			s.depth--
 			return arr, nil
+		case '"', '{', '[':
+			// A missing comma between items: say so and read on.
+			if !s.recover(s.i, "unexpected %s in an array: expected ',' or ']' (a missing comma?)", s.what()) {
+				return nil, s.errf("too many syntax errors: fix the ones above and run again")
+			}
+			comma = -1
 		default:
 			return nil, s.errf("unexpected %s in an array: expected ',' or ']' (a missing comma?)", s.what())
 		}

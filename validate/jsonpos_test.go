@@ -2,6 +2,7 @@ package validate
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -108,6 +109,34 @@ func TestParseJSONDuplicateKeys(t *testing.T) {
 	}
 }
 
+// Every slip the scanner can get past is reported, each at its place: a
+// contributor fixes them all in one go.
+func TestParseJSONReportsEverySyntaxError(t *testing.T) {
+	src := "{\n  \"id\": \"x\"\n  \"name\": \"y\",\n  \"authors\": [\"a\" \"b\",],\n  \"distribution\": {\"npx\": {\"package\": \"p\",},},\n}\n"
+	_, idx, _, err := parseJSON([]byte(src))
+	var got []string
+	for _, e := range err.all() {
+		line, col := lineCol(idx.data, e.off)
+		got = append(got, fmt.Sprintf("%d:%d %s", line, col, e.msg[:strings.IndexByte(e.msg, ':')]))
+	}
+	want := []string{
+		`3:3 unexpected character '"' after the value of "id"`,
+		`4:19 unexpected character '"' in an array`,
+		`4:22 trailing comma before ]`,
+		`5:42 trailing comma before }`,
+		`5:44 trailing comma before }`,
+		`5:46 trailing comma before }`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("errors\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The validator reports each one.
+	r := ValidateManifest("x/agent.json", []byte(src), "x")
+	if n := len(r.Problems); n != len(want) {
+		t.Errorf("ValidateManifest reports %d problems, want %d: %+v", n, len(want), r.Problems)
+	}
+}
+
 func TestParseJSONSyntaxErrors(t *testing.T) {
 	tests := []struct {
 		src       string
@@ -116,8 +145,9 @@ func TestParseJSONSyntaxErrors(t *testing.T) {
 	}{
 		{"", 1, 1, "unexpected end of file"},
 		{"{\n  \"id\": \"x\"\n  \"name\": \"y\"\n}", 3, 3, "missing comma"},
-		{"{\"id\": \"x\",}", 1, 12, "trailing comma"},
-		{"[1, 2,]", 1, 7, "trailing comma"},
+		{"{\"id\": \"x\",}", 1, 11, "trailing comma"},
+		{"{\"id\": \"x\",\n}", 1, 11, "trailing comma"},
+		{"[1, 2,]", 1, 6, "trailing comma"},
 		{"{\"id\": 'x'}", 1, 8, "double quotes"},
 		{"{id: 1}", 1, 2, "field name in double quotes"},
 		{"{\"a\" 1}", 1, 6, "expected ':'"},

@@ -86,7 +86,9 @@ func (c *checker) manifest(r *AgentResult, data []byte, dirName string) {
 	c.idx = idx
 	r.index = idx
 	if jerr != nil {
-		c.addAt(jerr.off, data, RuleJSONSyntax, "%s", jerr.msg)
+		for _, e := range jerr.all() {
+			c.addAt(e.off, data, RuleJSONSyntax, "%s", e.msg)
+		}
 		return
 	}
 	for _, d := range dups {
