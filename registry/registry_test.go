@@ -128,6 +128,16 @@ func TestVersions(t *testing.T) {
 	if !HasLeadingZero("2026.10.01") || HasLeadingZero("2026.10.10") || HasLeadingZero("0.1.0") {
 		t.Error("HasLeadingZero is wrong")
 	}
+	for _, c := range [][2]string{{"1.2", "1.2.0"}, {"v1.2.3", "1.2.3"}, {"2026.10.01", "2026.10.1"}, {"1", "1.0.0"}, {"1.2.3-preview.1", "1.2.3-preview.1"}} {
+		if !SameVersion(c[0], c[1]) || !SameVersion(c[1], c[0]) {
+			t.Errorf("SameVersion(%q, %q) = false", c[0], c[1])
+		}
+	}
+	for _, c := range [][2]string{{"1.2.1", "1.2.0"}, {"1.2.3-preview.1", "1.2.3"}, {"1.2.3", "1.2.3.4"}, {"1.10.0", "1.1.0"}, {"x", "1.0.0"}} {
+		if SameVersion(c[0], c[1]) || SameVersion(c[1], c[0]) {
+			t.Errorf("SameVersion(%q, %q) = true", c[0], c[1])
+		}
+	}
 	if !SameVersion("1.2", "1.2.0") || SameVersion("1.2.1", "1.2.0") {
 		t.Error("SameVersion should compare semantically")
 	}

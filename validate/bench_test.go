@@ -3,6 +3,7 @@ package validate
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -118,4 +119,28 @@ func BenchmarkValidateManifest(b *testing.B) {
 	for b.Loop() {
 		ValidateManifest("demo/agent.json", data, "demo")
 	}
+}
+
+// BenchmarkValidateLean is validate --skip-urls as the command runs it
+// (Options.Lean: problems spilled, nothing kept) over 5,000 corpus agents,
+// with the text report written: the path bench/ compares with the floor.
+func BenchmarkValidateLean(b *testing.B) {
+	dst := os.Getenv("ACP_BENCH_TREE") // a tree written before, to profile only validation
+	if dst == "" {
+		dst = b.TempDir()
+		writeBenchTree(b, dst, 5000)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		rep, err := Run(context.Background(), []string{dst}, Options{SkipURLs: true, Lean: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := WriteText(io.Discard, rep, false); err != nil {
+			b.Fatal(err)
+		}
+		rep.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/5000, "µs/agent")
 }

@@ -164,7 +164,9 @@ var fieldHints = map[string]string{
 }
 
 func (c *checker) rules(root map[string]any, dirName string) {
-	c.text("", root)
+	if mayHoldControl(c.idx.data) {
+		c.text("", root)
+	}
 	for k := range root {
 		if !knownFields[k] {
 			fix := fieldHints[k]
@@ -308,6 +310,33 @@ func (c *checker) text(ptr string, v any) {
 			c.text(child, x[k])
 		}
 	}
+}
+
+// mayHoldControl reports whether the document's bytes could decode to a
+// string that text reports: JSON holds no raw control character, so one
+// comes from an escape, DEL, or the UTF-8 lead bytes of the C1 (C2),
+// Arabic letter mark (D8) and bidirectional and separator (E2 80, E2 81)
+// ranges. Most manifests have none, and skip the walk.
+func mayHoldControl(data []byte) bool {
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			if i+1 < len(data) {
+				switch data[i+1] {
+				case 'u', 't', 'n', 'r', 'b', 'f':
+					return true
+				}
+			}
+			i++
+		case 0x7f, 0xc2, 0xd8:
+			return true
+		case 0xe2:
+			if i+1 < len(data) && (data[i+1] == 0x80 || data[i+1] == 0x81) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // controlIn finds the first character of s that safetext would not print

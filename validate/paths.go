@@ -70,7 +70,7 @@ func (e *fileProblemError) Error() string { return e.why }
 // the file without following links first, so that a FIFO or device
 // planted as agent.json is refused without being opened, and a link is
 // followed only when it stays inside the registry root.
-func (u *unit) readFile(p string, limit int64) ([]byte, error) {
+func (u *place) readFile(p string, limit int64) ([]byte, error) {
 	st, err := os.Lstat(p)
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func fileKind(m fs.FileMode) string {
 
 // outside says why the link p (or p inside a linked agent folder) leaves
 // the registry root, or "" when it stays inside.
-func (u *unit) outside(p string) string {
+func (u *place) outside(p string) string {
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

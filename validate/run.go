@@ -63,16 +63,73 @@ func DefaultPaths() []string {
 // say so with the real size, and anything past this is not read at all.
 const maxIconRead = 1 << 20
 
-// unit is one agent folder to check.
+// unit is one agent folder to check. It is kept small (a registry of
+// 20,000 agents holds 20,000 of them for the whole run): the paths are
+// derived from it when the agent is checked (place).
 type unit struct {
+	root    *rootInfo
+	name    string // folder name, "" when unknown
+	kind    uint8
+	dirLink bool // the agent folder itself is a symbolic link
+}
+
+const (
+	unitScanned uint8 = iota // root/name, found by scanning a registry root
+	unitFolder               // an agent folder given on the command line
+	unitFile                 // an agent.json given on the command line
+)
+
+// rootInfo is one path of the command line.
+type rootInfo struct {
+	given string // as given
+	show  string // as reports name it (displayPath)
+	fence string // the registry root the agent's files must stay inside
+}
+
+// place is a unit's paths, for the time it is checked.
+type place struct {
 	dirName  string // folder name, "" when unknown
 	dir      string // folder as given (or derived from) the command line
 	manifest string // agent.json path
 	scanned  bool   // found by scanning a registry root
 	root     string // the registry root its files must stay inside
-	dirLink  bool   // the agent folder itself is a symbolic link
-	show     string // the folder as reports name it (displayPath)
+	dirLink  bool
+	show     string // the folder as reports name it
 	showFile string // agent.json as reports name it
+}
+
+func (u *unit) place() *place {
+	p := &place{dirName: u.name, root: u.root.fence, dirLink: u.dirLink}
+	switch u.kind {
+	case unitScanned:
+		p.scanned = true
+		p.dir = filepath.Join(u.root.given, u.name)
+		p.manifest = filepath.Join(p.dir, registry.ManifestFile)
+		p.show = showJoin(u.root.show, u.name)
+		p.showFile = showJoin(p.show, registry.ManifestFile)
+	case unitFolder:
+		p.dir = u.root.given
+		p.manifest = filepath.Join(p.dir, registry.ManifestFile)
+		p.show = u.root.show
+		p.showFile = showJoin(p.show, registry.ManifestFile)
+	default:
+		p.manifest = u.root.given
+		p.dir = filepath.Dir(p.manifest)
+		p.showFile = u.root.show
+		p.show = path.Dir(p.showFile)
+	}
+	return p
+}
+
+// show is the folder as reports name it.
+func (u *unit) show() string {
+	switch u.kind {
+	case unitScanned:
+		return showJoin(u.root.show, u.name)
+	case unitFolder:
+		return u.root.show
+	}
+	return path.Dir(u.root.show)
 }
 
 // Run validates the agents under paths (registry roots, agent folders or
@@ -198,8 +255,8 @@ func collect(paths []string) ([]unit, error) {
 	}
 	addUnit := func(u unit) {
 		if seen != nil {
-			key := u.manifest
-			if abs, err := filepath.Abs(u.manifest); err == nil {
+			key := u.place().manifest
+			if abs, err := filepath.Abs(key); err == nil {
 				key = abs
 			}
 			if seen[key] {
@@ -216,26 +273,25 @@ func collect(paths []string) ([]unit, error) {
 		}
 		if !st.IsDir() {
 			dir := filepath.Dir(p)
-			showFile := displayPath(p)
-			addUnit(unit{dirName: folderName(dir), dir: dir, manifest: p, root: filepath.Dir(dir),
-				show: path.Dir(showFile), showFile: showFile})
+			ri := &rootInfo{given: p, show: displayPath(p), fence: filepath.Dir(dir)}
+			addUnit(unit{root: ri, name: folderName(dir), kind: unitFile})
 			continue
 		}
 		if fi, err := os.Lstat(filepath.Join(p, registry.ManifestFile)); err == nil && !fi.IsDir() {
-			show := displayPath(p)
-			addUnit(unit{dirName: folderName(p), dir: p, manifest: filepath.Join(p, registry.ManifestFile),
-				root: filepath.Join(p, ".."), show: show, showFile: showJoin(show, registry.ManifestFile)})
+			ri := &rootInfo{given: p, show: displayPath(p), fence: filepath.Join(p, "..")}
+			addUnit(unit{root: ri, name: folderName(p), kind: unitFolder})
 			continue
 		}
 		dirs, err := registry.ScanRoot(p)
 		if err != nil {
 			return nil, fmt.Errorf("%w %s: %v", ErrNoInput, p, causeOf(err))
 		}
-		showRoot := displayPath(p)
+		ri := &rootInfo{given: p, show: displayPath(p), fence: p}
+		if units == nil {
+			units = make([]unit, 0, len(dirs))
+		}
 		for _, d := range dirs {
-			show := showJoin(showRoot, d.Name)
-			addUnit(unit{dirName: d.Name, dir: d.Dir, manifest: d.ManifestPath(), scanned: true,
-				root: p, dirLink: d.Link, show: show, showFile: showJoin(show, registry.ManifestFile)})
+			addUnit(unit{root: ri, name: d.Name, kind: unitScanned, dirLink: d.Link})
 		}
 	}
 	return units, nil
@@ -263,7 +319,8 @@ func causeOf(err error) error {
 	return err
 }
 
-func checkUnit(u *unit) *AgentResult {
+func checkUnit(un *unit) *AgentResult {
+	u := un.place()
 	data, err := u.readFile(u.manifest, registry.MaxManifestSize)
 	var r *AgentResult
 	var tooLarge *registry.TooLargeError
@@ -292,13 +349,13 @@ func checkUnit(u *unit) *AgentResult {
 	return r
 }
 
-func fileProblem(u *unit, rule, msg string) *AgentResult {
+func fileProblem(u *place, rule, msg string) *AgentResult {
 	return &AgentResult{ID: u.dirName, Path: u.show, ManifestFile: u.showFile, Problems: []Problem{{
 		File: u.showFile, Rule: rule, Severity: SeverityError, Message: msg,
 	}}}
 }
 
-func checkIcon(r *AgentResult, u *unit, file, show string) {
+func checkIcon(r *AgentResult, u *place, file, show string) {
 	data, err := u.readFile(file, maxIconRead)
 	var tooLarge *registry.TooLargeError
 	var bad *fileProblemError

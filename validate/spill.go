@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"bufio"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -22,8 +23,8 @@ import (
 
 // rec is what a lean report keeps of one agent.
 type rec struct {
-	path string // folder as reported
-	id   string // "" when it is the folder's base name (the usual case)
+	unit int32  // index in spill.units
+	id   string // "" when it is the folder's name (the usual case)
 	off  int64  // where its encoded problems start in the spill file
 	n    int32  // their length
 	errs int32
@@ -35,19 +36,23 @@ type rec struct {
 	dups          *[]Problem // id-duplicate problems, rare
 }
 
-func (r *rec) ID() string {
+type spill struct {
+	f     *os.File
+	w     *bufio.Writer // batches the small writes of every agent
+	mu    sync.Mutex
+	off   int64
+	recs  []rec
+	units []unit
+}
+
+func (sp *spill) id(r *rec) string {
 	if r.id != "" {
 		return r.id
 	}
-	return path.Base(r.path)
+	return sp.units[r.unit].name
 }
 
-type spill struct {
-	f    *os.File
-	mu   sync.Mutex
-	off  int64
-	recs []rec
-}
+func (sp *spill) path(r *rec) string { return sp.units[r.unit].show() }
 
 // runLean is Run for callers that only print the report (Options.Lean).
 func runLean(ctx context.Context, paths []string, units []unit, opts Options) (*Report, error) {
@@ -58,7 +63,7 @@ func runLean(ctx context.Context, paths []string, units []unit, opts Options) (*
 	// Unlinked at once where the OS allows it, so nothing is left behind
 	// even when the process is killed; elsewhere Close removes it.
 	removed := os.Remove(f.Name()) == nil
-	sp := &spill{f: f, recs: make([]rec, len(units))}
+	sp := &spill{f: f, w: bufio.NewWriterSize(f, 64<<10), recs: make([]rec, len(units)), units: units}
 	rep := &Report{Strict: opts.Strict, spill: sp, spillName: f.Name(), spillRemoved: removed}
 	var werr error
 	var werrOnce sync.Once
@@ -70,8 +75,8 @@ func runLean(ctx context.Context, paths []string, units []unit, opts Options) (*
 		sortProblems(r.Problems)
 		bp := bufs.Get().(*[]byte)
 		b := appendProblems((*bp)[:0], r.Problems)
-		rc := rec{path: r.Path, n: int32(len(b))}
-		if r.ID != path.Base(r.Path) {
+		rc := rec{unit: int32(i), n: int32(len(b))}
+		if r.ID != units[i].name {
 			rc.id = r.ID
 		}
 		for _, p := range r.Problems {
@@ -87,7 +92,7 @@ func runLean(ctx context.Context, paths []string, units []unit, opts Options) (*
 		}
 		sp.mu.Lock()
 		rc.off = sp.off
-		_, err := sp.f.Write(b)
+		_, err := sp.w.Write(b)
 		sp.off += int64(len(b))
 		sp.recs[i] = rc
 		sp.mu.Unlock()
@@ -97,6 +102,9 @@ func runLean(ctx context.Context, paths []string, units []unit, opts Options) (*
 			werrOnce.Do(func() { werr = err })
 		}
 	})
+	if ferr := sp.w.Flush(); werr == nil {
+		werr = ferr
+	}
 	if err == nil && werr != nil {
 		err = fmt.Errorf("write the report's temporary file: %w", werr)
 	}
@@ -107,14 +115,14 @@ func runLean(ctx context.Context, paths []string, units []unit, opts Options) (*
 	recs := sp.recs
 	sort.Slice(recs, func(i, j int) bool {
 		a, b := &recs[i], &recs[j]
-		if ai, bi := a.ID(), b.ID(); ai != bi {
+		if ai, bi := sp.id(a), sp.id(b); ai != bi {
 			return ai < bi
 		}
-		return a.path < b.path
+		return sp.path(a) < sp.path(b)
 	})
-	leanDuplicates(recs)
+	sp.duplicates()
 	if len(opts.Agents) > 0 {
-		if recs, err = selectRecs(recs, opts.Agents, paths); err != nil {
+		if recs, err = sp.selectRecs(opts.Agents, paths); err != nil {
 			rep.Close()
 			return nil, err
 		}
@@ -136,13 +144,14 @@ func runLean(ctx context.Context, paths []string, units []unit, opts Options) (*
 	return rep, nil
 }
 
-// leanDuplicates is checkDuplicates over records sorted by id.
-func leanDuplicates(recs []rec) {
+// duplicates is checkDuplicates over records sorted by id.
+func (sp *spill) duplicates() {
+	recs := sp.recs
 	for i := 0; i < len(recs); {
 		j := i
-		id := recs[i].ID()
+		id := sp.id(&recs[i])
 		var group []int
-		for ; j < len(recs) && recs[j].ID() == id; j++ {
+		for ; j < len(recs) && sp.id(&recs[j]) == id; j++ {
 			if recs[j].idLine > 0 {
 				group = append(group, j)
 			}
@@ -152,11 +161,11 @@ func leanDuplicates(recs []rec) {
 				var others []string
 				for _, o := range group {
 					if o != k {
-						others = append(others, showJoin(recs[o].path, "agent.json"))
+						others = append(others, showJoin(sp.path(&recs[o]), "agent.json"))
 					}
 				}
 				sort.Strings(others)
-				ps := []Problem{{File: showJoin(recs[k].path, "agent.json"), Line: int(recs[k].idLine), Column: int(recs[k].idCol),
+				ps := []Problem{{File: showJoin(sp.path(&recs[k]), "agent.json"), Line: int(recs[k].idLine), Column: int(recs[k].idCol),
 					Pointer: "/id", Rule: RuleIDDuplicate, Severity: SeverityError,
 					Message: fmt.Sprintf("id %q is also used by %s: ids must be unique; rename one", id, strings.Join(others, ", "))}}
 				recs[k].dups = &ps
@@ -167,14 +176,15 @@ func leanDuplicates(recs []rec) {
 }
 
 // selectRecs is selectAgents over records.
-func selectRecs(recs []rec, want []string, paths []string) ([]rec, error) {
+func (sp *spill) selectRecs(want []string, paths []string) ([]rec, error) {
+	recs := sp.recs
 	set := map[string]bool{}
 	for _, w := range want {
 		set[w] = false
 	}
 	var out []rec
 	for _, r := range recs {
-		id, name := r.ID(), path.Base(r.path)
+		id, name := sp.id(&r), path.Base(sp.path(&r))
 		_, byID := set[id]
 		_, byName := set[name]
 		if byID || byName {
@@ -199,7 +209,7 @@ func selectRecs(recs []rec, want []string, paths []string) ([]rec, error) {
 		if len(recs) <= 10 {
 			ids := make([]string, len(recs))
 			for i := range recs {
-				ids[i] = recs[i].ID()
+				ids[i] = sp.id(&recs[i])
 			}
 			known = "agents: " + strings.Join(ids, ", ")
 			if len(recs) == 0 {
@@ -213,17 +223,28 @@ func selectRecs(recs []rec, want []string, paths []string) ([]rec, error) {
 
 // each reads the records back in order as results.
 func (sp *spill) each(strict bool, fn func(*AgentResult) error) error {
-	var buf []byte
+	// Records sorted by id are mostly in the order they were written (a
+	// registry's folders are its ids), so a window read ahead serves most.
+	win := make([]byte, 0, 64<<10)
+	var winOff int64
 	var ps []Problem
 	for i := range sp.recs {
 		r := &sp.recs[i]
-		if cap(buf) < int(r.n) {
-			buf = make([]byte, r.n)
+		if r.off < winOff || r.off+int64(r.n) > winOff+int64(len(win)) {
+			size := max(int(r.n), 64<<10)
+			if cap(win) < size {
+				win = make([]byte, 0, size)
+			}
+			n, err := sp.f.ReadAt(win[:size], r.off)
+			if n < int(r.n) {
+				if err == nil || errors.Is(err, io.EOF) {
+					err = errCorruptSpill
+				}
+				return fmt.Errorf("read back the report's temporary file: %w", err)
+			}
+			win, winOff = win[:n], r.off
 		}
-		buf = buf[:r.n]
-		if _, err := sp.f.ReadAt(buf, r.off); err != nil && !(errors.Is(err, io.EOF) && r.n == 0) {
-			return fmt.Errorf("read back the report's temporary file: %w", err)
-		}
+		buf := win[r.off-winOff : r.off-winOff+int64(r.n)]
 		var err error
 		if ps, err = decodeProblems(buf, ps[:0]); err != nil {
 			return err
@@ -236,7 +257,7 @@ func (sp *spill) each(strict bool, fn func(*AgentResult) error) error {
 		if r.dups != nil {
 			errs += int32(len(*r.dups))
 		}
-		a := &AgentResult{ID: r.ID(), Path: r.path, Problems: ps,
+		a := &AgentResult{ID: sp.id(r), Path: sp.path(r), Problems: ps,
 			Valid: errs == 0 && (!strict || r.warn == 0)}
 		if a.Problems == nil {
 			a.Problems = []Problem{}
