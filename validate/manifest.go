@@ -614,7 +614,11 @@ func (c *checker) pkg(k registry.Kind, ptr string, p map[string]any, version, mi
 	if k == registry.KindUvx {
 		op = "=="
 	}
-	want := suggestedVersion(version)
+	want := "X.Y.Z"
+	if spec.Range != "" || spec.Version == "" || strings.EqualFold(spec.Version, "latest") ||
+		(k == registry.KindNpx && !registry.ExactNPMVersion(spec.Version)) || !registry.SameVersion(spec.Version, version) {
+		want = suggestedVersion(version) // only a problem's fix needs it
+	}
 	switch {
 	case spec.Range != "":
 		c.add(ptr, false, RulePackageUnpinned, SeverityWarning,

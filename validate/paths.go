@@ -71,6 +71,12 @@ func (e *fileProblemError) Error() string { return e.why }
 // planted as agent.json is refused without being opened, and a link is
 // followed only when it stays inside the registry root.
 func (u *place) readFile(p string, limit int64) ([]byte, error) {
+	if !u.dirLink {
+		data, link, err := readPlain(p, limit)
+		if !link {
+			return data, err
+		}
+	}
 	st, err := os.Lstat(p)
 	if err != nil {
 		return nil, err
