@@ -148,12 +148,6 @@ func jsonTypeName(v any) string {
 	return "number"
 }
 
-var knownFields = map[string]bool{
-	"id": true, "name": true, "version": true, "description": true, "distribution": true,
-	"repository": true, "website": true, "license": true, "license_url": true,
-	"authors": true, "icon": true, "preview": true,
-}
-
 // fieldHints are the fixes for unknown fields that are near misses.
 var fieldHints = map[string]string{
 	"homepage": `rename it to "website"`,
@@ -168,10 +162,10 @@ func (c *checker) rules(root map[string]any, dirName string) {
 		c.text("", root)
 	}
 	for k := range root {
-		if !knownFields[k] {
+		if !knownField(k) {
 			fix := fieldHints[k]
 			if fix == "" {
-				fix = "remove it (known fields: id, name, version, description, repository, website, authors, license, license_url, distribution, preview)"
+				fix = "remove it (known fields: " + strings.Join(manifestFields(), ", ") + ")"
 			}
 			c.add("/"+escapePointer(k), true, RuleUnknownField, SeverityWarning, "unknown field %q: %s", k, fix)
 		}
