@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
+
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
@@ -37,18 +39,18 @@ func writeBenchTree(tb testing.TB, dst string, n int) {
 		if err != nil {
 			continue
 		}
-		v, _, _, jerr := parseJSON(data)
+		v, _, _, jerr := jsonpos.Parse(data)
 		obj, ok := v.(map[string]any)
 		if jerr != nil || !ok {
 			continue
 		}
 		id, ok := obj["id"].(string)
-		sp, found := locate(data, "/id")
+		sp, found := jsonpos.Locate(data, "/id")
 		if !ok || !found {
 			continue
 		}
 		icon, _ := os.ReadFile(filepath.Join(root, d.Name(), "icon.svg"))
-		srcs = append(srcs, src{id: id, data: data, icon: icon, idOff: sp.val, end: sp.val + len(strconv.Quote(id))})
+		srcs = append(srcs, src{id: id, data: data, icon: icon, idOff: sp.Val, end: sp.Val + len(strconv.Quote(id))})
 	}
 	sort.Slice(srcs, func(i, j int) bool { return srcs[i].id < srcs[j].id })
 	for i := 0; i < n; i++ {

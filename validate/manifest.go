@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
+
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
@@ -34,7 +36,7 @@ func ValidateManifest(file string, data []byte, dirName string) *AgentResult {
 
 type checker struct {
 	file    string
-	idx     *posIndex
+	idx     *jsonpos.Index
 	probs   []Problem
 	dropped int
 }
@@ -54,13 +56,13 @@ func (c *checker) add(ptr string, key bool, rule string, sev Severity, format st
 		c.dropped++
 		return
 	}
-	line, col := c.idx.at(ptr, key)
+	line, col := c.idx.At(ptr, key)
 	c.probs = append(c.probs, Problem{File: c.file, Line: line, Column: col, Pointer: ptr,
 		Rule: rule, Severity: sev, Message: fmt.Sprintf(format, args...)})
 }
 
 func (c *checker) addAt(off int, data []byte, rule string, format string, args ...any) {
-	line, col := lineCol(data, off)
+	line, col := jsonpos.LineCol(data, off)
 	c.probs = append(c.probs, Problem{File: c.file, Line: line, Column: col,
 		Rule: rule, Severity: SeverityError, Message: fmt.Sprintf(format, args...)})
 }
@@ -71,29 +73,29 @@ func (c *checker) manifest(r *AgentResult, data []byte, dirName string) {
 			Message: fmt.Sprintf("agent.json is larger than %d MiB (%d bytes): a manifest is a few KiB; this is not an agent manifest", registry.MaxManifestSize>>20, len(data))})
 		return
 	}
-	if off := invalidUTF8(data); off >= 0 {
+	if off := jsonpos.InvalidUTF8(data); off >= 0 {
 		c.addAt(off, data, RuleJSONSyntax, "not valid UTF-8 (byte 0x%02X): save agent.json as UTF-8", data[off])
 		return
 	}
-	if bytes.HasPrefix(data, utf8BOM) {
+	if bytes.HasPrefix(data, jsonpos.BOM) {
 		// Go's and Node's JSON parsers reject a BOM, so tools reading the
 		// tree would fail on it: an error, but parsing goes on past it so
 		// every other problem is reported too.
 		c.probs = append(c.probs, Problem{File: c.file, Line: 1, Column: 1, Rule: RuleJSONSyntax, Severity: SeverityError,
 			Message: "the file starts with a byte order mark: remove it (save as UTF-8 without BOM)"})
 	}
-	v, idx, dups, nvalues, jerr := parseJSONCount(data)
+	v, idx, dups, nvalues, jerr := jsonpos.ParseCount(data)
 	c.idx = idx
 	r.index = idx
 	if jerr != nil {
-		for _, e := range jerr.all() {
-			c.addAt(e.off, data, RuleJSONSyntax, "%s", e.msg)
+		for _, e := range jerr.All() {
+			c.addAt(e.Off, data, RuleJSONSyntax, "%s", e.Msg)
 		}
 		return
 	}
 	for _, d := range dups {
-		c.add(d.ptr, true, RuleJSONSyntax, SeverityError,
-			"duplicate field %q: it already appears in this object and JSON parsers disagree on which one wins; remove one", d.key)
+		c.add(d.Ptr, true, RuleJSONSyntax, SeverityError,
+			"duplicate field %q: it already appears in this object and JSON parsers disagree on which one wins; remove one", d.Key)
 	}
 	root, ok := v.(map[string]any)
 	if !ok {
@@ -158,7 +160,7 @@ var fieldHints = map[string]string{
 }
 
 func (c *checker) rules(root map[string]any, dirName string) {
-	if mayHoldControl(c.idx.data) {
+	if mayHoldControl(c.idx.Data()) {
 		c.text("", root)
 	}
 	for k := range root {
@@ -167,7 +169,7 @@ func (c *checker) rules(root map[string]any, dirName string) {
 			if fix == "" {
 				fix = "remove it (known fields: " + strings.Join(manifestFields(), ", ") + ")"
 			}
-			c.add("/"+escapePointer(k), true, RuleUnknownField, SeverityWarning, "unknown field %q: %s", k, fix)
+			c.add("/"+jsonpos.EscapePointer(k), true, RuleUnknownField, SeverityWarning, "unknown field %q: %s", k, fix)
 		}
 	}
 
@@ -296,7 +298,7 @@ func (c *checker) text(ptr string, v any) {
 		}
 	case map[string]any:
 		for _, k := range sortedKeys(x) {
-			child := ptr + "/" + escapePointer(k)
+			child := ptr + "/" + jsonpos.EscapePointer(k)
 			if r, ok := controlIn(k, false); ok {
 				c.add(child, true, RuleTextControl, SeverityError,
 					"the field name %s holds the control character %U, which terminals and CI logs act on: remove it", safetext.Terminal(strconv.Quote(k)), r)
@@ -415,7 +417,7 @@ func (c *checker) binary(b map[string]any, version string) {
 		if !ok {
 			continue
 		}
-		ptr := "/distribution/binary/" + escapePointer(key)
+		ptr := "/distribution/binary/" + jsonpos.EscapePointer(key)
 		if a, ok := t["archive"].(string); ok && a != "" {
 			c.credentials(ptr+"/archive", a)
 			c.archive(ptr+"/archive", a, version)
@@ -675,7 +677,7 @@ func (c *checker) preview(pv map[string]any) {
 	}
 	for _, k := range sortedKeys(d) {
 		if k != "npx" && k != "uvx" {
-			c.add("/preview/distribution/"+escapePointer(k), true, RulePreviewDistribution, SeverityError,
+			c.add("/preview/distribution/"+jsonpos.EscapePointer(k), true, RulePreviewDistribution, SeverityError,
 				"preview.distribution may hold only npx or uvx, not %q: remove it", k)
 		}
 	}
@@ -689,7 +691,7 @@ func (c *checker) preview(pv map[string]any) {
 func (c *checker) env(ptr string, env map[string]any) {
 	for _, k := range sortedKeys(env) {
 		if registry.ReservedEnv(k) {
-			c.add(ptr+"/"+escapePointer(k), true, RuleEnvReserved, SeverityError, "%s", registry.ReservedEnvMessage(k))
+			c.add(ptr+"/"+jsonpos.EscapePointer(k), true, RuleEnvReserved, SeverityError, "%s", registry.ReservedEnvMessage(k))
 		}
 	}
 }

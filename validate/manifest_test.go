@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 )
 
 // baseManifest is valid and uses every part of the format, so each case
@@ -282,7 +284,7 @@ func TestRules(t *testing.T) {
 			}
 			if tc.at != "" {
 				off := strings.Index(src, tc.at)
-				line, col := lineCol([]byte(src), off)
+				line, col := jsonpos.LineCol([]byte(src), off)
 				if p.Line != line || p.Column != col {
 					t.Errorf("at %d:%d, want %d:%d (%q)", p.Line, p.Column, line, col, tc.at)
 				}
@@ -381,7 +383,7 @@ func TestConformsFastAgrees(t *testing.T) {
 	}
 	fast := 0
 	for _, d := range docs {
-		v, _, _, err := parseJSON(d)
+		v, _, _, err := jsonpos.Parse(d)
 		root, ok := v.(map[string]any)
 		if err != nil || !ok {
 			continue
@@ -443,5 +445,18 @@ func TestTagVersion(t *testing.T) {
 		if got := tagVersion(tag); got != want {
 			t.Errorf("tagVersion(%q) = %q, want %q", tag, got, want)
 		}
+	}
+}
+
+// Every syntax error jsonpos gets past is a problem of its own.
+func TestEverySyntaxErrorReported(t *testing.T) {
+	src := "{\n  \"id\": \"x\"\n  \"name\": \"y\",\n  \"authors\": [\"a\",],\n}\n"
+	r := ValidateManifest("x/agent.json", []byte(src), "x")
+	var got []string
+	for _, p := range r.Problems {
+		got = append(got, fmt.Sprintf("%d:%d %s", p.Line, p.Column, p.Rule))
+	}
+	if want := "3:3 json-syntax,4:18 json-syntax,4:20 json-syntax"; strings.Join(got, ",") != want {
+		t.Errorf("problems %s, want %s", strings.Join(got, ","), want)
 	}
 }

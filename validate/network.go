@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
+
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
@@ -141,7 +143,7 @@ func (n *netChecks) collect(r *AgentResult) {
 		if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {
 			continue
 		}
-		ptr := "/distribution/binary/" + escapePointer(string(p))
+		ptr := "/distribution/binary/" + jsonpos.EscapePointer(string(p))
 		l := n.urls[t.Archive]
 		if l == nil {
 			l = &lookup{key: t.Archive, host: "archive:" + strings.ToLower(u.Host), run: n.checkURL}

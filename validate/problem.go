@@ -3,6 +3,8 @@ package validate
 import (
 	"os"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
+
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -44,7 +46,7 @@ type AgentResult struct {
 
 	// index positions pointers of agent.json, for problems added after the
 	// offline checks (network) that carry only a pointer.
-	index *posIndex
+	index *jsonpos.Index
 }
 
 // Summary counts a report.

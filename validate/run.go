@@ -220,7 +220,7 @@ func finish(results []*AgentResult, strict bool) *Report {
 		for i := range r.Problems {
 			p := &r.Problems[i]
 			if p.Line == 0 && p.Pointer != "" && p.File == r.ManifestFile {
-				p.Line, p.Column = r.index.at(p.Pointer, false)
+				p.Line, p.Column = r.index.At(p.Pointer, false)
 			}
 			if p.Severity == SeverityError {
 				rep.Summary.Errors++
@@ -404,7 +404,7 @@ func checkDuplicates(results []*AgentResult) {
 				}
 			}
 			sort.Strings(others)
-			line, col := r.index.at("/id", false)
+			line, col := r.index.At("/id", false)
 			r.Problems = append(r.Problems, Problem{File: r.ManifestFile, Line: line, Column: col, Pointer: "/id",
 				Rule: RuleIDDuplicate, Severity: SeverityError,
 				Message: fmt.Sprintf("id %q is also used by %s: ids must be unique; rename one", id, strings.Join(others, ", "))})

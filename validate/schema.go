@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
+
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -137,9 +139,9 @@ func schemaFindings(v any) []schemaFinding {
 // agentSchemaDoc is agent.schema.json decoded, to read what a violated
 // keyword asks for.
 var agentSchemaDoc = sync.OnceValue(func() any {
-	v, _, _, err := parseJSON(AgentSchema())
+	v, _, _, err := jsonpos.Parse(AgentSchema())
 	if err != nil {
-		panic("validate: embedded agent schema is not JSON: " + err.msg) // a build defect
+		panic("validate: embedded agent schema is not JSON: " + err.Msg) // a build defect
 	}
 	return v
 })
@@ -153,7 +155,7 @@ func valueAt(doc any, ptr string) (any, bool) {
 		return nil, false
 	}
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = unescapePointer(tok)
+		tok = jsonpos.UnescapePointer(tok)
 		switch x := doc.(type) {
 		case map[string]any:
 			v, ok := x[tok]
@@ -185,8 +187,8 @@ func propertyOrder(ptr string) []string {
 	}
 	data := AgentSchema()
 	off := func(k string) int {
-		sp, _ := locate(data, ptr+"/properties/"+escapePointer(k))
-		return sp.key
+		sp, _ := jsonpos.Locate(data, ptr+"/properties/"+jsonpos.EscapePointer(k))
+		return sp.Key
 	}
 	sort.Slice(names, func(i, j int) bool { return off(names[i]) < off(names[j]) })
 	return names
@@ -298,7 +300,7 @@ func describeLeaf(e *jsonschema.ValidationError, root any) []schemaFinding {
 			if slices.Contains(allowed, name) {
 				continue
 			}
-			child := ptr + "/" + escapePointer(name)
+			child := ptr + "/" + jsonpos.EscapePointer(name)
 			var msg string
 			switch ptr {
 			case "/distribution":

@@ -87,7 +87,7 @@ func runLean(ctx context.Context, paths []string, units []unit, opts Options) (*
 			}
 		}
 		if r.Manifest != nil && r.Manifest.ID != "" {
-			l, c := r.index.at("/id", false)
+			l, c := r.index.At("/id", false)
 			rc.idLine, rc.idCol = int32(max(l, 1)), int32(c)
 		}
 		sp.mu.Lock()
