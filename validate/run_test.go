@@ -602,3 +602,58 @@ func link(t *testing.T, target, at string) {
 		t.Skipf("symbolic links unavailable: %v", err)
 	}
 }
+
+// leanRun is Run with Options.Lean, its agents read back into a plain
+// report, so tests can compare both modes.
+func leanRun(t *testing.T, paths []string, opts Options) (*Report, error) {
+	t.Helper()
+	opts.Lean = true
+	rep, err := Run(context.Background(), paths, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer rep.Close()
+	out := &Report{Summary: rep.Summary, Strict: rep.Strict, Agents: []*AgentResult{}}
+	err = rep.Each(func(a *AgentResult) error {
+		c := *a
+		c.Problems = append([]Problem{}, a.Problems...)
+		out.Agents = append(out.Agents, &c)
+		return nil
+	})
+	return out, err
+}
+
+// The lean mode keeps nothing but reports exactly what the full one does:
+// duplicates across roots, --agent, strict, missing manifests.
+func TestLeanReportsTheSame(t *testing.T) {
+	r1, r2 := t.TempDir(), t.TempDir()
+	writeAgent(t, r1, "same", manifestFor("same"), goodIcon)
+	writeAgent(t, r2, "same", manifestFor("same"), goodIcon)
+	writeAgent(t, r2, "other", strings.Replace(manifestFor("other"), `"version"`, `"tags": [], "version"`, 1), goodIcon)
+	writeAgent(t, r2, "zz-misnamed", manifestFor("aa-first"), "")
+	writeFile(t, filepath.Join(r2, "notes", "README"), "x")
+	for _, opts := range []Options{
+		{SkipURLs: true},
+		{SkipURLs: true, Strict: true},
+		{SkipURLs: true, Agents: []string{"same"}},
+		{SkipURLs: true, Agents: []string{"other", "zz-misnamed"}},
+	} {
+		full, err := Run(context.Background(), []string{r1, r2}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lean, err := leanRun(t, []string{r1, r2}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b bytes.Buffer
+		WriteJSON(&a, full)
+		WriteJSON(&b, lean)
+		if a.String() != b.String() {
+			t.Errorf("%+v: lean report differs:\n%s\nwant\n%s", opts, b.String(), a.String())
+		}
+	}
+	if _, err := leanRun(t, []string{r1, r2}, Options{SkipURLs: true, Agents: []string{"nope"}}); !errors.Is(err, ErrUnknownAgent) {
+		t.Errorf("lean --agent nope: %v", err)
+	}
+}
