@@ -294,8 +294,22 @@ func fastEnv(v any) bool {
 
 // fastEnvName reports whether s is a name the schema allows at #/definitions/env/propertyNames.
 func fastEnvName(s string) bool {
-	if !schemaPattern1().MatchString(s) {
-		return false
+	// ^[A-Za-z_][A-Za-z0-9_]*$
+	{
+		i := 0
+		if i >= len(s) || !(s[i] >= 'A' && s[i] <= 'Z' || s[i] == '_' || s[i] >= 'a' && s[i] <= 'z') {
+			return false
+		}
+		i++
+		for n := 0; true; n++ {
+			if i >= len(s) || !(s[i] >= '0' && s[i] <= '9' || s[i] >= 'A' && s[i] <= 'Z' || s[i] == '_' || s[i] >= 'a' && s[i] <= 'z') {
+				break
+			}
+			i++
+		}
+		if i != len(s) {
+			return false
+		}
 	}
 	return true
 }
@@ -314,8 +328,21 @@ func fastBinaryTargetSha256(v any) bool {
 	if !ok {
 		return false
 	}
-	if !schemaPattern2().MatchString(s) {
-		return false
+	// ^[a-fA-F0-9]{64}$
+	{
+		i := 0
+		for n := 0; n < 64; n++ {
+			if i >= len(s) || !(s[i] >= '0' && s[i] <= '9' || s[i] >= 'A' && s[i] <= 'F' || s[i] >= 'a' && s[i] <= 'f') {
+				if n < 64 {
+					return false
+				}
+				break
+			}
+			i++
+		}
+		if i != len(s) {
+			return false
+		}
 	}
 	return true
 }
@@ -392,8 +419,22 @@ func conformsFastId(v any) bool {
 	if !ok {
 		return false
 	}
-	if !schemaPattern3().MatchString(s) {
-		return false
+	// ^[a-z][a-z0-9-]*$
+	{
+		i := 0
+		if i >= len(s) || !(s[i] >= 'a' && s[i] <= 'z') {
+			return false
+		}
+		i++
+		for n := 0; true; n++ {
+			if i >= len(s) || !(s[i] == '-' || s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'z') {
+				break
+			}
+			i++
+		}
+		if i != len(s) {
+			return false
+		}
 	}
 	return true
 }
@@ -487,7 +528,7 @@ func fastPreviewVersion(v any) bool {
 	if !ok {
 		return false
 	}
-	if !schemaPattern4().MatchString(s) {
+	if !schemaPattern1().MatchString(s) {
 		return false
 	}
 	return true
@@ -507,7 +548,7 @@ func conformsFastVersion(v any) bool {
 	if !ok {
 		return false
 	}
-	if !schemaPattern4().MatchString(s) {
+	if !schemaPattern1().MatchString(s) {
 		return false
 	}
 	return true
@@ -521,12 +562,6 @@ func conformsFastWebsite(v any) bool {
 	return true
 }
 
-var schemaPattern1 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[A-Za-z_][A-Za-z0-9_]*$") })
-
-var schemaPattern2 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[a-fA-F0-9]{64}$") })
-
-var schemaPattern3 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[a-z][a-z0-9-]*$") })
-
-var schemaPattern4 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[0-9]+\\.[0-9]+\\.[0-9]+(-preview\\.[0-9]+)?$") })
+var schemaPattern1 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[0-9]+\\.[0-9]+\\.[0-9]+(-preview\\.[0-9]+)?$") })
 
 var _ = utf8.RuneCountInString
