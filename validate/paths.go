@@ -2,6 +2,7 @@ package validate
 
 import (
 	"errors"
+	"sync"
 	"fmt"
 	"io/fs"
 	"os"
@@ -72,7 +73,7 @@ func (e *fileProblemError) Error() string { return e.why }
 // followed only when it stays inside the registry root.
 func (u *place) readFile(p string, limit int64) ([]byte, error) {
 	if !u.dirLink {
-		data, link, err := readPlain(p, limit)
+		data, link, err := readPlain(p, limit, u.alloc)
 		if !link {
 			return data, err
 		}
@@ -99,7 +100,7 @@ func (u *place) readFile(p string, limit int64) ([]byte, error) {
 	}
 	// Read exactly the size the stat gave: a file that grows meanwhile is
 	// read as it was, and the usual file costs one read and no EOF probe.
-	buf := make([]byte, st.Size())
+	buf := u.alloc(int(st.Size()))
 	n, err := readAt(p, buf)
 	if err != nil {
 		return nil, err
@@ -143,3 +144,29 @@ func (u *place) outside(p string) string {
 
 // showJoin names a file of an agent folder in reports.
 func showJoin(dir, name string) string { return path.Join(dir, name) }
+
+// fileBufs recycles the bytes of agent files in lean runs, where nothing
+// keeps them once an agent's problems are recorded: a fifth of what a run
+// allocates, and so of its garbage collection.
+var fileBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// alloc returns a buffer of n bytes for one of the unit's files.
+func (u *place) alloc(n int) []byte {
+	if !u.recycle || n > 64<<10 {
+		return make([]byte, n)
+	}
+	bp := fileBufs.Get().(*[]byte)
+	if cap(*bp) < n {
+		*bp = make([]byte, n, max(n, 4<<10))
+	}
+	u.bufs = append(u.bufs, bp)
+	return (*bp)[:n]
+}
+
+// release returns the unit's buffers; nothing may use its files after.
+func (u *place) release() {
+	for _, bp := range u.bufs {
+		fileBufs.Put(bp)
+	}
+	u.bufs = nil
+}

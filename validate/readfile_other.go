@@ -23,6 +23,6 @@ func readAt(path string, buf []byte) (int, error) {
 }
 
 // readPlain leaves every file to readFile's portable path (lstat first).
-func readPlain(path string, limit int64) (data []byte, link bool, err error) {
+func readPlain(path string, limit int64, alloc func(int) []byte) (data []byte, link bool, err error) {
 	return nil, true, nil
 }

@@ -48,7 +48,7 @@ func readAt(path string, buf []byte) (int, error) {
 // lstat (a fifth of the system time of a run), and O_NONBLOCK keeps a FIFO
 // planted as agent.json from blocking the open; fstat then refuses it
 // unread. link is true (and nothing read) when path is a link.
-func readPlain(path string, limit int64) (data []byte, link bool, err error) {
+func readPlain(path string, limit int64, alloc func(int) []byte) (data []byte, link bool, err error) {
 	var fd int
 	for {
 		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOCTTY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
@@ -81,7 +81,7 @@ func readPlain(path string, limit int64) (data []byte, link bool, err error) {
 	if st.Size > limit {
 		return nil, false, &registry.TooLargeError{Path: path, Limit: limit}
 	}
-	buf := make([]byte, st.Size)
+	buf := alloc(int(st.Size))
 	n := 0
 	for n < len(buf) {
 		m, err := syscall.Read(fd, buf[n:])

@@ -96,6 +96,8 @@ type place struct {
 	dirLink  bool
 	show     string // the folder as reports name it
 	showFile string // agent.json as reports name it
+	recycle  bool      // file buffers come from fileBufs (lean runs)
+	bufs     []*[]byte // taken from fileBufs
 }
 
 func (u *unit) place() *place {
@@ -149,7 +151,7 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 		return runLean(ctx, paths, units, opts)
 	}
 	results := make([]*AgentResult, len(units))
-	err = forEach(ctx, units, func(i int, r *AgentResult) {
+	err = forEach(ctx, units, false, func(i int, r *AgentResult) {
 		results[i] = r
 		if opts.OnAgent != nil {
 			opts.OnAgent(r)
@@ -183,7 +185,10 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 
 // forEach checks every unit on GOMAXPROCS goroutines and hands each result
 // to done (from those goroutines) with the unit's index.
-func forEach(ctx context.Context, units []unit, done func(int, *AgentResult)) error {
+//
+// With recycle, the agent's file bytes (its Icon, its positions) are valid
+// only during done.
+func forEach(ctx context.Context, units []unit, recycle bool, done func(int, *AgentResult)) error {
 	workers := runtime.GOMAXPROCS(0)
 	if workers > len(units) {
 		workers = len(units)
@@ -195,7 +200,9 @@ func forEach(ctx context.Context, units []unit, done func(int, *AgentResult)) er
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				done(i, checkUnit(&units[i]))
+				r, release := checkUnitBufs(&units[i], recycle)
+				done(i, r)
+				release()
 			}
 		}()
 	}
@@ -320,7 +327,20 @@ func causeOf(err error) error {
 }
 
 func checkUnit(un *unit) *AgentResult {
+	r, _ := checkUnitBufs(un, false)
+	return r
+}
+
+// checkUnitBufs is checkUnit that, with recycle, reads the files into
+// recycled buffers; release returns them once the result's Icon and
+// positions are no longer used.
+func checkUnitBufs(un *unit, recycle bool) (r *AgentResult, release func()) {
 	u := un.place()
+	u.recycle = recycle
+	return u.check(), u.release
+}
+
+func (u *place) check() *AgentResult {
 	data, err := u.readFile(u.manifest, registry.MaxManifestSize)
 	var r *AgentResult
 	var tooLarge *registry.TooLargeError

@@ -68,7 +68,9 @@ func runLean(ctx context.Context, paths []string, units []unit, opts Options) (*
 	var werr error
 	var werrOnce sync.Once
 	bufs := sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
-	err = forEach(ctx, units, func(i int, r *AgentResult) {
+	// Nothing keeps an agent's file bytes once its problems are encoded,
+	// unless OnAgent does.
+	err = forEach(ctx, units, opts.OnAgent == nil, func(i int, r *AgentResult) {
 		if opts.OnAgent != nil {
 			opts.OnAgent(r)
 		}
