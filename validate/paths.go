@@ -2,13 +2,13 @@ package validate
 
 import (
 	"errors"
-	"sync"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )

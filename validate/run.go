@@ -94,8 +94,8 @@ type place struct {
 	scanned  bool   // found by scanning a registry root
 	root     string // the registry root its files must stay inside
 	dirLink  bool
-	show     string // the folder as reports name it
-	showFile string // agent.json as reports name it
+	show     string    // the folder as reports name it
+	showFile string    // agent.json as reports name it
 	recycle  bool      // file buffers come from fileBufs (lean runs)
 	bufs     []*[]byte // taken from fileBufs
 }
