@@ -154,5 +154,5 @@ func leanMemory() {
 		return
 	}
 	debug.SetGCPercent(300)
-	debug.SetMemoryLimit(20 << 20)
+	debug.SetMemoryLimit(16 << 20)
 }
