@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -458,5 +459,28 @@ func TestEverySyntaxErrorReported(t *testing.T) {
 	}
 	if want := "3:3 json-syntax,4:18 json-syntax,4:20 json-syntax"; strings.Join(got, ",") != want {
 		t.Errorf("problems %s, want %s", strings.Join(got, ","), want)
+	}
+}
+
+// plainURL is a shortcut for url.Parse: wherever it answers, it answers
+// the same.
+func TestPlainURLAgreesWithURLParse(t *testing.T) {
+	for _, s := range []string{
+		"https://github.com/a/b/releases/download/v1.2.3/x.tar.gz", "http://example.com", "https://example.com:8443/x?y=1#z",
+		"https://example.com/a@b/c", "https://example.com/?q=a:b@c", "https://EXAMPLE.com/X", "https://a.b/#/x?y",
+		"https://user@host/", "https://[::1]/x", "https://host:/x", "https://host:x/", "https://h/%41", "https://h/ a",
+		"ftp://h/x", "https://", "https:///x", "https://h\\@evil/", "https://h/é", "https://host?x@evil", "https://host#a@b",
+	} {
+		scheme, host, path, ok := plainURL(s)
+		if !ok {
+			continue
+		}
+		u, err := url.Parse(s)
+		if err != nil || u.Scheme != scheme || u.Host != host || u.Path != path || u.User != nil {
+			t.Errorf("plainURL(%q) = %q %q %q; url.Parse = %+v, %v", s, scheme, host, path, u, err)
+		}
+	}
+	if _, _, _, ok := plainURL("https://user:pw@host/"); ok {
+		t.Error("user info must go through url.Parse")
 	}
 }

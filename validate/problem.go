@@ -47,6 +47,8 @@ type AgentResult struct {
 	// index positions pointers of agent.json, for problems added after the
 	// offline checks (network) that carry only a pointer.
 	index *jsonpos.Index
+	// declaredID: the manifest has a non-empty string id (ID is it).
+	declaredID bool
 }
 
 // Summary counts a report.

@@ -347,7 +347,9 @@ func (u *place) check() *AgentResult {
 	var bad *fileProblemError
 	switch {
 	case err == nil:
-		r = ValidateManifest(u.showFile, data, u.dirName)
+		// A lean run (recycle) keeps nothing of the manifest unless
+		// OnAgent wants it, and then it does not recycle.
+		r = validateManifest(u.showFile, data, u.dirName, !u.recycle)
 	case errors.Is(err, fs.ErrNotExist) && u.scanned:
 		// Not an agent; say so in case it was meant to be one.
 		return &AgentResult{ID: u.dirName, Path: u.show, Valid: true, Problems: []Problem{{

@@ -88,7 +88,7 @@ func runLean(ctx context.Context, paths []string, units []unit, opts Options) (*
 				rc.warn++
 			}
 		}
-		if r.Manifest != nil && r.Manifest.ID != "" {
+		if r.declaredID {
 			l, c := r.index.At("/id", false)
 			rc.idLine, rc.idCol = int32(max(l, 1)), int32(c)
 		}
