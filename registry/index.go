@@ -45,6 +45,9 @@ func ParseIndex(data []byte) (*Index, error) {
 				return nil, fmt.Errorf("registry index: agent %q has unknown platform %q", a.ID, p)
 			}
 		}
+		if err := CheckAgent(&x.Agents[i]); err != nil {
+			return nil, fmt.Errorf("registry index: agent %q refused: %w", a.ID, err)
+		}
 	}
 	if x.Extensions == nil {
 		x.Extensions = []json.RawMessage{}

@@ -37,6 +37,14 @@ func ParseVersion(v string) (*semver.Version, error) {
 // SameVersion compares two versions as semantic versions; unparsable ones
 // are compared as strings.
 func SameVersion(a, b string) bool {
+	// Nearly every call compares two plain release versions; semver's
+	// parser (a regular expression) costs more than the rest of a
+	// manifest's checks.
+	if x, ok := plainVersion(a); ok {
+		if y, ok := plainVersion(b); ok {
+			return x == y
+		}
+	}
 	va, errA := ParseVersion(a)
 	vb, errB := ParseVersion(b)
 	if errA != nil || errB != nil {
@@ -60,4 +68,30 @@ func Newer(a, b string) bool {
 func IsPrerelease(v string) bool {
 	sv, err := ParseVersion(v)
 	return err == nil && sv.Prerelease() != ""
+}
+
+// plainVersion parses "1", "1.2", "1.2.3", with an optional leading "v",
+// as ParseVersion would (missing parts are 0, leading zeros ignored); ok
+// is false for anything else, pre-releases included.
+func plainVersion(v string) (parts [3]uint64, ok bool) {
+	if v != "" && (v[0] == 'v' || v[0] == 'V') {
+		v = v[1:]
+	}
+	n, digits := 0, 0
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c >= '0' && c <= '9':
+			if digits == 18 {
+				return parts, false
+			}
+			parts[n] = parts[n]*10 + uint64(c-'0')
+			digits++
+		case c == '.' && digits > 0 && n < 2:
+			n++
+			digits = 0
+		default:
+			return parts, false
+		}
+	}
+	return parts, digits > 0
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
@@ -74,12 +76,12 @@ func (v *Variant) Excludes(id string) bool {
 // variantDoc is variants.json being checked: problems carry positions.
 type variantDoc struct {
 	file  string
-	idx   *posIndex
+	idx   *jsonpos.Index
 	probs []Problem
 }
 
 func (d *variantDoc) add(ptr string, key bool, rule string, format string, args ...any) {
-	line, col := d.idx.at(ptr, key)
+	line, col := d.idx.At(ptr, key)
 	d.probs = append(d.probs, Problem{File: d.file, Line: line, Column: col, Pointer: ptr,
 		Rule: rule, Severity: SeverityError, Message: fmt.Sprintf(format, args...)})
 }
@@ -93,14 +95,18 @@ const variantShape = `a variant is an object with "exclude" (a list of agent ids
 // cannot be used at all.
 func ParseVariants(file string, data []byte, ids map[string]bool) (*Variants, []Problem) {
 	d := &variantDoc{file: file}
-	v, idx, dups, jerr := parseJSON(data)
+	v, idx, dups, jerr := jsonpos.Parse(data)
 	d.idx = idx
 	if jerr != nil {
-		line, col := lineCol(data, jerr.off)
-		return nil, []Problem{{File: file, Line: line, Column: col, Rule: RuleJSONSyntax, Severity: SeverityError, Message: jerr.msg}}
+		var probs []Problem
+		for _, e := range jerr.All() {
+			line, col := jsonpos.LineCol(data, e.Off)
+			probs = append(probs, Problem{File: file, Line: line, Column: col, Rule: RuleJSONSyntax, Severity: SeverityError, Message: e.Msg})
+		}
+		return nil, probs
 	}
 	for _, dup := range dups {
-		d.add(dup.ptr, true, RuleJSONSyntax, "duplicate field %q: remove one", dup.key)
+		d.add(dup.Ptr, true, RuleJSONSyntax, "duplicate field %q: remove one", dup.Key)
 	}
 	root, ok := v.(map[string]any)
 	if !ok {
@@ -548,7 +554,7 @@ func stripVariantFields(entry map[string]any, allowed map[string]bool) map[strin
 // must pass every manifest rule, the variant's client-specific fields
 // aside. manifests holds (at least) the patched agents.
 func CheckVariantEntries(file string, data []byte, vs *Variants, manifests map[string]*registry.Manifest) []Problem {
-	_, idx, _, _ := parseJSON(data)
+	_, idx, _, _ := jsonpos.Parse(data)
 	d := &variantDoc{file: file, idx: idx}
 	for _, v := range vs.List {
 		for _, id := range variantKeysOf(v.Patch) {
@@ -585,6 +591,7 @@ func hasChannel(v *Variant, ch string) bool {
 // more result named variants.json.
 type variantsCheck struct {
 	file    string
+	show    string // file as reports name it (displayPath)
 	data    []byte
 	vs      *Variants
 	probs   []Problem
@@ -607,13 +614,13 @@ func newVariantsCheck(paths []string) *variantsCheck {
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		vc := &variantsCheck{file: file, data: data, patched: map[string]*registry.Manifest{}}
+		vc := &variantsCheck{file: file, show: displayPath(file), data: data, patched: map[string]*registry.Manifest{}}
 		if err != nil {
-			vc.probs = []Problem{{File: file, Rule: RuleVariants, Severity: SeverityError, Message: fmt.Sprintf("cannot read %s: %v", VariantsFile, err)}}
+			vc.probs = []Problem{{File: vc.show, Rule: RuleVariants, Severity: SeverityError, Message: fmt.Sprintf("cannot read %s: %v", VariantsFile, err)}}
 			return vc
 		}
 		// Shape first, ids once every agent is known.
-		vc.vs, vc.probs = ParseVariants(file, data, nil)
+		vc.vs, vc.probs = ParseVariants(vc.show, data, nil)
 		return vc
 	}
 	return nil
@@ -650,14 +657,14 @@ func (vc *variantsCheck) finish(results []*AgentResult) *AgentResult {
 		var vs *Variants
 		// Every problem in one run: the patches that parsed are judged
 		// even when an id elsewhere in the file is wrong.
-		if vs, probs = ParseVariants(vc.file, vc.data, ids); vs != nil {
-			probs = append(probs, CheckVariantEntries(vc.file, vc.data, vs, vc.patched)...)
+		if vs, probs = ParseVariants(vc.show, vc.data, ids); vs != nil {
+			probs = append(probs, CheckVariantEntries(vc.show, vc.data, vs, vc.patched)...)
 		}
 	}
 	if len(probs) == 0 {
 		return nil
 	}
-	return &AgentResult{ID: VariantsFile, Path: filepath.Dir(vc.file), ManifestFile: vc.file, Problems: probs}
+	return &AgentResult{ID: VariantsFile, Path: path.Dir(vc.show), ManifestFile: vc.show, Problems: probs}
 }
 
 func variantKeys(m map[string]any) []string {

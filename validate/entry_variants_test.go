@@ -74,7 +74,7 @@ func TestVariantsProblems(t *testing.T) {
 		line, col  int
 		rule, want string
 	}{
-		{"syntax", "{\n  \"jb\": {},\n}", 3, 1, RuleJSONSyntax, ""},
+		{"syntax", "{\n  \"jb\": {},\n}", 2, 11, RuleJSONSyntax, "trailing comma"},
 		{"not an object", `[]`, 1, 1, RuleVariants, "keyed by variant name"},
 		{"bad name", `{"Bad Name": {}}`, 1, 2, RuleVariants, `variant name "Bad Name"`},
 		{"preview name", `{"preview": {}}`, 1, 2, RuleVariants, `not be "preview"`},

@@ -252,7 +252,7 @@ func TestVerifyQuarantineMessages(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "quarantine.json"), []byte("{\"held\": \"hangs\",\n}"), 0o644)
 	stderr.Reset()
 	code = run(context.Background(), []string{"verify", root, "--agent", "macos"}, strings.NewReader(""), &stdout, &stderr)
-	if code != 1 || !strings.Contains(stderr.String(), "quarantine.json: line 2, column 1: ") {
+	if code != 1 || !strings.Contains(stderr.String(), "quarantine.json: line 1, column 17: trailing comma") {
 		t.Errorf("syntax error: exit %d, stderr %q", code, stderr.String())
 	}
 }
