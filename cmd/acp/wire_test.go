@@ -21,12 +21,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+	"github.com/gofrs/flock"
 )
 
 // acpText runs acp in this process and returns its exit status, stdout
@@ -245,5 +247,72 @@ func TestPrivateArchiveURLRefused(t *testing.T) {
 	code, out, errs = acpChild(t, nil, "--registry", mirror.URL+"/registry.json", "resolve", "private", "--json")
 	if code != 0 || !strings.Contains(out, `"version": "1.0.0"`) {
 		t.Errorf("loopback registry: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+}
+
+// lockAgent takes the agent's install lock as another acp installing it
+// would, until the returned function is called.
+func lockAgent(t *testing.T, id string) func() {
+	t.Helper()
+	p := filepath.Join(os.Getenv("ACP_HOME"), "locks", id+".lock")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fl := flock.New(p)
+	if err := fl.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	unlock := func() { once.Do(func() { fl.Unlock(); fl.Close() }) }
+	t.Cleanup(unlock)
+	return unlock
+}
+
+// resolve (what an editor calls on every launch) waits a bounded time for
+// another acp's install of the agent, says so after a second, and then
+// fails with install-failed and a hint; install waits until its turn.
+func TestResolveWaitsBoundedOnALock(t *testing.T) {
+	fakeRegistry(t)
+	t.Setenv("ACP_LOCK_WAIT", "1500ms")
+	unlock := lockAgent(t, "fake")
+
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := run(context.Background(), []string{"resolve", "fake", "--json"}, strings.NewReader(""), &stdout, &stderr)
+	took := time.Since(start)
+	var doc cli.ErrorDoc
+	if code != cli.ExitFailure || json.Unmarshal(stdout.Bytes(), &doc) != nil || doc.Error.Code != cli.CodeInstallFailed {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(doc.Error.Message, "another acp has held the lock on fake") || !strings.Contains(doc.Error.Hint, "run the command again") {
+		t.Errorf("error: %+v", doc.Error)
+	}
+	if !strings.Contains(stderr.String(), "waiting for another acp that is installing or removing fake") {
+		t.Errorf("the wait was not said:\n%s", stderr.String())
+	}
+	if took > 10*time.Second {
+		t.Errorf("resolve waited %s on the lock; ACP_LOCK_WAIT is 1.5s", took)
+	}
+
+	// install waits past ACP_LOCK_WAIT, and installs once the lock is free.
+	type result struct {
+		code         int
+		out, errText string
+	}
+	done := make(chan result, 1)
+	go func() {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), []string{"install", "fake"}, strings.NewReader(""), &stdout, &stderr)
+		done <- result{code, stdout.String(), stderr.String()}
+	}()
+	select {
+	case r := <-done:
+		t.Fatalf("install did not wait for the lock: exit %d\n%s%s", r.code, r.out, r.errText)
+	case <-time.After(2500 * time.Millisecond):
+	}
+	unlock()
+	r := <-done
+	if r.code != 0 || !strings.Contains(r.out, "installed fake 1.2.0") {
+		t.Fatalf("install after the lock: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.out, r.errText)
 	}
 }
