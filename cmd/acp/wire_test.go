@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -314,5 +315,54 @@ func TestResolveWaitsBoundedOnALock(t *testing.T) {
 	r := <-done
 	if r.code != 0 || !strings.Contains(r.out, "installed fake 1.2.0") {
 		t.Fatalf("install after the lock: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.out, r.errText)
+	}
+}
+
+// A registry server that accepts and never answers costs one command the
+// fetch budget (ACP_REGISTRY_TIMEOUT here, 10 s by default), which then
+// lists from the cached copy with one notice; the next command does not
+// try the network again.
+func TestDeadRegistryNetwork(t *testing.T) {
+	r := fakeRegistry(t)
+	if code, _, errs := acpText(t, "list"); code != 0 {
+		t.Fatalf("list: %d\n%s", code, errs)
+	}
+	if err := ageCache(os.Getenv("ACP_HOME"), 2*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	r.setMode("hang")
+	t.Setenv("ACP_REGISTRY_TIMEOUT", "300ms")
+
+	for i, want := range []int{2, 2} {
+		start := time.Now()
+		code, out, errs := acpText(t, "list")
+		took := time.Since(start)
+		if code != 0 || !regexp.MustCompile(`(?m)^fake\s+Fake Agent\s+1\.2\.0`).MatchString(out) {
+			t.Fatalf("list %d: exit %d\nstdout:\n%s\nstderr:\n%s", i+1, code, out, errs)
+		}
+		if took > 5*time.Second {
+			t.Errorf("list %d took %s on a dead network; the budget is 300ms", i+1, took)
+		}
+		if got := r.hits("/registry.json"); got != want {
+			t.Errorf("list %d: the registry was requested %d times in all, want %d", i+1, got, want)
+		}
+		lines := strings.Split(strings.TrimSpace(errs), "\n")
+		if i == 0 && (len(lines) != 1 || !strings.Contains(lines[0], "using the cached registry")) {
+			t.Errorf("list %d: want one notice on stderr, got:\n%s", i+1, errs)
+		}
+		if i == 1 && len(lines) > 1 {
+			t.Errorf("list %d: more than one notice:\n%s", i+1, errs)
+		}
+		t.Logf("list %d: %s, stderr: %s", i+1, took, errs)
+	}
+}
+
+// A bad knob is the user's to fix: usage, naming the variable.
+func TestBadDurationKnob(t *testing.T) {
+	fakeRegistry(t)
+	t.Setenv("ACP_REGISTRY_TIMEOUT", "soon")
+	e := acpJSON(t, cli.CodeUsage, "list", "--json")
+	if !strings.Contains(e.Message, `ACP_REGISTRY_TIMEOUT="soon"`) {
+		t.Errorf("%+v", e)
 	}
 }
