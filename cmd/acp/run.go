@@ -94,6 +94,9 @@ func launchAgent(ctx context.Context, g *globalOpts, spec *installer.LaunchSpec,
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, forwardedSignals...)
 	defer signal.Stop(sigs)
+	// The agent decides what Ctrl-C means: acp neither stops waiting for
+	// it nor exits on a second one.
+	defer cli.ForwardSignals(ctx)()
 	if err := c.Start(); err != nil {
 		return &cli.Error{Code: cli.CodeLaunchFailed, Err: fmt.Errorf("launch %s %s: %w", spec.ID, spec.Version, err)}
 	}
