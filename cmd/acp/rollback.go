@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
@@ -33,6 +34,9 @@ acp upgrade moves to the registry's version again.`,
 				return err
 			}
 			id := args[0]
+			if !registry.ValidID(id) {
+				return notInstalled(in, id) // "Claude Agent": nothing is installed under a name
+			}
 			rs, err := in.Installed(id)
 			if err != nil {
 				return err

@@ -32,6 +32,9 @@ then break).`,
 			}
 			in.Force = force
 			id := args[0]
+			if !registry.ValidID(id) {
+				return notInstalled(in, id) // "Claude Agent": nothing is installed under a name
+			}
 			rs, err := in.Installed(id)
 			if err != nil {
 				return err
