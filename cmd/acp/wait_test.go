@@ -43,9 +43,11 @@ func TestResolveWaitsBoundedOnALock(t *testing.T) {
 	t.Setenv("ACP_LOCK_WAIT", "1500ms")
 	unlock := lockAgent(t, "fake")
 
-	var stdout, stderr bytes.Buffer
+	// The wait is said from a timer's goroutine: a buffer safe for that.
+	var stdout bytes.Buffer
+	stderr := &syncBuffer{}
 	start := time.Now()
-	code := run(context.Background(), []string{"resolve", "fake", "--json"}, strings.NewReader(""), &stdout, &stderr)
+	code := run(context.Background(), []string{"resolve", "fake", "--json"}, strings.NewReader(""), &stdout, stderr)
 	took := time.Since(start)
 	var doc cli.ErrorDoc
 	if code != cli.ExitFailure || json.Unmarshal(stdout.Bytes(), &doc) != nil || doc.Error.Code != cli.CodeInstallFailed {
@@ -68,8 +70,9 @@ func TestResolveWaitsBoundedOnALock(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		var stdout, stderr bytes.Buffer
-		code := run(context.Background(), []string{"install", "fake"}, strings.NewReader(""), &stdout, &stderr)
+		var stdout bytes.Buffer
+		stderr := &syncBuffer{}
+		code := run(context.Background(), []string{"install", "fake"}, strings.NewReader(""), &stdout, stderr)
 		done <- result{code, stdout.String(), stderr.String()}
 	}()
 	select {
