@@ -98,28 +98,42 @@ func TestScripts(t *testing.T) {
 			"age-cache": func(ts *testscript.TestScript, neg bool, args []string) {
 				d, err := time.ParseDuration(args[0])
 				ts.Check(err)
-				metas, _ := filepath.Glob(filepath.Join(ts.Getenv("ACP_HOME"), "cache", "*.meta.json"))
-				if len(metas) == 0 {
-					ts.Fatalf("no cached registry to age")
-				}
-				// Remembered failures age too.
-				failed, _ := filepath.Glob(filepath.Join(ts.Getenv("ACP_HOME"), "cache", "*.failed.json"))
-				for _, p := range append(metas, failed...) {
-					var m map[string]any
-					data, err := os.ReadFile(p)
-					ts.Check(err)
-					ts.Check(json.Unmarshal(data, &m))
-					key := "fetchedAt"
-					if strings.HasSuffix(p, ".failed.json") {
-						key = "failedAt"
-					}
-					m[key] = time.Now().Add(-d).UTC().Format(time.RFC3339Nano)
-					data, _ = json.Marshal(m)
-					ts.Check(os.WriteFile(p, data, 0o644))
+				if err := ageCache(ts.Getenv("ACP_HOME"), d); err != nil {
+					ts.Fatalf("%v", err)
 				}
 			},
 		},
 	})
+}
+
+// ageCache makes the cached registries under home look fetched d ago
+// (and remembered fetch failures made d ago).
+func ageCache(home string, d time.Duration) error {
+	metas, _ := filepath.Glob(filepath.Join(home, "cache", "*.meta.json"))
+	if len(metas) == 0 {
+		return errors.New("no cached registry to age")
+	}
+	failed, _ := filepath.Glob(filepath.Join(home, "cache", "*.failed.json"))
+	for _, p := range append(metas, failed...) {
+		var m map[string]any
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(data, &m); err != nil {
+			return err
+		}
+		key := "fetchedAt"
+		if strings.HasSuffix(p, ".failed.json") {
+			key = "failedAt"
+		}
+		m[key] = time.Now().Add(-d).UTC().Format(time.RFC3339Nano)
+		data, _ = json.Marshal(m)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // TestRunForwardsWithoutExec covers the path Windows takes (and any caller

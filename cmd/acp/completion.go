@@ -26,7 +26,7 @@ func registerCompletions(root *cobra.Command, g *globalOpts) {
 		switch c.Name() {
 		case "install", "resolve", "run", "probe", "login", "info":
 			c.ValidArgsFunction = g.completeIDs(false, c.Name() == "install")
-		case "uninstall", "upgrade":
+		case "uninstall", "upgrade", "rollback":
 			c.ValidArgsFunction = g.completeIDs(true, false)
 		}
 	}

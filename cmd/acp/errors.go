@@ -19,27 +19,28 @@ import (
 var errorKinds = []struct {
 	kind error
 	code cli.ErrorCode
+	hint string // when the error has none of its own
 }{
-	{context.Canceled, cli.CodeInterrupted},
-	{registry.ErrNotFound, cli.CodeAgentNotFound},
-	{installer.ErrVersionMismatch, cli.CodeVersionNotFound},
-	{installer.ErrNotInstalled, cli.CodeNotInstalled},
-	{installer.ErrRuntimeMissing, cli.CodeRuntimeMissing}, // = ErrRunnerMissing
-	{installer.ErrNoDistribution, cli.CodeNoBuild},
-	{source.ErrInvalid, cli.CodeRegistryInvalid},
-	{installer.ErrBadManifest, cli.CodeRegistryInvalid},
-	{source.ErrUnavailable, cli.CodeRegistryUnavailable},
-	{source.ErrInsecureURL, cli.CodeRegistryUnavailable},
-	{installer.ErrChecksum, cli.CodeIntegrity},
-	{installer.ErrUnsafeArchive, cli.CodeUnsafeArchive},
-	{installer.ErrUnsupportedArchive, cli.CodeUnsafeArchive},
-	{installer.ErrDownload, cli.CodeNetwork}, // before ErrInstallFailed: npm that cannot reach its registry
-	{installer.ErrWrongContent, cli.CodeInstallFailed},
-	{installer.ErrCmdMissing, cli.CodeInstallFailed},
-	{installer.ErrNoSpace, cli.CodeInstallFailed},
-	{installer.ErrLocked, cli.CodeInstallFailed},
-	{installer.ErrInUse, cli.CodeInstallFailed},
-	{installer.ErrInstallFailed, cli.CodeInstallFailed},
+	{context.Canceled, cli.CodeInterrupted, ""},
+	{registry.ErrNotFound, cli.CodeAgentNotFound, ""},
+	{installer.ErrVersionMismatch, cli.CodeVersionNotFound, ""},
+	{installer.ErrNotInstalled, cli.CodeNotInstalled, ""},
+	{installer.ErrRuntimeMissing, cli.CodeRuntimeMissing, ""}, // = ErrRunnerMissing
+	{installer.ErrNoDistribution, cli.CodeNoBuild, ""},
+	{source.ErrInvalid, cli.CodeRegistryInvalid, ""},
+	{installer.ErrBadManifest, cli.CodeRegistryInvalid, ""},
+	{source.ErrUnavailable, cli.CodeRegistryUnavailable, ""},
+	{source.ErrInsecureURL, cli.CodeRegistryUnavailable, ""},
+	{installer.ErrChecksum, cli.CodeIntegrity, ""},
+	{installer.ErrUnsafeArchive, cli.CodeUnsafeArchive, ""},
+	{installer.ErrUnsupportedArchive, cli.CodeUnsafeArchive, ""},
+	{installer.ErrDownload, cli.CodeNetwork, ""}, // before ErrInstallFailed: npm that cannot reach its registry
+	{installer.ErrWrongContent, cli.CodeInstallFailed, ""},
+	{installer.ErrCmdMissing, cli.CodeInstallFailed, ""},
+	{installer.ErrNoSpace, cli.CodeInstallFailed, ""},
+	{installer.ErrLocked, cli.CodeInstallFailed, "another acp is installing, upgrading or removing this agent; run the command again when it has finished (ACP_LOCK_WAIT makes resolve and run wait longer)"},
+	{installer.ErrInUse, cli.CodeInUse, ""},
+	{installer.ErrInstallFailed, cli.CodeInstallFailed, ""},
 }
 
 // commandCodes is the code of a failure no kind explains, by command:
@@ -67,6 +68,9 @@ func classify(cmdName string, err error) *cli.Error {
 	for _, k := range errorKinds {
 		if errors.Is(err, k.kind) {
 			out.Code = k.code
+			if out.Hint == "" {
+				out.Hint = k.hint
+			}
 			return out
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -39,7 +40,7 @@ func setup(root *cobra.Command, s cli.Streams) cli.Options {
 		newListCmd(g), newSearchCmd(g), newInfoCmd(g),
 		newInstallCmd(g), newResolveCmd(g), newRunCmd(g),
 		newProbeCmd(g), newLoginCmd(g),
-		newUpgradeCmd(g), newUninstallCmd(g), newGCCmd(g),
+		newUpgradeCmd(g), newRollbackCmd(g), newUninstallCmd(g), newGCCmd(g),
 		newDoctorCmd(g),
 	)
 	// Each Use line spells out its flags; cobra would add a second "[flags]".
@@ -57,6 +58,14 @@ type globalOpts struct {
 	offline      bool
 	progressFlag string
 	progress     progress.Mode
+	// allowPrivateURLs is --allow-private-urls (commands that download);
+	// registryLoopback is set once the registry was read from loopback.
+	allowPrivateURLs bool
+	registryLoopback bool
+	// registryTimeout (ACP_REGISTRY_TIMEOUT, 0: source's default) and
+	// lockWait (ACP_LOCK_WAIT) are knobs for tests and operations.
+	registryTimeout time.Duration
+	lockWait        time.Duration
 	// events is stderr as JSON events under --progress json.
 	events *eventWriter
 }
@@ -76,6 +85,12 @@ func (g *globalOpts) finish(cmd *cobra.Command) error {
 		return cli.Usagef("%v", err)
 	}
 	g.progress = m
+	if g.registryTimeout, err = durationEnv(envRegistryTimeout, 0); err != nil {
+		return err
+	}
+	if g.lockWait, err = durationEnv(envLockWait, defaultLockWait); err != nil {
+		return err
+	}
 	if m == progress.JSON && g.events == nil {
 		g.events = newEventWriter(g.streams.Err)
 		g.streams.Err = g.events

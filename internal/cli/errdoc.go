@@ -27,6 +27,7 @@ const (
 	CodeLaunchFailed        ErrorCode = "launch-failed"         // the agent could not be started
 	CodeProbeFailed         ErrorCode = "probe-failed"          // the agent did not answer initialize
 	CodeInterrupted         ErrorCode = "interrupted"           // Ctrl-C or SIGTERM
+	CodeInUse               ErrorCode = "in-use"                // a running agent uses the version (uninstall, install --force)
 )
 
 // Codes maps every code to its exit status: usage exits 2, every other
@@ -37,6 +38,7 @@ var Codes = map[ErrorCode]int{
 	CodeRegistryUnavailable: ExitFailure, CodeRegistryInvalid: ExitFailure, CodeNetwork: ExitFailure,
 	CodeIntegrity: ExitFailure, CodeUnsafeArchive: ExitFailure, CodeInstallFailed: ExitFailure,
 	CodeLaunchFailed: ExitFailure, CodeProbeFailed: ExitFailure, CodeInterrupted: ExitFailure,
+	CodeInUse: ExitFailure,
 }
 
 // Error is a failure with its code, and what to tell the user beyond the
