@@ -2,13 +2,15 @@ package icons
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -58,41 +60,75 @@ func checkWith(data []byte, plain bool) []Problem {
 	// A UTF-8 byte order mark is legal XML, and editors neither show it
 	// nor count it as a column, so the icon is read from after it.
 	data = bytes.TrimPrefix(data, utf8BOM)
-	c := &checker{text: newText(data), plain: plain}
+	c := checkers.Get().(*checker)
+	c.reset(data, plain)
 	c.comments()
 	c.parse()
-	sort.SliceStable(c.problems, func(i, j int) bool {
-		a, b := c.problems[i], c.problems[j]
+	slices.SortStableFunc(c.problems, func(a, b Problem) int {
 		if a.Line != b.Line {
-			return a.Line < b.Line
+			return cmp.Compare(a.Line, b.Line)
 		}
 		if a.Column != b.Column {
-			return a.Column < b.Column
+			return cmp.Compare(a.Column, b.Column)
 		}
-		return a.Rule < b.Rule
+		return strings.Compare(a.Rule, b.Rule)
 	})
-	return c.problems
+	problems := c.problems
+	// Only a checker that finished goes back: after a panic its state
+	// is anyone's guess.
+	c.release()
+	checkers.Put(c)
+	return problems
+}
+
+// checkers keep their buffers from icon to icon: a validation run checks
+// thousands, and most of a fresh checker's cost was growing them.
+var checkers = sync.Pool{New: func() any { return new(checker) }}
+
+// reset readies c for data, keeping the capacity of its buffers.
+func (c *checker) reset(data []byte, plain bool) {
+	c.text.reset(data)
+	c.problems = nil
+	c.plain = plain
+	c.usesCurrentColor, c.sawRoot = false, false
+	c.rootOff, c.depth = 0, 0
+	c.nsURLs, c.nsMarks = c.nsURLs[:0], c.nsMarks[:0]
+	c.styleDepth = 0
+	c.style, c.styleMap = c.style[:0], c.styleMap[:0]
+}
+
+// release drops what c holds of the icon, keeping the buffers. Their
+// strings are substrings of one copy of the icon, which they may keep
+// alive until the checker's next use: cheaper than clearing them.
+func (c *checker) release() {
+	c.problems = nil
+	c.text.data = nil
 }
 
 type checker struct {
-	*text
+	text
 	problems []Problem
-	plain    bool // plainTokens may read the icon
+	plain    bool     // plainTokens may read the icon
+	buf      plainBuf // plainTokens' buffers
 
 	usesCurrentColor bool
 	sawRoot          bool
 	rootOff          int
 	depth            int // elements open
 
-	// Namespace URLs declared by each open element, innermost last.
-	namespaces [][]string
+	// Namespace URLs declared by the open elements, outermost first;
+	// nsMarks holds len(nsURLs) before each open element's own.
+	nsURLs  []string
+	nsMarks []int
 
 	// The text of the <style> element being read, gathered across
 	// character data, CDATA sections and comments (which CSS does not see)
 	// so that a declaration split by them is still found.
 	styleDepth int // 0 when not inside <style>
-	style      strings.Builder
+	style      []byte
 	styleMap   []segment
+
+	lowered map[string]string // see lower
 }
 
 func (c *checker) add(rule string, off int, format string, args ...any) {
@@ -158,7 +194,7 @@ func (c *checker) plainTokens() ([]plainToken, bool) {
 	if !c.plain {
 		return nil, false
 	}
-	return plainTokens(c.data)
+	return plainTokens(c.data, &c.buf)
 }
 
 // decode checks the tokens of encoding/xml, for the icons that
@@ -231,7 +267,8 @@ func (c *checker) end() {
 		c.stylesheet()
 	}
 	c.depth--
-	c.namespaces = c.namespaces[:len(c.namespaces)-1]
+	c.nsURLs = c.nsURLs[:c.nsMarks[len(c.nsMarks)-1]]
+	c.nsMarks = c.nsMarks[:len(c.nsMarks)-1]
 }
 
 // charData checks character data read from data[off:end].
@@ -327,13 +364,13 @@ var unsafeElements = map[string]string{
 }
 
 func (c *checker) element(t xml.StartElement, raw []rawAttr, off, depth int) {
-	local := strings.ToLower(t.Name.Local)
+	local := c.lower(t.Name.Local)
 	if why, bad := unsafeElements[local]; bad {
 		c.add(RuleUnsafe, off, "%s, which editors would execute; icons may not contain <%s>: remove it", why, printable(t.Name.Local))
 	}
 	if local == "style" && c.styleDepth == 0 {
 		c.styleDepth = depth
-		c.style.Reset()
+		c.style = c.style[:0]
 		c.styleMap = c.styleMap[:0]
 	}
 	c.declare(t)
@@ -361,13 +398,12 @@ func (c *checker) element(t xml.StartElement, raw []rawAttr, off, depth int) {
 
 // declare opens the element's namespace scope.
 func (c *checker) declare(t xml.StartElement) {
-	var urls []string
+	c.nsMarks = append(c.nsMarks, len(c.nsURLs))
 	for _, a := range t.Attr {
 		if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") {
-			urls = append(urls, a.Value)
+			c.nsURLs = append(c.nsURLs, a.Value)
 		}
 	}
-	c.namespaces = append(c.namespaces, urls)
 }
 
 // undeclared reports a prefix without a declaration (xlink:href without
@@ -378,12 +414,8 @@ func (c *checker) undeclared(n xml.Name, written string, off int) {
 	if n.Space == "" || n.Space == xmlNamespace {
 		return
 	}
-	for _, urls := range c.namespaces {
-		for _, u := range urls {
-			if u == n.Space {
-				return
-			}
-		}
+	if slices.Contains(c.nsURLs, n.Space) {
+		return
 	}
 	fix := "declare it on <svg> with xmlns:" + printable(n.Space) + "=\"…\""
 	if n.Space == "xlink" {
@@ -405,7 +437,7 @@ func (c *checker) animation(t xml.StartElement, raw []rawAttr, off int) {
 	var prop string
 	for _, a := range t.Attr {
 		if a.Name.Space == "" && a.Name.Local == "attributeName" {
-			prop = strings.ToLower(strings.TrimSpace(a.Value))
+			prop = c.lower(strings.TrimSpace(a.Value))
 		}
 	}
 	// Browsers resolve a prefix in attributeName through the element's
@@ -446,7 +478,7 @@ func (c *checker) animation(t xml.StartElement, raw []rawAttr, off int) {
 }
 
 func (c *checker) attribute(a xml.Attr, ra rawAttr) {
-	local := strings.ToLower(a.Name.Local)
+	local := c.lower(a.Name.Local)
 	if a.Name.Space == "xmlns" || (a.Name.Space == "" && local == "xmlns") {
 		return
 	}
@@ -477,12 +509,12 @@ func (c *checker) attribute(a xml.Attr, ra rawAttr) {
 }
 
 func (c *checker) styleText(s string, off, end int) {
-	c.styleMap = append(c.styleMap, rawSegment(c.data, s, off, end, c.style.Len()))
-	c.style.WriteString(s)
+	c.styleMap = append(c.styleMap, rawSegment(c.data, s, off, end, len(c.style)))
+	c.style = append(c.style, s...)
 }
 
 func (c *checker) stylesheet() {
-	css := c.style.String()
+	css := string(c.style)
 	segs := c.styleMap
 	c.styleDepth = 0
 	c.declarations(css, func(i int) int { return mapSegments(segs, i) })

@@ -23,10 +23,12 @@ var colorProperties = map[string]bool{
 // declaration (for the message's spelling).
 func (c *checker) paint(prop, value string, off int, css bool) {
 	v := strings.TrimSpace(value)
-	if i := strings.Index(strings.ToLower(v), "!important"); i >= 0 {
+	lv := c.lower(v)
+	if i := strings.Index(lv, "!important"); i >= 0 {
 		v = strings.TrimSpace(v[:i])
+		lv = c.lower(v)
 	}
-	switch strings.ToLower(v) {
+	switch lv {
 	case "currentcolor":
 		c.usesCurrentColor = true
 		return
@@ -37,7 +39,7 @@ func (c *checker) paint(prop, value string, off int, css bool) {
 	if css {
 		written = printable(prop) + ": " + printable(strings.TrimSpace(value))
 	}
-	if strings.HasPrefix(strings.ToLower(v), "url(") {
+	if strings.HasPrefix(lv, "url(") {
 		c.add(RuleHardcodedColor, off, "%s paints with a gradient, pattern or other reference, which cannot follow the editor's theme; use currentColor (or none)", written)
 		return
 	}

@@ -26,6 +26,20 @@ type plainToken struct {
 	off, end int              // text is data[off:end]
 }
 
+// plainBuf holds plainTokens' slices between icons.
+type plainBuf struct {
+	toks  []plainToken
+	attrs []xml.Attr
+	raws  []rawAttr
+	stack []plainOpen
+}
+
+type plainOpen struct {
+	name string
+	// The default namespace in force inside the element.
+	space string
+}
+
 type plainKind uint8
 
 const (
@@ -44,25 +58,30 @@ const (
 //     with no < or & in the value;
 //   - character data without & or ]]>;
 //   - properly nested elements, all closed by the end.
-func plainTokens(data []byte) (toks []plainToken, ok bool) {
+//
+// Every name and value is a substring of one copy of data, so that
+// reading an icon allocates once instead of once per attribute. buf's
+// slices are reused from icon to icon; the tokens live until its next use.
+func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
 	for _, b := range data {
 		if !plainByte(b) {
 			return nil, false
 		}
 	}
-	type open struct {
-		name string
-		// The default namespace in force inside the element.
-		space string
-	}
-	var stack []open
-	// Each element's attributes are a window of these two slices: two
-	// allocations per icon instead of a few per element. Every attribute
-	// needs an '=', so they never outgrow their first allocation (and
-	// if they did, the windows already taken would still be right).
+	s := string(data)
+	stack := buf.stack[:0]
+	defer func() { buf.stack = stack[:0] }()
+	// Each element's attributes are a window of these two slices. Every
+	// attribute needs an '=', so they never outgrow the capacity made
+	// here (and if they did, the windows already taken would still be
+	// right).
 	nattr := bytes.Count(data, []byte("="))
-	attrs, raws := make([]xml.Attr, 0, nattr), make([]rawAttr, 0, nattr)
-	toks = make([]plainToken, 0, 2*bytes.Count(data, []byte("<"))+1)
+	if buf.attrs == nil || cap(buf.attrs) < nattr {
+		buf.attrs, buf.raws = make([]xml.Attr, 0, max(nattr, 64)), make([]rawAttr, 0, max(nattr, 64))
+	}
+	attrs, raws := buf.attrs[:0], buf.raws[:0]
+	out := buf.toks[:0]
+	defer func() { buf.toks, buf.attrs, buf.raws = out, attrs, raws }()
 	space := func() string {
 		if len(stack) == 0 {
 			return ""
@@ -79,14 +98,15 @@ func plainTokens(data []byte) (toks []plainToken, ok bool) {
 				}
 				i++
 			}
-			toks = append(toks, plainToken{kind: plainText, off: off, end: i})
+			out = append(out, plainToken{kind: plainText, off: off, end: i})
 			continue
 		}
 		i++
 		if i < len(data) && data[i] == '/' {
 			// An end tag: </name, optional white space, >.
 			i++
-			name, n := plainName(data[i:])
+			n := plainName(data[i:])
+			name := s[i : i+n]
 			if n == 0 || len(stack) == 0 || stack[len(stack)-1].name != name {
 				return nil, false
 			}
@@ -95,14 +115,15 @@ func plainTokens(data []byte) (toks []plainToken, ok bool) {
 				return nil, false
 			}
 			i++
-			toks = append(toks, plainToken{kind: plainEnd, elem: xml.StartElement{Name: elementName(space(), name)}, off: off, end: i})
+			out = append(out, plainToken{kind: plainEnd, elem: xml.StartElement{Name: elementName(space(), name)}, off: off, end: i})
 			stack = stack[:len(stack)-1]
 			continue
 		}
-		name, n := plainName(data[i:])
+		n := plainName(data[i:])
 		if n == 0 {
 			return nil, false // <? <! or not well-formed
 		}
+		name := s[i : i+n]
 		i += n
 		first := len(attrs)
 		ns := space()
@@ -127,10 +148,11 @@ func plainTokens(data []byte) (toks []plainToken, ok bool) {
 				return nil, false // no white space before the attribute
 			}
 			nameOff := j
-			aname, n := plainName(data[j:])
+			n := plainName(data[j:])
 			if n == 0 {
 				return nil, false
 			}
+			aname := s[j : j+n]
 			j = skipSpace(data, j+n)
 			if j >= len(data) || data[j] != '=' {
 				return nil, false
@@ -151,7 +173,7 @@ func plainTokens(data []byte) (toks []plainToken, ok bool) {
 			if j >= len(data) {
 				return nil, false
 			}
-			value := string(data[vstart:j])
+			value := s[vstart:j]
 			if aname == "xmlns" {
 				ns = value
 			}
@@ -160,19 +182,19 @@ func plainTokens(data []byte) (toks []plainToken, ok bool) {
 			i = j + 1
 		}
 		start := xml.StartElement{Name: elementName(ns, name), Attr: attrs[first:len(attrs):len(attrs)]}
-		stack = append(stack, open{name: name, space: ns})
-		toks = append(toks, plainToken{kind: plainStart, elem: start, raw: raws[first:len(raws):len(raws)], off: off, end: i})
+		stack = append(stack, plainOpen{name: name, space: ns})
+		out = append(out, plainToken{kind: plainStart, elem: start, raw: raws[first:len(raws):len(raws)], off: off, end: i})
 		if empty {
 			// encoding/xml follows <a/> with an end element of its own,
 			// read without consuming input.
-			toks = append(toks, plainToken{kind: plainEnd, elem: xml.StartElement{Name: start.Name}, off: i, end: i})
+			out = append(out, plainToken{kind: plainEnd, elem: xml.StartElement{Name: start.Name}, off: i, end: i})
 			stack = stack[:len(stack)-1]
 		}
 	}
 	if len(stack) > 0 {
 		return nil, false // encoding/xml says "unexpected EOF"
 	}
-	return toks, true
+	return out, true
 }
 
 // elementName translates an unprefixed element name the way
@@ -189,18 +211,18 @@ func plainByte(b byte) bool { return (b >= 0x20 && b < 0x7f) || b == '\t' || b =
 
 // plainName reads a name without a prefix at the start of b; n is 0 when
 // there is none.
-func plainName(b []byte) (name string, n int) {
+func plainName(b []byte) (n int) {
 	if len(b) == 0 || !(isLetter(b[0]) || b[0] == '_') {
-		return "", 0
+		return 0
 	}
 	n = 1
 	for n < len(b) && (isLetter(b[n]) || (b[n] >= '0' && b[n] <= '9') || b[n] == '_' || b[n] == '-' || b[n] == '.') {
 		n++
 	}
 	if n < len(b) && b[n] == ':' {
-		return "", 0 // a prefix: let encoding/xml resolve it
+		return 0 // a prefix: let encoding/xml resolve it
 	}
-	return string(b[:n]), n
+	return n
 }
 
 func isLetter(b byte) bool { return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') }

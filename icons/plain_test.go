@@ -5,8 +5,10 @@ import (
 	"encoding/xml"
 	"io"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -47,7 +49,7 @@ func decoderTokens(data []byte) (toks []xmlToken, ok bool) {
 // scanAttrs.
 func samePlain(t *testing.T, data []byte) (accepted bool) {
 	t.Helper()
-	toks, ok := plainTokens(data)
+	toks, ok := plainTokens(data, new(plainBuf))
 	if !ok {
 		return false
 	}
@@ -104,7 +106,7 @@ func TestPlainTokens(t *testing.T) {
 		`<svg / >`, `< svg/>`, `<1/>`, `<svg><![CDATA[x]]></svg>`,
 	}
 	for _, s := range refused {
-		if _, ok := plainTokens([]byte(s)); ok {
+		if _, ok := plainTokens([]byte(s), new(plainBuf)); ok {
 			t.Errorf("plainTokens accepts %q", s)
 		}
 	}
@@ -155,7 +157,24 @@ func FuzzPlainTokens(f *testing.F) {
 		if got, want := indexImageSet(string(data)), strings.Index(asciiLower(string(data)), imageSet); got != want {
 			t.Fatalf("indexImageSet(%q) = %d, want %d", data, got, want)
 		}
+		if got, want := isNumber(string(data)), numberPattern().MatchString(string(data)); got != want {
+			t.Fatalf("isNumber(%q) = %v, want %v", data, got, want)
+		}
 	})
+}
+
+// numberPattern is the regular expression isNumber replaced.
+var numberPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+})
+
+func TestIsNumber(t *testing.T) {
+	for _, s := range []string{"", "0", "16", "+1", "-1.", ".5", "-.5e3", "1e", "1e+", "1E-2", ".", "+", "-.", "1..2", "1.2.3",
+		"1e2.5", "Inf", "NaN", "0x10", "1_0", " 1", "1 ", "1\n", "١", "e5", ".e5", "5.e5", "++1"} {
+		if got, want := isNumber(s), numberPattern().MatchString(s); got != want {
+			t.Errorf("isNumber(%q) = %v, want %v", s, got, want)
+		}
+	}
 }
 
 func TestHasURL(t *testing.T) {

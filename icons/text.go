@@ -1,6 +1,7 @@
 package icons
 
 import (
+	"bytes"
 	"encoding/xml"
 	"sort"
 	"strconv"
@@ -21,14 +22,18 @@ type text struct {
 	lastOff, lastLine, lastCol int
 }
 
-func newText(data []byte) *text {
-	starts := []int{0}
-	for i, b := range data {
-		if b == '\n' {
-			starts = append(starts, i+1)
+// reset readies t for data, keeping the capacity of lineStarts.
+func (t *text) reset(data []byte) {
+	starts := append(t.lineStarts[:0], 0)
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '\n')
+		if j < 0 {
+			break
 		}
+		i += j + 1
+		starts = append(starts, i)
 	}
-	return &text{data: data, lineStarts: starts, lastLine: 1, lastCol: 1}
+	*t = text{data: data, lineStarts: starts, lastLine: 1, lastCol: 1}
 }
 
 func (t *text) position(off int) (line, col int) {
