@@ -103,6 +103,7 @@ func (c *checker) reset(data []byte, plain bool) {
 func (c *checker) release() {
 	c.problems = nil
 	c.text.data = nil
+	c.buf.data, c.buf.src = nil, ""
 }
 
 type checker struct {
@@ -168,7 +169,8 @@ func (c *checker) parse() {
 		for _, t := range toks {
 			switch t.kind {
 			case plainStart:
-				if !c.start(t.elem, t.raw, t.off) {
+				e, raw := c.buf.element(t)
+				if !c.start(e, raw, t.off) {
 					return
 				}
 			case plainEnd:
@@ -375,16 +377,25 @@ func (c *checker) element(t xml.StartElement, raw []rawAttr, off, depth int) {
 	}
 	c.declare(t)
 	c.undeclared(t.Name, t.Name.Local, off)
-	type key struct{ space, local string }
-	seen := make(map[key]bool, len(t.Attr))
+	// Elements have a handful of attributes, where comparing with each
+	// earlier one costs less than hashing into a map; a crafted element
+	// with thousands gets the map.
+	var seen map[xml.Name]bool
+	if len(t.Attr) > 32 {
+		seen = make(map[xml.Name]bool, len(t.Attr))
+	}
 	for i, a := range t.Attr {
 		ra := matchAttr(raw, i, a, off)
 		// encoding/xml lets a repeated attribute through; browsers refuse
 		// the whole document.
-		if k := (key{a.Name.Space, a.Name.Local}); seen[k] {
-			c.add(RuleXML, ra.nameOff, "the attribute %s appears twice on <%s>, which is not well-formed XML; keep one", printable(ra.name), printable(t.Name.Local))
+		var twice bool
+		if seen != nil {
+			twice, seen[a.Name] = seen[a.Name], true
 		} else {
-			seen[k] = true
+			twice = slices.ContainsFunc(t.Attr[:i], func(b xml.Attr) bool { return b.Name == a.Name })
+		}
+		if twice {
+			c.add(RuleXML, ra.nameOff, "the attribute %s appears twice on <%s>, which is not well-formed XML; keep one", printable(ra.name), printable(t.Name.Local))
 		}
 		if a.Name.Space != "xmlns" {
 			c.undeclared(a.Name, ra.name, ra.nameOff)

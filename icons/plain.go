@@ -16,28 +16,35 @@ import (
 // tokens at the same offsets (FuzzPlainTokens checks this).
 
 // plainToken is a token with the offsets encoding/xml's InputOffset would
-// give before (off) and after (end) reading it. It is a struct rather
-// than an xml.Token so that the tokens of an icon are one allocation, not
-// one each.
+// give before (off) and after (end) reading it. It holds offsets, not
+// strings or slices: an icon's tokens are then one buffer that the
+// garbage collector neither scans nor guards with write barriers, reused
+// from icon to icon (plainBuf.element makes the xml.StartElement).
 type plainToken struct {
-	kind     plainKind
-	elem     xml.StartElement // the element started, or (only its Name) ended
-	raw      []rawAttr        // a start element's attributes as written (what scanAttrs finds)
-	off, end int              // text is data[off:end]
+	kind          plainKind
+	off, end      int // text is data[off:end]
+	name, nameEnd int // an element's name is data[name:nameEnd]
+	// The default namespace in force: the index in plainBuf.attrs of the
+	// xmlns attribute that sets it, or -1 for none.
+	space           int
+	attrs, attrsEnd int // a start element's attributes are plainBuf.attrs[attrs:attrsEnd]
 }
 
-// plainBuf holds plainTokens' slices between icons.
+// plainAttr is an attribute written data[name:nameEnd]="data[value:valueEnd]".
+type plainAttr struct{ name, nameEnd, value, valueEnd int }
+
+// plainBuf holds plainTokens' slices between icons, and the icon they
+// were read from.
 type plainBuf struct {
+	data  []byte
+	src   string // string(data): names and values are its substrings
 	toks  []plainToken
-	attrs []xml.Attr
-	raws  []rawAttr
-	stack []plainOpen
-}
+	attrs []plainAttr
+	stack []int // the start tokens of the open elements
 
-type plainOpen struct {
-	name string
-	// The default namespace in force inside the element.
-	space string
+	// What element returns, reused from element to element.
+	xattrs []xml.Attr
+	raws   []rawAttr
 }
 
 type plainKind uint8
@@ -48,8 +55,35 @@ const (
 	plainText
 )
 
-// plainTokens tokenizes data, translating names as xml.Decoder.Token does.
-// It accepts only:
+// element returns the element a start or end token names, translated as
+// xml.Decoder.Token does, and for a start token its attributes as
+// scanAttrs finds them. Both are valid until the next call.
+func (b *plainBuf) element(t plainToken) (xml.StartElement, []rawAttr) {
+	var space string
+	if t.space >= 0 {
+		a := b.attrs[t.space]
+		space = b.src[a.value:a.valueEnd]
+	}
+	e := xml.StartElement{Name: elementName(space, b.src[t.name:t.nameEnd])}
+	if t.kind != plainStart {
+		return e, nil
+	}
+	if b.xattrs == nil {
+		b.xattrs = make([]xml.Attr, 0, 16) // not nil, as encoding/xml says none
+	}
+	xattrs, raws := b.xattrs[:0], b.raws[:0]
+	for _, a := range b.attrs[t.attrs:t.attrsEnd] {
+		name, value := b.src[a.name:a.nameEnd], b.src[a.value:a.valueEnd]
+		xattrs = append(xattrs, xml.Attr{Name: xml.Name{Local: name}, Value: value})
+		raws = append(raws, rawAttr{name: name, nameOff: a.name, valueOff: a.value, valueEnd: a.valueEnd, raw: b.data[a.value:a.valueEnd], locatable: true})
+	}
+	b.xattrs, b.raws = xattrs, raws
+	e.Attr = xattrs
+	return e, raws
+}
+
+// plainTokens tokenizes data into buf, which keeps data until its next
+// use. It accepts only:
 //   - bytes that are printable ASCII, tab or line feed (so no encoding,
 //     UTF-8 or CR-LF questions arise, and decoded text is the raw text);
 //   - names [A-Za-z_][A-Za-z0-9._-]* (no prefixes, so the only
@@ -58,35 +92,23 @@ const (
 //     with no < or & in the value;
 //   - character data without & or ]]>;
 //   - properly nested elements, all closed by the end.
-//
-// Every name and value is a substring of one copy of data, so that
-// reading an icon allocates once instead of once per attribute. buf's
-// slices are reused from icon to icon; the tokens live until its next use.
 func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
 	for _, b := range data {
 		if !plainByte(b) {
 			return nil, false
 		}
 	}
-	s := string(data)
-	stack := buf.stack[:0]
-	defer func() { buf.stack = stack[:0] }()
-	// Each element's attributes are a window of these two slices. Every
-	// attribute needs an '=', so they never outgrow the capacity made
-	// here (and if they did, the windows already taken would still be
-	// right).
-	nattr := bytes.Count(data, []byte("="))
-	if buf.attrs == nil || cap(buf.attrs) < nattr {
-		buf.attrs, buf.raws = make([]xml.Attr, 0, max(nattr, 64)), make([]rawAttr, 0, max(nattr, 64))
+	buf.data, buf.src = data, string(data)
+	out, attrs, stack := buf.toks[:0], buf.attrs[:0], buf.stack[:0]
+	if n := 2*bytes.Count(data, []byte("<")) + 1; cap(out) < n {
+		out = make([]plainToken, 0, n)
 	}
-	attrs, raws := buf.attrs[:0], buf.raws[:0]
-	out := buf.toks[:0]
-	defer func() { buf.toks, buf.attrs, buf.raws = out, attrs, raws }()
-	space := func() string {
+	defer func() { buf.toks, buf.attrs, buf.stack = out, attrs, stack }()
+	space := func() int {
 		if len(stack) == 0 {
-			return ""
+			return -1
 		}
-		return stack[len(stack)-1].space
+		return out[stack[len(stack)-1]].space
 	}
 	i := 0
 	for i < len(data) {
@@ -106,16 +128,20 @@ func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
 			// An end tag: </name, optional white space, >.
 			i++
 			n := plainName(data[i:])
-			name := s[i : i+n]
-			if n == 0 || len(stack) == 0 || stack[len(stack)-1].name != name {
+			if n == 0 || len(stack) == 0 {
 				return nil, false
 			}
+			open := out[stack[len(stack)-1]]
+			if !bytes.Equal(data[open.name:open.nameEnd], data[i:i+n]) {
+				return nil, false
+			}
+			name := i
 			i = skipSpace(data, i+n)
 			if i >= len(data) || data[i] != '>' {
 				return nil, false
 			}
 			i++
-			out = append(out, plainToken{kind: plainEnd, elem: xml.StartElement{Name: elementName(space(), name)}, off: off, end: i})
+			out = append(out, plainToken{kind: plainEnd, name: name, nameEnd: name + n, space: open.space, off: off, end: i})
 			stack = stack[:len(stack)-1]
 			continue
 		}
@@ -123,7 +149,7 @@ func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
 		if n == 0 {
 			return nil, false // <? <! or not well-formed
 		}
-		name := s[i : i+n]
+		name := i
 		i += n
 		first := len(attrs)
 		ns := space()
@@ -147,12 +173,11 @@ func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
 			if j == i {
 				return nil, false // no white space before the attribute
 			}
-			nameOff := j
+			aname := j
 			n := plainName(data[j:])
 			if n == 0 {
 				return nil, false
 			}
-			aname := s[j : j+n]
 			j = skipSpace(data, j+n)
 			if j >= len(data) || data[j] != '=' {
 				return nil, false
@@ -173,21 +198,18 @@ func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
 			if j >= len(data) {
 				return nil, false
 			}
-			value := s[vstart:j]
-			if aname == "xmlns" {
-				ns = value
+			if string(data[aname:aname+n]) == "xmlns" {
+				ns = len(attrs)
 			}
-			attrs = append(attrs, xml.Attr{Name: xml.Name{Local: aname}, Value: value})
-			raws = append(raws, rawAttr{name: aname, nameOff: nameOff, valueOff: vstart, valueEnd: j, raw: data[vstart:j], locatable: true})
+			attrs = append(attrs, plainAttr{name: aname, nameEnd: aname + n, value: vstart, valueEnd: j})
 			i = j + 1
 		}
-		start := xml.StartElement{Name: elementName(ns, name), Attr: attrs[first:len(attrs):len(attrs)]}
-		stack = append(stack, plainOpen{name: name, space: ns})
-		out = append(out, plainToken{kind: plainStart, elem: start, raw: raws[first:len(raws):len(raws)], off: off, end: i})
+		stack = append(stack, len(out))
+		out = append(out, plainToken{kind: plainStart, name: name, nameEnd: name + n, space: ns, attrs: first, attrsEnd: len(attrs), off: off, end: i})
 		if empty {
 			// encoding/xml follows <a/> with an end element of its own,
 			// read without consuming input.
-			out = append(out, plainToken{kind: plainEnd, elem: xml.StartElement{Name: start.Name}, off: i, end: i})
+			out = append(out, plainToken{kind: plainEnd, name: name, nameEnd: name + n, space: ns, off: i, end: i})
 			stack = stack[:len(stack)-1]
 		}
 	}
