@@ -354,20 +354,30 @@ func (c *checker) root(t xml.StartElement, raw []rawAttr, off int) {
 	}
 }
 
-// unsafeElements are run or loaded by browsers and editors' webviews.
-// Compared in lower case: HTML parsing folds case, so <SCRIPT> runs there.
-var unsafeElements = map[string]string{
-	"script":        "<script> elements run code",
-	"foreignobject": "<foreignObject> elements embed HTML",
-	"iframe":        "<iframe> elements load other pages",
-	"embed":         "<embed> elements load plug-in content",
-	"object":        "<object> elements load external content",
-	"handler":       "<handler> elements (SVG Tiny) run code",
+// unsafeElement says why an element is run or loaded by browsers and
+// editors' webviews. local is in lower case: HTML parsing folds case, so
+// <SCRIPT> runs there. (A switch, not a map: it runs for every element.)
+func unsafeElement(local string) (why string, bad bool) {
+	switch local {
+	case "script":
+		return "<script> elements run code", true
+	case "foreignobject":
+		return "<foreignObject> elements embed HTML", true
+	case "iframe":
+		return "<iframe> elements load other pages", true
+	case "embed":
+		return "<embed> elements load plug-in content", true
+	case "object":
+		return "<object> elements load external content", true
+	case "handler":
+		return "<handler> elements (SVG Tiny) run code", true
+	}
+	return "", false
 }
 
 func (c *checker) element(t xml.StartElement, raw []rawAttr, off, depth int) {
 	local := c.lower(t.Name.Local)
-	if why, bad := unsafeElements[local]; bad {
+	if why, bad := unsafeElement(local); bad {
 		c.add(RuleUnsafe, off, "%s, which editors would execute; icons may not contain <%s>: remove it", why, printable(t.Name.Local))
 	}
 	if local == "style" && c.styleDepth == 0 {
@@ -402,7 +412,7 @@ func (c *checker) element(t xml.StartElement, raw []rawAttr, off, depth int) {
 		}
 		c.attribute(a, ra)
 	}
-	if animationElements[local] {
+	if animationElement(local) {
 		c.animation(t, raw, off)
 	}
 }
@@ -435,10 +445,14 @@ func (c *checker) undeclared(n xml.Name, written string, off int) {
 	c.add(RuleXML, off, "the namespace prefix %s of %s is not declared, so browsers refuse to render the icon; %s", quote(n.Space), printable(written), fix)
 }
 
-// animationElements set another attribute's value over time. Lower
-// case, as compared.
-var animationElements = map[string]bool{
-	"set": true, "animate": true, "animatecolor": true, "animatetransform": true, "animatemotion": true,
+// animationElement reports whether an element (named in lower case) sets
+// another attribute's value over time.
+func animationElement(local string) bool {
+	switch local {
+	case "set", "animate", "animatecolor", "animatetransform", "animatemotion":
+		return true
+	}
+	return false
 }
 
 // animation checks what an animation would set: <set attributeName="fill"
@@ -454,7 +468,7 @@ func (c *checker) animation(t xml.StartElement, raw []rawAttr, off int) {
 	// Browsers resolve a prefix in attributeName through the element's
 	// namespace declarations, so any prefix may stand for xlink.
 	href := prop == "href" || strings.HasSuffix(prop, ":href")
-	if !colorProperties[prop] && !href {
+	if !colorProperty(prop) && !href {
 		return
 	}
 	for i, a := range t.Attr {
@@ -513,7 +527,7 @@ func (c *checker) attribute(a xml.Attr, ra rawAttr) {
 		c.declarations(a.Value, ra.valueMapper(a.Value))
 		return
 	}
-	if colorProperties[local] {
+	if colorProperty(local) {
 		c.paint(a.Name.Local, a.Value, ra.nameOff, false)
 	}
 	c.references(a.Name.Local, a.Value, func(int) int { return ra.nameOff })

@@ -6,17 +6,16 @@ import (
 	"sync"
 )
 
-// colorProperties are the properties that put a colour on screen. fill and
-// stroke are the registry's rule; the others are beyond it: color
-// re-defines what currentColor means, and the rest paint gradients,
-// filters and lighting past it.
-var colorProperties = map[string]bool{
-	"fill":           true,
-	"stroke":         true,
-	"color":          true,
-	"stop-color":     true,
-	"flood-color":    true,
-	"lighting-color": true,
+// colorProperty reports whether a property (in lower case) puts a colour
+// on screen. fill and stroke are the registry's rule; the others are
+// beyond it: color re-defines what currentColor means, and the rest paint
+// gradients, filters and lighting past it.
+func colorProperty(name string) bool {
+	switch name {
+	case "fill", "stroke", "color", "stop-color", "flood-color", "lighting-color":
+		return true
+	}
+	return false
 }
 
 // paint judges one colour value. css says whether it came from a style
