@@ -82,6 +82,11 @@ func (c *checker) declarations(css string, at func(int) int) {
 // references reports what a value or style sheet would load from outside
 // the icon: url(...) and image-set(...).
 func (c *checker) references(where, value string, at func(int) int) {
+	// Both need a '(' which path data, most of an icon's bytes, lacks:
+	// one fast search instead of two scans a byte at a time.
+	if strings.IndexByte(value, '(') < 0 {
+		return
+	}
 	c.urls(where, value, at)
 	c.imageSets(where, value, at)
 }

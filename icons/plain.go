@@ -94,7 +94,7 @@ func (b *plainBuf) element(t plainToken) (xml.StartElement, []rawAttr) {
 //   - properly nested elements, all closed by the end.
 func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
 	for _, b := range data {
-		if !plainByte(b) {
+		if !plainBytes[b] {
 			return nil, false
 		}
 	}
@@ -114,11 +114,12 @@ func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
 	for i < len(data) {
 		off := i
 		if data[i] != '<' {
-			for i < len(data) && data[i] != '<' {
-				if data[i] == '&' || (data[i] == ']' && i+2 < len(data) && data[i+1] == ']' && data[i+2] == '>') {
-					return nil, false
-				}
-				i++
+			i = len(data)
+			if j := bytes.IndexByte(data[off:], '<'); j >= 0 {
+				i = off + j
+			}
+			if text := data[off:i]; bytes.IndexByte(text, '&') >= 0 || bytes.Contains(text, []byte("]]>")) {
+				return nil, false
 			}
 			out = append(out, plainToken{kind: plainText, off: off, end: i})
 			continue
@@ -189,13 +190,12 @@ func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
 			q := data[j]
 			j++
 			vstart := j
-			for j < len(data) && data[j] != q {
-				if data[j] == '<' || data[j] == '&' {
-					return nil, false
-				}
-				j++
+			k := bytes.IndexByte(data[j:], q)
+			if k < 0 {
+				return nil, false
 			}
-			if j >= len(data) {
+			j += k
+			if value := data[vstart:j]; bytes.IndexByte(value, '<') >= 0 || bytes.IndexByte(value, '&') >= 0 {
 				return nil, false
 			}
 			if string(data[aname:aname+n]) == "xmlns" {
@@ -230,6 +230,14 @@ func elementName(space, local string) xml.Name {
 }
 
 func plainByte(b byte) bool { return (b >= 0x20 && b < 0x7f) || b == '\t' || b == '\n' }
+
+// plainBytes is plainByte as a table: it is asked of every byte.
+var plainBytes = func() (t [256]bool) {
+	for b := range t {
+		t[b] = plainByte(byte(b))
+	}
+	return t
+}()
 
 // plainName reads a name without a prefix at the start of b; n is 0 when
 // there is none.
