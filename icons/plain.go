@@ -3,11 +3,12 @@ package icons
 import (
 	"bytes"
 	"encoding/xml"
+	"unicode/utf8"
 )
 
 // Nearly every real icon is "plain" XML: ASCII elements and attributes,
-// no prefixes, entities, comments, declarations or processing
-// instructions. encoding/xml reads a byte at a time through an interface
+// no prefixes, entities, CDATA, DOCTYPE or processing instructions other
+// than a UTF-8 XML declaration. encoding/xml reads a byte at a time through an interface
 // and copies every name and value twice, which made it most of a
 // validation run's CPU. plainTokens reads that plain subset directly and
 // gives up (ok=false) on anything else, so the caller falls back to
@@ -84,19 +85,30 @@ func (b *plainBuf) element(t plainToken) (xml.StartElement, []rawAttr) {
 
 // plainTokens tokenizes data into buf, which keeps data until its next
 // use. It accepts only:
-//   - bytes that are printable ASCII, tab or line feed (so no encoding,
-//     UTF-8 or CR-LF questions arise, and decoded text is the raw text);
+//   - printable ASCII, tab, line feed and valid UTF-8 for XML characters
+//     beyond ASCII (so no encoding or CR-LF questions arise, and decoded
+//     text is the raw text);
 //   - names [A-Za-z_][A-Za-z0-9._-]* (no prefixes, so the only
 //     namespace is the default one set by xmlns="…");
 //   - attributes written name="value" or name='value' after white space,
 //     with no < or & in the value;
 //   - character data without & or ]]>;
+//   - comments, which give no token (check has nothing to say of them
+//     beyond what it finds in the raw bytes);
+//   - one of plainDeclarations first, which gives no token either;
 //   - properly nested elements, all closed by the end.
 func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
+	ascii := true
 	for _, b := range data {
 		if !plainBytes[b] {
-			return nil, false
+			if b < utf8.RuneSelf {
+				return nil, false
+			}
+			ascii = false
 		}
+	}
+	if !ascii && !xmlChars(data) {
+		return nil, false
 	}
 	buf.data, buf.src = data, string(data)
 	out, attrs, stack := buf.toks[:0], buf.attrs[:0], buf.stack[:0]
@@ -111,6 +123,12 @@ func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
 		return out[stack[len(stack)-1]].space
 	}
 	i := 0
+	for _, d := range plainDeclarations {
+		if bytes.HasPrefix(data, []byte(d)) {
+			i = len(d)
+			break
+		}
+	}
 	for i < len(data) {
 		off := i
 		if data[i] != '<' {
@@ -144,6 +162,16 @@ func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
 			i++
 			out = append(out, plainToken{kind: plainEnd, name: name, nameEnd: name + n, space: open.space, off: off, end: i})
 			stack = stack[:len(stack)-1]
+			continue
+		}
+		if bytes.HasPrefix(data[i:], []byte("!--")) {
+			// encoding/xml ends a comment at the first "--", which must
+			// be followed by '>'.
+			k := bytes.Index(data[i+3:], []byte("--"))
+			if k < 0 || i+3+k+2 >= len(data) || data[i+3+k+2] != '>' {
+				return nil, false
+			}
+			i += 3 + k + 3
 			continue
 		}
 		n := plainName(data[i:])
@@ -217,6 +245,41 @@ func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
 		return nil, false // encoding/xml says "unexpected EOF"
 	}
 	return out, true
+}
+
+// plainDeclarations are the XML declarations plainTokens reads: those
+// real icons start with. encoding/xml accepts them (version 1.0, UTF-8)
+// and check has nothing to say of them.
+var plainDeclarations = []string{
+	`<?xml version="1.0" encoding="UTF-8"?>`,
+	`<?xml version="1.0" encoding="utf-8"?>`,
+	`<?xml version="1.0"?>`,
+	`<?xml version="1.0" encoding="UTF-8" standalone="no"?>`,
+	`<?xml version="1.0" encoding="utf-8" standalone="no"?>`,
+	`<?xml version="1.0" encoding="UTF-8" standalone="yes"?>`,
+}
+
+// xmlChars reports whether data is valid UTF-8 of characters XML allows
+// (encoding/xml's isInCharacterRange), for data whose ASCII bytes
+// plainBytes has already checked.
+func xmlChars(data []byte) bool {
+	for i := 0; i < len(data); {
+		if data[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			return false
+		}
+		// Above ASCII, XML excludes only the surrogates (which are not
+		// valid UTF-8), U+FFFE and U+FFFF.
+		if r == 0xFFFE || r == 0xFFFF {
+			return false
+		}
+		i += n
+	}
+	return true
 }
 
 // elementName translates an unprefixed element name the way

@@ -38,8 +38,15 @@ func decoderTokens(data []byte) (toks []xmlToken, ok bool) {
 			return nil, false
 		}
 		var raw []rawAttr
-		if _, ok := tok.(xml.StartElement); ok {
+		switch t := tok.(type) {
+		case xml.StartElement:
 			raw = scanAttrs(data, off)
+		case xml.Comment:
+			continue // check ignores them, and plainTokens skips them
+		case xml.ProcInst:
+			if t.Target == "xml" {
+				continue // the same: the declarations plainTokens reads
+			}
 		}
 		toks = append(toks, xmlToken{xml.CopyToken(tok), raw, off, int(d.InputOffset())})
 	}
@@ -96,6 +103,10 @@ func TestPlainTokens(t *testing.T) {
 		`<svg><style>a{fill:red} > b</style></svg>`,
 		`<a  b = "1"	c='"'
 		/><x.y-z_1 />`,
+		`<?xml version="1.0"?><svg/>`,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg/>",
+		`<!-- c --><svg><!----><style>a{<!--x->-->fill:red}</style></svg><!-- - > <b> &x; -->`,
+		"<svg a=\"é\U0001F600\">\u00a0é\ufffd<t>\u0085</t></svg>",
 	}
 	for _, s := range accepted {
 		if !samePlain(t, []byte(s)) {
@@ -103,8 +114,11 @@ func TestPlainTokens(t *testing.T) {
 		}
 	}
 	refused := []string{
-		`<?xml version="1.0"?><svg/>`, `<!-- c --><svg/>`, `<!DOCTYPE svg><svg/>`,
-		`<svg xmlns:x="u" x:a="1"/>`, `<x:svg/>`, "<svg>\r\n</svg>", "<svg>é</svg>",
+		` <?xml version="1.0"?><svg/>`, `<?xml version="1.1"?><svg/>`, `<?xml version="1.0" encoding="ISO-8859-1"?><svg/>`,
+		`<?xml-stylesheet href="a.css"?><svg/>`, `<svg><?xml version="1.0"?></svg>`,
+		`<!-- a -- b --><svg/>`, `<!-- a --->`, `<!--->`, `<!-- a`, `<!- a --><svg/>`, `<!DOCTYPE svg><svg/>`,
+		`<svg xmlns:x="u" x:a="1"/>`, `<x:svg/>`, "<svg>\r\n</svg>", "<svg>\xe9</svg>", "<svg a=\"\xff\"/>",
+		"<svg>\ufffe</svg>", "<svg>\x7f</svg>", "<svg>\x01</svg>", "<é/>", "<svg é=\"1\"/>", "<svg>\xed\xa0\x80</svg>",
 		`<svg a="&amp;"/>`, `<svg>&amp;</svg>`, `<svg>]]></svg>`, `<svg a="<"/>`,
 		`<svg`, `<svg>`, `</svg>`, `<a></b>`, `<svg a/>`, `<svg a=1/>`, `<svg a="1"b="2"/>`,
 		`<svg / >`, `< svg/>`, `<1/>`, `<svg><![CDATA[x]]></svg>`,
