@@ -97,13 +97,27 @@ func (c *checker) reset(data []byte, plain bool) {
 	c.style, c.styleMap = c.style[:0], c.styleMap[:0]
 }
 
-// release drops what c holds of the icon, keeping the buffers. Their
-// strings are substrings of one copy of the icon, which they may keep
-// alive until the checker's next use: cheaper than clearing them.
+// release drops every string c holds of the icon, keeping the buffers:
+// the plain path's strings share the caller's bytes (see plainTokens).
 func (c *checker) release() {
 	c.problems = nil
 	c.text.data = nil
 	c.buf.data, c.buf.src = nil, ""
+	c.buf.xattrs = clearAll(c.buf.xattrs)
+	c.buf.raws = clearAll(c.buf.raws)
+	c.nsURLs = clearAll(c.nsURLs)
+}
+
+// clearAll zeroes s up to its capacity, where earlier (longer) uses left
+// strings, or drops it when that would cost more than a new one: a
+// crafted icon with thousands of attributes must not slow every icon
+// after it.
+func clearAll[S ~[]E, E any](s S) S {
+	if cap(s) > 64 {
+		return nil
+	}
+	clear(s[:cap(s)])
+	return s[:0]
 }
 
 type checker struct {

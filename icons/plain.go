@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Nearly every real icon is "plain" XML: ASCII elements and attributes,
@@ -110,7 +111,13 @@ func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
 	if !ascii && !xmlChars(data) {
 		return nil, false
 	}
-	buf.data, buf.src = data, string(data)
+	// The names and values are substrings of data itself, not of a copy
+	// (which cost a fifth of a check's time and most of its memory).
+	// That is sound because nothing the checker returns holds them
+	// (problems' messages are formatted copies) and checker.release
+	// clears what it keeps, so they live only while Check runs, during
+	// which nobody writes to data.
+	buf.data, buf.src = data, unsafe.String(unsafe.SliceData(data), len(data))
 	out, attrs, stack := buf.toks[:0], buf.attrs[:0], buf.stack[:0]
 	if n := 2*bytes.Count(data, []byte("<")) + 1; cap(out) < n {
 		out = make([]plainToken, 0, n)
