@@ -538,7 +538,7 @@ func (c *checker) attribute(a xml.Attr, ra rawAttr) {
 		return
 	}
 	if local == "style" {
-		c.declarations(a.Value, ra.valueMapper(a.Value))
+		c.declarations(a.Value, ra.valueMapper(c.data, a.Value))
 		return
 	}
 	if colorProperty(local) {

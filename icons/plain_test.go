@@ -175,10 +175,38 @@ func FuzzPlainTokens(f *testing.F) {
 		if got, want := indexImageSet(string(data)), strings.Index(asciiLower(string(data)), imageSet); got != want {
 			t.Fatalf("indexImageSet(%q) = %d, want %d", data, got, want)
 		}
+		if ascii, ok := plainBytesOf(data); ascii != plainBytesLoop(data, false) || ok != plainBytesLoop(data, true) {
+			t.Fatalf("plainBytesOf(%q) = %v, %v", data, ascii, ok)
+		}
 		if got, want := isNumber(string(data)), numberPattern().MatchString(string(data)); got != want {
 			t.Fatalf("isNumber(%q) = %v, want %v", data, got, want)
 		}
 	})
+}
+
+// plainBytesLoop is plainBytesOf a byte at a time: whether every byte
+// is a plainByte, or with beyond, a plainByte or not ASCII.
+func plainBytesLoop(data []byte, beyond bool) bool {
+	for _, b := range data {
+		if !plainByte(b) && (!beyond || b < 0x80) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestPlainBytesOf(t *testing.T) {
+	// Every byte value at every place of a word and of the tail.
+	for b := range 256 {
+		for at := range 19 {
+			data := []byte("<svg a='b'>x</svg>\n")[:19]
+			data[at] = byte(b)
+			ascii, ok := plainBytesOf(data)
+			if ascii != plainBytesLoop(data, false) || ok != plainBytesLoop(data, true) {
+				t.Fatalf("plainBytesOf(%q) = %v, %v", data, ascii, ok)
+			}
+		}
+	}
 }
 
 // numberPattern is the regular expression isNumber replaced.

@@ -56,8 +56,7 @@ type rawAttr struct {
 	nameOff   int
 	valueOff  int
 	valueEnd  int
-	raw       []byte // the value as written, entities unexpanded
-	locatable bool   // false when only the element's offset is known
+	locatable bool // false when only the element's offset is known
 }
 
 // scanAttrs reads the attributes of the start tag at off. The decoder has
@@ -105,7 +104,7 @@ func scanAttrs(data []byte, off int) []rawAttr {
 		for i < len(data) && data[i] != q {
 			i++
 		}
-		out = append(out, rawAttr{name: name, nameOff: nameOff, valueOff: valueOff, valueEnd: i, raw: data[valueOff:i], locatable: true})
+		out = append(out, rawAttr{name: name, nameOff: nameOff, valueOff: valueOff, valueEnd: i, locatable: true})
 		if i < len(data) {
 			i++
 		}
@@ -139,8 +138,9 @@ func rawNameMatches(raw, local string) bool {
 // valueMapper maps an index into the decoded value to a byte offset in
 // the file: exact when the value was written without entities (so decoded
 // and raw agree), else the start of the value.
-func (r rawAttr) valueMapper(decoded string) func(int) int {
-	if r.locatable && string(r.raw) == decoded {
+func (r rawAttr) valueMapper(data []byte, decoded string) func(int) int {
+	// The value as written, entities unexpanded, is data[valueOff:valueEnd].
+	if r.locatable && string(data[r.valueOff:r.valueEnd]) == decoded {
 		return func(i int) int { return r.valueOff + i }
 	}
 	return func(int) int { return r.valueOff }
