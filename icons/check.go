@@ -26,7 +26,9 @@ const (
 
 // Check reports every problem of an icon, sorted by position. It never
 // panics: a bug in the checker becomes an icon-xml problem instead of
-// taking the validator down with it.
+// taking the validator down with it. It reads data in place, so data must
+// not change while Check runs, and keeps nothing of it once it returns.
+// Check may be called from several goroutines at once.
 func Check(data []byte) (problems []Problem) {
 	defer func() {
 		if r := recover(); r != nil {
