@@ -10,9 +10,9 @@ import (
 
 // Nearly every real icon is "plain" XML: ASCII elements and attributes,
 // no prefixes, entities, CDATA, DOCTYPE or processing instructions other
-// than a UTF-8 XML declaration. encoding/xml reads a byte at a time through an interface
-// and copies every name and value twice, which made it most of a
-// validation run's CPU. plainTokens reads that plain subset directly and
+// than a UTF-8 XML declaration. encoding/xml reads a byte at a time
+// through an interface and copies every name and value twice, which made
+// it most of a validation run's CPU. plainTokens reads that plain subset directly and
 // gives up (ok=false) on anything else, so the caller falls back to
 // encoding/xml for every icon that is not plain and for every error:
 // whatever plainTokens accepts, encoding/xml accepts too, with the same
