@@ -90,8 +90,15 @@ func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, b
 	})
 	if errors.Is(err, build.ErrProblems) {
 		// The report is diagnostics here: stdout is for what was built.
+		// With --json, stdout holds one document whatever happens: the
+		// report, in validate --json's shape, which exit 3 announces.
 		if werr := validate.WriteText(s.Err, res.Report, cli.Color(s.Err)); werr != nil {
 			return werr
+		}
+		if f.json {
+			if werr := validate.WriteJSON(s.Out, res.Report); werr != nil {
+				return fmt.Errorf("write report: %w", werr)
+			}
 		}
 		return &cli.ExitError{Code: cli.ExitProblems, Msg: err.Error()}
 	}
