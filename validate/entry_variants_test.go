@@ -143,3 +143,26 @@ func TestVariantsAllProblemsAtOnce(t *testing.T) {
 		t.Errorf("problems %+v, want the unknown id and the reserved env", probs)
 	}
 }
+
+// A patch that changes the icon does not hide its other problems, nor
+// those of other patches and variants.
+func TestVariantsIconPatchHidesNothing(t *testing.T) {
+	probs := variantsProblems(t, `{
+  "jb": {"patch": {"a": {"icon": "https://evil.example/x.svg", "distribution": {"npx": {"env": {"PATH": "/x"}}}}}},
+  "zed": {"exclude": ["nope"], "patch": {"b": {"version": "1.0"}}}
+}`)
+	got := map[string]int{}
+	for _, p := range probs {
+		got[p.Rule+" "+p.Pointer]++
+	}
+	for _, want := range []string{
+		RuleVariants + " /jb/patch/a/icon",
+		RuleEnvReserved + " /jb/patch/a/distribution/npx/env/PATH",
+		RuleVariants + " /zed/exclude/0",
+		RuleVersionSemver + " /zed/patch/b/version",
+	} {
+		if got[want] != 1 {
+			t.Errorf("want one %s, got %v", want, got)
+		}
+	}
+}
