@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -654,8 +653,8 @@ func (vc *variantsCheck) observe(r *AgentResult) {
 	}
 }
 
-// finish returns the result for variants.json when it has problems.
-func (vc *variantsCheck) finish(results []*AgentResult) *AgentResult {
+// finish returns the verdict on variants.json (nil when there is none).
+func (vc *variantsCheck) finish(results []*AgentResult) *FileResult {
 	if vc == nil {
 		return nil
 	}
@@ -675,10 +674,7 @@ func (vc *variantsCheck) finish(results []*AgentResult) *AgentResult {
 			probs = append(probs, CheckVariantEntries(vc.show, vc.data, vs, vc.patched)...)
 		}
 	}
-	if len(probs) == 0 {
-		return nil
-	}
-	return &AgentResult{ID: VariantsFile, Path: path.Dir(vc.show), ManifestFile: vc.show, Problems: probs}
+	return &FileResult{File: vc.show, Problems: probs}
 }
 
 func variantKeys(m map[string]any) []string {
