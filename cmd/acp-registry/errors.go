@@ -31,8 +31,10 @@ var commandCodes = map[string]cli.ErrorCode{
 	"validate": cli.CodeRegistryUnavailable,
 	"update":   cli.CodeNetwork,
 	"publish":  cli.CodeNetwork,
-	"verify":   cli.CodeLaunchFailed,
-	"matrix":   cli.CodeLaunchFailed,
+	// An agent that fails to launch is a result of verify and matrix, not
+	// an error; what stops them is a registry they cannot use.
+	"verify": cli.CodeRegistryInvalid,
+	"matrix": cli.CodeRegistryInvalid,
 }
 
 // classify gives a failed acp-registry command's error its code, so that
