@@ -28,6 +28,7 @@ const (
 	CodeProbeFailed         ErrorCode = "probe-failed"          // the agent did not answer initialize
 	CodeInterrupted         ErrorCode = "interrupted"           // Ctrl-C or SIGTERM
 	CodeInUse               ErrorCode = "in-use"                // a running agent uses the version (uninstall, install --force)
+	CodeIO                  ErrorCode = "io"                    // acp-registry: a file or folder could not be read or written
 )
 
 // Codes maps every code to its exit status: usage exits 2, every other
@@ -38,7 +39,7 @@ var Codes = map[ErrorCode]int{
 	CodeRegistryUnavailable: ExitFailure, CodeRegistryInvalid: ExitFailure, CodeNetwork: ExitFailure,
 	CodeIntegrity: ExitFailure, CodeUnsafeArchive: ExitFailure, CodeInstallFailed: ExitFailure,
 	CodeLaunchFailed: ExitFailure, CodeProbeFailed: ExitFailure, CodeInterrupted: ExitFailure,
-	CodeInUse: ExitFailure,
+	CodeInUse: ExitFailure, CodeIO: ExitFailure,
 }
 
 // Error is a failure with its code, and what to tell the user beyond the
