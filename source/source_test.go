@@ -425,7 +425,7 @@ func TestFolderAndFileEdgeCases(t *testing.T) {
 		os.MkdirAll(filepath.Join(dup, name), 0o755)
 		os.WriteFile(filepath.Join(dup, name, "agent.json"), manifest, 0o644)
 	}
-	if err := load(dup); err == nil || !strings.Contains(err.Error(), `"builtin" appears twice`) {
+	if err := load(dup); err == nil || !strings.Contains(err.Error(), `"builtin" appears 2 times`) {
 		t.Errorf("duplicate ids: err = %v", err)
 	}
 

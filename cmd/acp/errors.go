@@ -22,6 +22,7 @@ var errorKinds = []struct {
 	hint string // when the error has none of its own
 }{
 	{context.Canceled, cli.CodeInterrupted, ""},
+	{registry.ErrRefused, cli.CodeRegistryInvalid, ""},
 	{registry.ErrNotFound, cli.CodeAgentNotFound, ""},
 	{installer.ErrVersionMismatch, cli.CodeVersionNotFound, ""},
 	{installer.ErrNotInstalled, cli.CodeNotInstalled, ""},
@@ -62,8 +63,12 @@ func classify(cmdName string, err error) *cli.Error {
 	}
 	out := &cli.Error{Err: err}
 	var nf *registry.NotFoundError
-	if errors.As(err, &nf) {
+	var re *registry.RefusedError
+	switch {
+	case errors.As(err, &nf):
 		out.Hint, out.Candidates = nf.Hint(), nf.Candidates
+	case errors.As(err, &re):
+		out.Hint = re.Hint()
 	}
 	for _, k := range errorKinds {
 		if errors.Is(err, k.kind) {
