@@ -151,7 +151,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		return nil, false, err
 	}
 	if err := os.MkdirAll(in.agentDir(id), 0o755); err != nil {
-		return nil, false, fmt.Errorf("%s: %w", what, err)
+		return nil, false, dataFolderError(what, in.Root, err)
 	}
 	unlock, err := in.lock(ctx, id)
 	if err != nil {
@@ -447,4 +447,15 @@ func (in *Installer) Resolve(ctx context.Context, req Request, noInstall bool) (
 		return nil, err
 	}
 	return &r.Launch, nil
+}
+
+// dataFolderError says that the data folder (ACP_HOME) cannot hold
+// installs, in words: "mkdir /dev/null: not a directory" names neither the
+// folder acp wanted nor the fix.
+func dataFolderError(what, root string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return errorf(ErrInstallFailed, "%s: cannot create the data folder %s (%w): set ACP_HOME to a writable folder", what, root, err)
 }

@@ -159,7 +159,11 @@ func newClient(proxy func(*http.Request) (*url.URL, error)) *http.Client {
 func loadPath(path string, stderr io.Writer) (*registry.Index, Origin, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("read registry %s: %w (--registry and ACP_REGISTRY take a URL, a registry.json file or a registry folder)", path, err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Path == path {
+			err = pe.Err // "stat PATH: " would name it twice
+		}
+		return nil, "", &kindError{kind: ErrUnavailable, err: fmt.Errorf("read registry %s: %w (--registry and ACP_REGISTRY take a URL, a registry.json file or a registry folder)", path, err)}
 	}
 	if st.IsDir() {
 		idx, err := loadDir(path, stderr)
@@ -401,7 +405,11 @@ func (o Options) fallback(raw string, isDefault bool, cause error) (*registry.In
 		fmt.Fprintf(o.Stderr, "notice: using the registry built into this binary (%d agents): %v\n", len(idx.Agents), cause)
 		return idx, OriginEmbedded, nil
 	}
-	return nil, "", fmt.Errorf("read registry %s: %w: %w", redacted(raw), ErrUnavailable, cause)
+	// The fetch's "fetch URL: " would say the URL a second time.
+	if msg, ok := strings.CutPrefix(cause.Error(), "fetch "+redacted(raw)+": "); ok {
+		cause = &reworded{msg: msg, err: cause}
+	}
+	return nil, "", &kindError{kind: ErrUnavailable, err: fmt.Errorf("read registry %s: %w", redacted(raw), cause)}
 }
 
 // errConnect and errBudget end a fetch that overran its budget.
