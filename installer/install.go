@@ -180,7 +180,6 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		}
 	}
 	rep := in.reporter()
-	defer rep.Phase(id, progress.Done, "")
 	var r *Receipt
 	var failures []string
 	for i := 0; i < len(cs); i++ {
@@ -222,6 +221,9 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		return nil, false, fmt.Errorf("%s: mark current: %w", what, err)
 	}
 	installed = true
+	// Done only for an install that is done: after a failure the error
+	// is the end of the story, and "done" would tell an editor otherwise.
+	rep.Phase(id, progress.Done, "")
 	return r, false, nil
 }
 

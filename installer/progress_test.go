@@ -264,3 +264,22 @@ func TestBinaryProgressPhases(t *testing.T) {
 		t.Errorf("verify phase without a sha256:\n%s", events.String())
 	}
 }
+
+// A failed install reports no done: the error is the end, and an editor
+// that sees done would show the agent as ready.
+func TestFailedInstallReportsNoDone(t *testing.T) {
+	srv := newServer(t)
+	in := newInstaller(t)
+	var events strings.Builder
+	in.Progress = progress.NewJSON(&events)
+	body := makeTar(t, []entry{exe("agent", agentScript)}, "gz")
+	m := binaryManifest("demo", "1.0.0", srv.add("/a.tgz", body), "agent", strings.Repeat("0", 64))
+	if _, _, err := in.Install(context.Background(), Request{Agent: m}); !errors.Is(err, ErrChecksum) {
+		t.Fatalf("Install = %v, want a checksum failure", err)
+	}
+	for _, p := range phases(t, events.String()) {
+		if p == "demo:done" {
+			t.Fatalf("a failed install reported done:\n%s", events.String())
+		}
+	}
+}
