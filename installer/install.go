@@ -167,11 +167,15 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 			os.Remove(in.agentDir(id))
 		}
 	}()
-	// Someone may have finished while we waited for the lock.
+	// Someone may have finished while we waited for the lock, or failed:
+	// then their failure is ours too, said at once, not downloaded again.
 	if !req.Force {
 		if r, err := readReceipt(dir); err == nil && in.satisfies(r, req) {
 			installed = true
 			return in.readyCurrent(ctx, r)
+		}
+		if err := in.recalledFailure(id, c.Version); err != nil {
+			return nil, false, err
 		}
 	}
 	if req.Force && !in.Force {

@@ -148,7 +148,7 @@ func TestFailureRemembered(t *testing.T) {
 	hits := srv.count("/a.tgz")
 	now = now.Add(2 * time.Minute)
 	_, err2 := in.Resolve(context.Background(), Request{Agent: m}, false)
-	if !errors.Is(err2, ErrDownload) || !strings.Contains(err2.Error(), "this failed 2m0s ago") || !strings.Contains(err2.Error(), "--force") || srv.count("/a.tgz") != hits {
+	if !errors.Is(err2, ErrDownload) || !strings.Contains(err2.Error(), "this failed 2m0s ago") || !strings.Contains(err2.Error(), "acp install demo --force") || srv.count("/a.tgz") != hits {
 		t.Errorf("second attempt: %v (downloads %d, before %d)", err2, srv.count("/a.tgz"), hits)
 	}
 	if _, _, err := in.Install(context.Background(), Request{Agent: m, Force: true}); err == nil || srv.count("/a.tgz") == hits {
