@@ -465,3 +465,46 @@ func dataFolderError(what, root string, err error) error {
 	}
 	return errorf(ErrInstallFailed, "%s: cannot create the data folder %s (%w): set ACP_HOME to a writable folder", what, root, err)
 }
+
+// BrokenInstall is an install whose receipt is there but whose files are
+// not whole: its command deleted by hand, an error page saved as the
+// program. Resolve and list pass over it; doctor names it.
+type BrokenInstall struct {
+	ID, Version string
+	Problem     string // Receipt.Check's sentence
+}
+
+// BrokenInstalls lists the broken installs under Root, by id and version
+// (the order of the folders).
+func (in *Installer) BrokenInstalls() ([]BrokenInstall, error) {
+	agents, err := os.ReadDir(filepath.Join(in.Root, "agents"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list installed agents: %w", err)
+	}
+	var out []BrokenInstall
+	for _, a := range agents {
+		if !a.IsDir() || !registry.ValidID(a.Name()) {
+			continue
+		}
+		versions, err := os.ReadDir(in.agentDir(a.Name()))
+		if err != nil {
+			continue
+		}
+		for _, v := range versions {
+			if !v.IsDir() || strings.HasPrefix(v.Name(), ".") {
+				continue
+			}
+			r, err := readReceipt(filepath.Join(in.agentDir(a.Name()), v.Name()))
+			if err != nil {
+				continue // no receipt: an install that never finished, gc's business
+			}
+			if cerr := r.Check(); cerr != nil {
+				out = append(out, BrokenInstall{ID: r.ID, Version: r.Version, Problem: cerr.Error()})
+			}
+		}
+	}
+	return out, nil
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/platform"
+	"github.com/agentclientprotocol/acp-registry-go/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/remote"
 	"github.com/agentclientprotocol/acp-registry-go/safetext"
@@ -44,7 +45,7 @@ func newDoctorCmd(g *globalOpts) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "doctor [--json]",
-		Short: "Check runners (node, npm, uv), directories, registry reachability and platform",
+		Short: "Check runners (node, npm, uv), directories, registry reachability, platform and installed agents",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rep := doctor(cmd.Context(), g)
@@ -123,6 +124,8 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 	} else {
 		add("cache dir", statusOK, d)
 	}
+
+	installs(ctx, g, add)
 
 	src := g.registrySource()
 	switch {
@@ -206,4 +209,48 @@ func reachable(ctx context.Context, raw string) (int, error) {
 		return 0, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
 	}
 	return len(idx.Agents), nil
+}
+
+// installs checks every installed agent: its current install's runtime
+// (a node older than the package asks for is used, with a warning; none
+// at all, or a python that is gone, and the agent cannot start) and every
+// install whose files were damaged after it was made.
+func installs(ctx context.Context, g *globalOpts, add func(name, status, detail string)) {
+	in, err := g.installer()
+	if err != nil {
+		add("installs", statusFail, err.Error())
+		return
+	}
+	in.Progress = progress.Discard // doctor says it in its own report
+	checks, err := in.CheckRuntimes(ctx)
+	if err != nil {
+		add("installs", statusFail, err.Error())
+		return
+	}
+	for _, c := range checks {
+		name := "agent " + c.ID
+		what := c.Version + " " + string(c.Distribution)
+		switch {
+		case c.Status == "missing":
+			add(name, statusFail, what+": "+c.Message)
+		case c.Status == "old":
+			add(name, statusWarn, what+": "+c.Message)
+		case c.Runtime != "" && c.Found != "":
+			detail := fmt.Sprintf("%s, %s %s (%s)", what, c.Runtime, c.Found, c.Path)
+			if c.Requires != "" {
+				detail += " satisfies " + c.Requires
+			}
+			add(name, statusOK, detail)
+		default:
+			add(name, statusOK, what)
+		}
+	}
+	broken, err := in.BrokenInstalls()
+	if err != nil {
+		add("installs", statusFail, err.Error())
+		return
+	}
+	for _, b := range broken {
+		add("agent "+b.ID, statusFail, fmt.Sprintf("%s is broken (%s): run acp install %s --force to repair it", b.Version, b.Problem, b.ID))
+	}
 }
