@@ -82,12 +82,21 @@ func (g *globalOpts) finish(cmd *cobra.Command) error {
 		g.offline = true
 	}
 	v := g.progressFlag
-	if !cmd.Flags().Changed("progress") {
+	fromEnv := !cmd.Flags().Changed("progress")
+	if fromEnv {
 		v = os.Getenv(envProgress)
 	}
 	m, err := progress.ParseMode(v)
-	if err != nil {
+	switch {
+	case err == nil:
+	case !fromEnv:
 		return cli.Usagef("%v", err)
+	case cmd.Flags().Lookup("allow-private-urls") == nil:
+		// A command that downloads nothing shows no progress: a bad
+		// ACP_PROGRESS in the environment is no reason to fail it.
+		m = progress.Auto
+	default:
+		return cli.Usagef("%s=%q: %v", envProgress, v, err)
 	}
 	g.progress = m
 	if g.registryTimeout, err = durationEnv(envRegistryTimeout, 0); err != nil {
