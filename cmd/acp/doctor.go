@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -134,7 +135,7 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 		if err != nil {
 			add("registry", statusFail, err.Error())
 		} else {
-			add("registry", statusOK, fmt.Sprintf("%s (%d agents)", src, len(idx.Agents)))
+			add(registryCheck(src, idx))
 		}
 	case g.offline:
 		add("registry", statusSkip, "--offline")
@@ -142,10 +143,10 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 		if src == "" {
 			src = source.DefaultURL
 		}
-		if n, err := reachable(ctx, src); err != nil {
+		if idx, err := reachable(ctx, src); err != nil {
 			add("registry", statusWarn, err.Error()+" (acp falls back to the cached or built-in registry)")
 		} else {
-			add("registry", statusOK, fmt.Sprintf("%s (%d agents)", src, n))
+			add(registryCheck(src, idx))
 		}
 	}
 	return rep
@@ -184,31 +185,31 @@ func writable(dir string) error {
 // reachable fetches the registry index, once, through the network policy
 // of package remote, and counts its agents. doctor asks even when a
 // recent failure is remembered: finding out is its job.
-func reachable(ctx context.Context, raw string) (int, error) {
+func reachable(ctx context.Context, raw string) (*registry.Index, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if err := source.CheckURL(u); err != nil {
-		return 0, err
+		return nil, err
 	}
 	c := &remote.Client{Attempts: 1, Timeout: source.DefaultFetchTimeout, UserAgent: prog + "/" + cli.VersionString()}
 	ctx, cancel := context.WithTimeout(ctx, source.DefaultFetchTimeout)
 	defer cancel()
 	resp, err := c.GetRetry(ctx, raw, true) // the registry the user configured
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, registry.MaxIndexSize+1))
 	if err != nil {
-		return 0, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
+		return nil, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
 	}
 	idx, err := registry.ParseIndex(body)
 	if err != nil {
-		return 0, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
+		return nil, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
 	}
-	return len(idx.Agents), nil
+	return idx, nil
 }
 
 // installs checks every installed agent: its current install's runtime
@@ -253,4 +254,19 @@ func installs(ctx context.Context, g *globalOpts, add func(name, status, detail 
 	for _, b := range broken {
 		add("agent "+b.ID, statusFail, fmt.Sprintf("%s is broken (%s): run acp install %s --force to repair it", b.Version, b.Problem, b.ID))
 	}
+}
+
+// registryCheck is the registry line: how many agents it serves, and a
+// warning naming those it holds but leaves out (broken manifests, broken
+// rules), which every command also says on stderr.
+func registryCheck(src string, idx *registry.Index) (string, string, string) {
+	detail := fmt.Sprintf("%s (%d agents)", src, len(idx.Agents))
+	if len(idx.Refused) == 0 {
+		return "registry", statusOK, detail
+	}
+	ids := make([]string, len(idx.Refused))
+	for i, r := range idx.Refused {
+		ids[i] = strconv.Quote(r.ID)
+	}
+	return "registry", statusWarn, fmt.Sprintf("%s; %d left out: %s (acp list says why)", detail, len(ids), strings.Join(ids, ", "))
 }

@@ -64,6 +64,14 @@ func TestBadAgentsAreLeftOutNotTheRegistry(t *testing.T) {
 			}
 		}
 		acpOK(t, "resolve", "good")
+		_, out, _ = acpText(t, "doctor", "--json")
+		var rep doctorReport
+		json.Unmarshal([]byte(out), &rep)
+		for _, c := range rep.Checks {
+			if c.Name == "registry" && (c.Status != statusWarn || !strings.Contains(c.Detail, "(1 agents); 5 left out") || !strings.Contains(c.Detail, `"bad-path"`)) {
+				t.Errorf("%s: doctor's registry check: %+v", reg, c)
+			}
+		}
 		for id, rule := range want {
 			for _, cmd := range []string{"resolve", "info", "install"} {
 				e := acpJSON(t, cli.CodeRegistryInvalid, cmd, id, "--json")
