@@ -280,3 +280,29 @@ func TestACPHomeIsAFile(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout.String(), stderr.String(), want)
 	}
 }
+
+// A mistyped command: cobra's suggestion becomes the candidates and the
+// hint, not text inside the message.
+func TestUnknownCommandSuggestion(t *testing.T) {
+	t.Setenv("ACP_HOME", t.TempDir())
+	e := acpJSON(t, cli.CodeUsage, "frob", "--json")
+	if e.Message != `unknown command "frob" for "acp"` || !slices.Equal(e.Candidates, []string{"probe"}) || e.Hint != "did you mean probe?" {
+		t.Errorf("acp frob: %+v", e)
+	}
+}
+
+// A bad ACP_PROGRESS is named as the variable where progress matters, and
+// does not stop a command that downloads nothing.
+func TestBadProgressVariable(t *testing.T) {
+	t.Setenv("ACP_HOME", t.TempDir())
+	t.Setenv("ACP_PROGRESS", "bogus")
+	reg := folderRegistry(t, map[string]any{"id": "good", "distribution": map[string]any{"npx": map[string]any{"package": "good@1.0.0"}}})
+	t.Setenv("ACP_REGISTRY", reg)
+	if code, out, errOut := acpText(t, "list"); code != 0 || !strings.Contains(out, "good") {
+		t.Errorf("acp list with ACP_PROGRESS=bogus: %d\n%s%s", code, out, errOut)
+	}
+	e := acpJSON(t, cli.CodeUsage, "install", "good", "--json")
+	if !strings.HasPrefix(e.Message, `ACP_PROGRESS="bogus": `) {
+		t.Errorf("install: %q does not name the variable", e.Message)
+	}
+}

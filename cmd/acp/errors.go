@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/url"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
@@ -22,6 +23,7 @@ var errorKinds = []struct {
 	hint string // when the error has none of its own
 }{
 	{context.Canceled, cli.CodeInterrupted, ""},
+	{registry.ErrRefused, cli.CodeRegistryInvalid, ""},
 	{registry.ErrNotFound, cli.CodeAgentNotFound, ""},
 	{installer.ErrVersionMismatch, cli.CodeVersionNotFound, ""},
 	{installer.ErrNotInstalled, cli.CodeNotInstalled, ""},
@@ -62,8 +64,12 @@ func classify(cmdName string, err error) *cli.Error {
 	}
 	out := &cli.Error{Err: err}
 	var nf *registry.NotFoundError
-	if errors.As(err, &nf) {
+	var re *registry.RefusedError
+	switch {
+	case errors.As(err, &nf):
 		out.Hint, out.Candidates = nf.Hint(), nf.Candidates
+	case errors.As(err, &re):
+		out.Hint = re.Hint()
 	}
 	for _, k := range errorKinds {
 		if errors.Is(err, k.kind) {
@@ -74,10 +80,7 @@ func classify(cmdName string, err error) *cli.Error {
 			return out
 		}
 	}
-	var ne net.Error
-	var oe *net.OpError
-	var de *net.DNSError
-	if errors.As(err, &ne) || errors.As(err, &oe) || errors.As(err, &de) {
+	if isNetwork(err) {
 		out.Code = cli.CodeNetwork
 		return out
 	}
@@ -87,4 +90,18 @@ func classify(cmdName string, err error) *cli.Error {
 		out.Code = cli.CodeInstallFailed
 	}
 	return out
+}
+
+// isNetwork reports whether err came from the network: a connection, a
+// name lookup, or an HTTP request that timed out. Not any net.Error: a
+// syscall.Errno has Timeout and Temporary too, and a missing file or an
+// unwritable folder is no network's fault.
+func isNetwork(err error) bool {
+	var oe *net.OpError
+	var de *net.DNSError
+	if errors.As(err, &oe) || errors.As(err, &de) {
+		return true
+	}
+	var ue *url.Error
+	return errors.As(err, &ue) && ue.Timeout()
 }

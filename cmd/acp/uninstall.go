@@ -47,6 +47,7 @@ then break).`,
 				return err
 			}
 			if asJSON && err == nil {
+				sharedCaches(g, rs)
 				return cli.WriteJSON(g.streams.Out, rep)
 			}
 			// What was removed is said even when a version was kept.
@@ -66,6 +67,7 @@ then break).`,
 			}
 			fmt.Fprintf(g.streams.Out, "uninstalled %s\n", t(id))
 			fmt.Fprintf(g.streams.Err, "freed %s\n", humanSize(rep.Bytes()))
+			sharedCaches(g, rs)
 			return nil
 		},
 	}
@@ -88,4 +90,32 @@ func notInstalled(in *installer.Installer, id string) error {
 		e.Hint, e.Candidates = "installed agents like it: "+strings.Join(near, ", "), near
 	}
 	return e
+}
+
+// sharedCaches says what uninstall does not reach: npm's and uv's download
+// caches under acp's cache folder hold the packages of every npx or uvx
+// agent together, so one agent's share cannot be told apart and removed.
+func sharedCaches(g *globalOpts, rs []installer.Receipt) {
+	cache, err := cacheDir()
+	if err != nil {
+		return
+	}
+	said := map[registry.Kind]bool{}
+	for _, r := range rs {
+		var tool, dir string
+		switch r.Distribution {
+		case registry.KindNpx:
+			tool, dir = "npm", filepath.Join(cache, "npm")
+		case registry.KindUvx:
+			tool, dir = "uv", filepath.Join(cache, "uv")
+		default:
+			continue
+		}
+		if said[r.Distribution] {
+			continue
+		}
+		said[r.Distribution] = true
+		fmt.Fprintf(g.streams.Err, "notice: %s's download cache %s is shared by every %s agent and is kept; delete that folder to reclaim its space (the next %s install downloads again)\n",
+			tool, safetext.Terminal(dir), r.Distribution, r.Distribution)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 )
 
@@ -126,5 +127,23 @@ func TestUninstallJSON(t *testing.T) {
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Removed) != 1 || rep.Removed[0].Version != "1.2.0" || rep.Removed[0].Why != "uninstalled" || rep.Removed[0].Bytes < 1000 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+}
+
+// Uninstalling an npx agent says what it leaves: npm's cache under acp's
+// cache folder, shared by every npx agent.
+func TestUninstallNamesTheSharedCache(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("ACP_HOME", home)
+	t.Setenv("ACP_PLATFORM", "linux-x86_64")
+	dir := filepath.Join(home, "agents", "npx-agent", "1.0.0")
+	writeInstall(t, home, installer.Receipt{
+		ID: "npx-agent", Version: "1.0.0", Distribution: "npx", Package: "npx-agent@1.0.0",
+		Launch: installer.LaunchSpec{Command: "/usr/bin/node", Args: []string{filepath.Join(dir, "index.js")}},
+	}, map[string]string{"index.js": "console.log(1)\n"})
+	code, out, errOut := acpText(t, "uninstall", "npx-agent")
+	want := "npm's download cache " + filepath.Join(home, "cache", "npm") + " is shared by every npx agent and is kept"
+	if code != 0 || !strings.Contains(out, "uninstalled npx-agent") || !strings.Contains(errOut, want) {
+		t.Errorf("acp uninstall = %d\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }

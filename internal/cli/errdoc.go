@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"io"
+	"strings"
 )
 
 // ErrorCode is the stable code of a failure, printed in the JSON error
@@ -80,7 +81,7 @@ type Classifier func(cmdName string, err error) *Error
 func failure(err error, classify Classifier, cmdName string) (*Error, int) {
 	var ue *UsageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
-		return &Error{Code: CodeUsage, Err: err}, ExitUsage
+		return usageError(err), ExitUsage
 	}
 	e := classify(cmdName, err)
 	if e == nil || e.Code == "" {
@@ -108,4 +109,24 @@ func writeFailure(prog string, e *Error, asJSON bool, stdout, stderr io.Writer) 
 		}
 		_ = WriteJSON(stdout, ErrorDoc{Error: ErrorBody{Code: e.Code, Message: msg, Hint: e.Hint, Candidates: c}})
 	}
+}
+
+// usageError is a usage failure's document. cobra appends its
+// suggestions to an unknown command's message ("\n\nDid you mean
+// this?\n\tprobe\n"); they belong in candidates and the hint, and the
+// message is its first line.
+func usageError(err error) *Error {
+	e := &Error{Code: CodeUsage, Err: err}
+	msg, more, ok := strings.Cut(err.Error(), "\n\nDid you mean this?\n")
+	if !ok || !isCobraUsage(err) {
+		return e
+	}
+	e.Err = errors.New(msg)
+	for _, c := range strings.Fields(more) {
+		e.Candidates = append(e.Candidates, c)
+	}
+	if len(e.Candidates) > 0 {
+		e.Hint = "did you mean " + strings.Join(e.Candidates, ", ") + "?"
+	}
+	return e
 }
