@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/mholt/archives"
 )
 
@@ -227,20 +228,8 @@ func (x *extraction) handle(ctx context.Context, f archives.FileInfo) error {
 	case mode&fs.ModeDevice != 0:
 		return errorf(ErrUnsafeArchive, "archive entry %q is a device file: agent archives may hold only files, folders and links", f.NameInArchive)
 	default:
-		return errorf(ErrUnsafeArchive, "archive entry %q is a %s: agent archives may hold only files, folders and links", f.NameInArchive, typeName(mode))
+		return errorf(ErrUnsafeArchive, "archive entry %q is a %s: agent archives may hold only files, folders and links", f.NameInArchive, registry.FileKind(mode))
 	}
-}
-
-func typeName(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeIrregular != 0:
-		return "non-regular file"
-	}
-	return "special file (" + m.Type().String() + ")"
 }
 
 // cleanEntry turns an archive entry name into a clean slash path relative to

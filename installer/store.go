@@ -80,7 +80,7 @@ func (in *Installer) lockFile(ctx context.Context, p, what string, shared bool) 
 	}
 	// flock opens for writing and would block on a FIFO or follow a link.
 	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("lock %s: %w", what, notRegular(p, fi))
+		return nil, fmt.Errorf("lock %s: %w", what, &registry.NotRegularError{Path: p, Mode: fi.Mode()})
 	}
 	fl := flock.New(p)
 	try := fl.TryLock

@@ -82,17 +82,10 @@ func ReadLimited(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, &TooLargeError{Path: path, Limit: limit}
-	}
-	return data, nil
+	return readAtMost(f, path, limit)
 }
 
-// TooLargeError is returned by ReadLimited.
+// TooLargeError is returned by ReadLimited and ReadRegular.
 type TooLargeError struct {
 	Path  string
 	Limit int64

@@ -234,7 +234,7 @@ func loadDir(path string, stderr io.Writer) (*registry.Index, error) {
 	for _, d := range dirs {
 		// Named relative to the registry folder: the user knows it.
 		name := d.Name + "/" + registry.ManifestFile
-		data, err := readRegular(d.ManifestPath(), registry.MaxManifestSize)
+		data, err := registry.ReadRegular(d.ManifestPath(), registry.MaxManifestSize)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -538,7 +538,7 @@ func (c cache) read(stderr io.Writer) (*registry.Index, meta) {
 	if c.dir == "" {
 		return nil, m
 	}
-	data, err := readRegular(c.body, registry.MaxIndexSize)
+	data, err := registry.ReadRegular(c.body, registry.MaxIndexSize)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			fmt.Fprintf(stderr, "warning: ignoring the cached registry: %v\n", err)
@@ -550,7 +550,7 @@ func (c cache) read(stderr io.Writer) (*registry.Index, meta) {
 		fmt.Fprintf(stderr, "warning: ignoring the cached registry %s: %v\n", c.body, err)
 		return nil, m
 	}
-	if md, err := readRegular(c.meta, maxMetaSize); err == nil {
+	if md, err := registry.ReadRegular(c.meta, maxMetaSize); err == nil {
 		if json.Unmarshal(md, &m) != nil {
 			m = meta{} // unreadable meta: the body is still good, just stale
 		}
@@ -564,7 +564,7 @@ func (c cache) readFailure(raw string) (failure, bool) {
 	if c.dir == "" {
 		return f, false
 	}
-	data, err := readRegular(c.failed, maxMetaSize)
+	data, err := registry.ReadRegular(c.failed, maxMetaSize)
 	if err != nil || json.Unmarshal(data, &f) != nil || f.URL != raw {
 		return failure{}, false
 	}

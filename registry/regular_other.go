@@ -1,0 +1,34 @@
+//go:build !unix
+
+package registry
+
+import "os"
+
+// openRegular opens path for reading when it is a regular file. Windows
+// has no FIFOs at file paths (named pipes live under \\.\pipe\), but a
+// folder is refused the same way as elsewhere, and without follow a link.
+func openRegular(path string, follow bool) (*os.File, error) {
+	if !follow {
+		fi, err := os.Lstat(path)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	return f, nil
+}

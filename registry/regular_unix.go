@@ -1,0 +1,38 @@
+//go:build unix
+
+package registry
+
+import (
+	"os"
+	"syscall"
+)
+
+// openRegular opens path for reading without blocking (O_NONBLOCK), then
+// checks with fstat that it is a regular file. Without follow, O_NOFOLLOW
+// refuses a final symbolic link.
+func openRegular(path string, follow bool) (*os.File, error) {
+	flag := os.O_RDONLY | syscall.O_NONBLOCK
+	if !follow {
+		flag |= syscall.O_NOFOLLOW
+	}
+	f, err := os.OpenFile(path, flag, 0)
+	if err != nil {
+		if !follow {
+			// ELOOP says only "too many links": name what is there.
+			if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
+				return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
+			}
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	return f, nil
+}

@@ -1,7 +1,0 @@
-//go:build unix
-
-package source
-
-import "syscall"
-
-const openNonBlock = syscall.O_NONBLOCK
