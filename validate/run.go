@@ -448,19 +448,35 @@ func selectAgents(results []*AgentResult, want []string, paths []string) ([]*Age
 	if len(want) == 0 {
 		return results, nil
 	}
+	keep, err := pickAgents(len(results), func(i int) (string, string) { return results[i].ID, results[i].Path }, want, paths)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*AgentResult, len(keep))
+	for k, i := range keep {
+		out[k] = results[i]
+	}
+	return out, nil
+}
+
+// pickAgents says which of n agents (agent(i) gives the id and folder of
+// the i-th) --agent asked for, by id or folder name, in their order; a
+// word that names none is an error naming what could have been said.
+func pickAgents(n int, agent func(i int) (id, dir string), want []string, paths []string) ([]int, error) {
 	set := map[string]bool{}
 	for _, w := range want {
 		set[w] = false
 	}
-	var out []*AgentResult
-	for _, r := range results {
-		name := path.Base(r.Path)
-		_, byID := set[r.ID]
+	var keep []int
+	for i := range n {
+		id, dir := agent(i)
+		name := path.Base(dir)
+		_, byID := set[id]
 		_, byName := set[name]
 		if byID || byName {
-			out = append(out, r)
+			keep = append(keep, i)
 			if byID {
-				set[r.ID] = true
+				set[id] = true
 			}
 			if byName {
 				set[name] = true
@@ -475,24 +491,24 @@ func selectAgents(results []*AgentResult, want []string, paths []string) ([]*Age
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
-		return nil, &unknownAgentError{fmt.Sprintf("no agent %s in %s (%s): check the id", strings.Join(quoteAll(missing), ", "), strings.Join(paths, ", "), knownIDs(results))}
+		return nil, &unknownAgentError{fmt.Sprintf("no agent %s in %s (%s): check the id", strings.Join(quoteAll(missing), ", "), strings.Join(paths, ", "), knownIDs(n, agent))}
 	}
-	return out, nil
+	return keep, nil
 }
 
 // knownIDs names what --agent could have said: the ids themselves when
 // there are few, else how many there are.
-func knownIDs(results []*AgentResult) string {
+func knownIDs(n int, agent func(i int) (id, dir string)) string {
 	const maxListed = 10
-	switch n := len(results); {
+	switch {
 	case n == 0:
 		return "it holds no agents"
 	case n > maxListed:
 		return fmt.Sprintf("%d agents", n)
 	}
-	ids := make([]string, 0, len(results))
-	for _, r := range results {
-		ids = append(ids, r.ID)
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i], _ = agent(i)
 	}
 	sort.Strings(ids)
 	return "agents: " + strings.Join(ids, ", ")

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"sort"
 	"strings"
 	"sync"
@@ -180,45 +179,13 @@ func (sp *spill) duplicates() {
 // selectRecs is selectAgents over records.
 func (sp *spill) selectRecs(want []string, paths []string) ([]rec, error) {
 	recs := sp.recs
-	set := map[string]bool{}
-	for _, w := range want {
-		set[w] = false
+	keep, err := pickAgents(len(recs), func(i int) (string, string) { return sp.id(&recs[i]), sp.path(&recs[i]) }, want, paths)
+	if err != nil {
+		return nil, err
 	}
-	var out []rec
-	for _, r := range recs {
-		id, name := sp.id(&r), path.Base(sp.path(&r))
-		_, byID := set[id]
-		_, byName := set[name]
-		if byID || byName {
-			out = append(out, r)
-			if byID {
-				set[id] = true
-			}
-			if byName {
-				set[name] = true
-			}
-		}
-	}
-	var missing []string
-	for w, found := range set {
-		if !found {
-			missing = append(missing, w)
-		}
-	}
-	if len(missing) > 0 {
-		sort.Strings(missing)
-		known := fmt.Sprintf("%d agents", len(recs))
-		if len(recs) <= 10 {
-			ids := make([]string, len(recs))
-			for i := range recs {
-				ids[i] = sp.id(&recs[i])
-			}
-			known = "agents: " + strings.Join(ids, ", ")
-			if len(recs) == 0 {
-				known = "it holds no agents"
-			}
-		}
-		return nil, &unknownAgentError{fmt.Sprintf("no agent %s in %s (%s): check the id", strings.Join(quoteAll(missing), ", "), strings.Join(paths, ", "), known)}
+	out := make([]rec, len(keep))
+	for k, i := range keep {
+		out[k] = recs[i]
 	}
 	return out, nil
 }
