@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
@@ -34,14 +35,8 @@ uses is kept (and said) unless --force.`,
 			if asJSON && err == nil {
 				return cli.WriteJSON(g.streams.Out, rep)
 			}
+			printRemoved(g, rep.Removed)
 			t := safetext.Terminal
-			for _, r := range rep.Removed {
-				what := r.Version
-				if what == "" {
-					what = filepath.Base(r.Path)
-				}
-				fmt.Fprintf(g.streams.Out, "removed %s %s (%s, %s)\n", t(r.Agent), t(what), t(r.Why), humanSize(r.Bytes))
-			}
 			for _, k := range rep.Kept {
 				// --force removes what running agents use; the rollback
 				// version stays either way.
@@ -65,6 +60,19 @@ uses is kept (and said) unless --force.`,
 	cmd.Flags().BoolVar(&force, "force", false, "also remove versions that running agents use")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was removed and kept as JSON")
 	return cmd
+}
+
+// printRemoved says on stdout, one line each, what gc or uninstall removed:
+// the agent, the version (or the leftover's name), why, and its size.
+func printRemoved(g *globalOpts, removed []installer.Removed) {
+	t := safetext.Terminal
+	for _, r := range removed {
+		what := r.Version
+		if what == "" {
+			what = filepath.Base(r.Path)
+		}
+		fmt.Fprintf(g.streams.Out, "removed %s %s (%s, %s)\n", t(r.Agent), t(what), t(r.Why), humanSize(r.Bytes))
+	}
 }
 
 // humanSize is n in the largest unit that keeps it at least 1, as du -h.

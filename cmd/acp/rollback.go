@@ -8,7 +8,6 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
-	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
@@ -29,20 +28,10 @@ acp upgrade moves to the registry's version again.`,
   acp rollback claude-agent --json   # the launch spec of the version now current, as acp resolve --json`,
 		Args: oneArg("agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := g.installer()
-			if err != nil {
-				return err
-			}
 			id := args[0]
-			if !registry.ValidID(id) {
-				return notInstalled(in, id) // "Claude Agent": nothing is installed under a name
-			}
-			rs, err := in.Installed(id)
+			in, _, err := g.installedVersions(id)
 			if err != nil {
 				return err
-			}
-			if len(rs) == 0 {
-				return notInstalled(in, id)
 			}
 			from := ""
 			if cur, err := in.Current(id); err == nil && cur != nil {

@@ -26,22 +26,12 @@ command fails with the code in-use, unless --force (the running agent may
 then break).`,
 		Args: oneArg("agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := g.installer()
+			id := args[0]
+			in, rs, err := g.installedVersions(id)
 			if err != nil {
 				return err
 			}
 			in.Force = force
-			id := args[0]
-			if !registry.ValidID(id) {
-				return notInstalled(in, id) // "Claude Agent": nothing is installed under a name
-			}
-			rs, err := in.Installed(id)
-			if err != nil {
-				return err
-			}
-			if len(rs) == 0 {
-				return notInstalled(in, id)
-			}
 			rep, err := in.Remove(cmd.Context(), id)
 			if rep == nil {
 				return err
@@ -51,21 +41,14 @@ then break).`,
 				return cli.WriteJSON(g.streams.Out, rep)
 			}
 			// What was removed is said even when a version was kept.
-			t := safetext.Terminal
-			for _, r := range rep.Removed {
-				what := r.Version
-				if what == "" {
-					what = filepath.Base(r.Path)
-				}
-				fmt.Fprintf(g.streams.Out, "removed %s %s (%s, %s)\n", t(r.Agent), t(what), t(r.Why), humanSize(r.Bytes))
-			}
+			printRemoved(g, rep.Removed)
 			if errors.Is(err, installer.ErrInUse) {
 				return &cli.Error{Code: cli.CodeInUse, Err: err, Hint: "close the agent (or the editor running it) and run acp uninstall " + id + " again; --force removes it anyway"}
 			}
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(g.streams.Out, "uninstalled %s\n", t(id))
+			fmt.Fprintf(g.streams.Out, "uninstalled %s\n", safetext.Terminal(id))
 			fmt.Fprintf(g.streams.Err, "freed %s\n", humanSize(rep.Bytes()))
 			sharedCaches(g, rs)
 			return nil
@@ -74,6 +57,26 @@ then break).`,
 	cmd.Flags().BoolVar(&force, "force", false, "also remove a version a running agent uses")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was removed as JSON")
 	return cmd
+}
+
+// installedVersions returns the installer and the installed versions of
+// id, or the not-installed error naming installed agents like it.
+func (g *globalOpts) installedVersions(id string) (*installer.Installer, []installer.Receipt, error) {
+	in, err := g.installer()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !registry.ValidID(id) {
+		return nil, nil, notInstalled(in, id) // "Claude Agent": nothing is installed under a name
+	}
+	rs, err := in.Installed(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(rs) == 0 {
+		return nil, nil, notInstalled(in, id)
+	}
+	return in, rs, nil
 }
 
 // notInstalled says id is not installed and names the installed agents
