@@ -57,12 +57,13 @@ Exit status: 0 valid (warnings allowed), 3 problems found (warnings too with
 	return cmd
 }
 
-func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateFlags, formatSet bool) error {
-	format := f.format
+// reportFormat settles --format and --json for validate and verify: github
+// by default under GitHub Actions, where its annotations show on the diff.
+func reportFormat(format string, asJSON, formatSet bool) (string, error) {
 	switch {
-	case f.json && formatSet && format != "json":
-		return cli.Usagef("--json and --format %s disagree: use one of them", format)
-	case f.json:
+	case asJSON && formatSet && format != "json":
+		return "", cli.Usagef("--json and --format %s disagree: use one of them", format)
+	case asJSON:
 		format = "json"
 	case !formatSet:
 		format = "text"
@@ -71,7 +72,15 @@ func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateF
 		}
 	}
 	if format != "text" && format != "json" && format != "github" {
-		return cli.Usagef("unknown --format %q: use text, json or github", format)
+		return "", cli.Usagef("unknown --format %q: use text, json or github", format)
+	}
+	return format, nil
+}
+
+func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateFlags, formatSet bool) error {
+	format, err := reportFormat(f.format, f.json, formatSet)
+	if err != nil {
+		return err
 	}
 	if f.jobs < 1 {
 		return cli.Usagef("--jobs must be at least 1, not %d", f.jobs)

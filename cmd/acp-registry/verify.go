@@ -73,7 +73,7 @@ target. Exit status 3 when any agent fails.`,
   ACP_PLATFORM=darwin-aarch64 acp-registry verify --type binary --sandbox /tmp/sb`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format, err := verifyFormat(f, cmd.Flags().Changed("format"))
+			format, err := reportFormat(f.format, f.json, cmd.Flags().Changed("format"))
 			if err != nil {
 				return err
 			}
@@ -116,27 +116,6 @@ func addRunFlags(cmd *cobra.Command, f *verifyFlags) {
 	fl.IntVar(&f.installJobs, "install-jobs", verify.DefaultInstallJobs, "installs (downloads, npm, uv) run at once")
 	fl.DurationVar(&f.timeout, "timeout", probe.DefaultTimeout, "how long each agent has to answer initialize (install time not included)")
 	fl.StringVar(&f.sandbox, "sandbox", "", "folder for installs and throw-away homes, kept afterwards (default: a temporary folder, removed)")
-}
-
-// verifyFormat settles --format and --json as validate does: github by
-// default under GitHub Actions.
-func verifyFormat(f verifyFlags, formatSet bool) (string, error) {
-	format := f.format
-	switch {
-	case f.json && formatSet && format != "json":
-		return "", cli.Usagef("--json and --format %s disagree: use one of them", format)
-	case f.json:
-		format = "json"
-	case !formatSet:
-		format = "text"
-		if os.Getenv("GITHUB_ACTIONS") == "true" {
-			format = "github"
-		}
-	}
-	if format != "text" && format != "json" && format != "github" {
-		return "", cli.Usagef("unknown --format %q: use text, json or github", format)
-	}
-	return format, nil
 }
 
 func verifyRoot(args []string) string {
