@@ -13,7 +13,17 @@ import (
 // a FIFO planted at a cache or state path would hang every command, and the
 // editor that started it. A larger file is a *TooLargeError.
 func ReadRegular(path string, limit int64) ([]byte, error) {
-	f, err := openRegular(path, true)
+	return readRegular(path, limit, true)
+}
+
+// ReadRegularNoFollow is ReadRegular for files only the program itself
+// writes (receipts, markers): a final symbolic link is refused too.
+func ReadRegularNoFollow(path string, limit int64) ([]byte, error) {
+	return readRegular(path, limit, false)
+}
+
+func readRegular(path string, limit int64, follow bool) ([]byte, error) {
+	f, err := openRegular(path, follow)
 	if err != nil {
 		return nil, err
 	}
@@ -21,15 +31,19 @@ func ReadRegular(path string, limit int64) ([]byte, error) {
 	return readAtMost(f, path, limit)
 }
 
-// ReadRegularNoFollow is ReadRegular for files only the program itself
-// writes (receipts, markers): a final symbolic link is refused too.
-func ReadRegularNoFollow(path string, limit int64) ([]byte, error) {
-	f, err := openRegular(path, false)
+// checkRegular returns f when fstat says it is a regular file, else closes
+// it: the check that counts is on what was opened, not on the path.
+func checkRegular(f *os.File, path string) (*os.File, error) {
+	fi, err := f.Stat()
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
-	defer f.Close()
-	return readAtMost(f, path, limit)
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	return f, nil
 }
 
 // readAtMost reads f (opened from path) up to limit bytes; one byte more

@@ -21,14 +21,5 @@ func openRegular(path string, follow bool) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
-	}
-	return f, nil
+	return checkRegular(f, path)
 }
