@@ -27,6 +27,12 @@ func readAt(path string, buf []byte) (int, error) {
 		return 0, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
 	defer syscall.Close(fd)
+	return readFull(fd, path, buf)
+}
+
+// readFull fills buf from fd, stopping early at its end, and returns how
+// much it read.
+func readFull(fd int, path string, buf []byte) (int, error) {
 	n := 0
 	for n < len(buf) {
 		m, err := syscall.Read(fd, buf[n:])
@@ -82,18 +88,9 @@ func readPlain(path string, limit int64, alloc func(int) []byte) (data []byte, l
 		return nil, false, &registry.TooLargeError{Path: path, Limit: limit}
 	}
 	buf := alloc(int(st.Size))
-	n := 0
-	for n < len(buf) {
-		m, err := syscall.Read(fd, buf[n:])
-		switch {
-		case err == syscall.EINTR:
-			continue
-		case err != nil:
-			return nil, false, &fs.PathError{Op: "read", Path: path, Err: err}
-		case m == 0:
-			return buf[:n], false, nil
-		}
-		n += m
+	n, err := readFull(fd, path, buf)
+	if err != nil {
+		return nil, false, err
 	}
-	return buf, false, nil
+	return buf[:n], false, nil
 }
