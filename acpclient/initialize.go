@@ -8,7 +8,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 )
 
 // ProtocolVersion is the ACP version we speak.
@@ -307,7 +308,7 @@ func duplicateKeys(raw json.RawMessage, max int) []string {
 		}
 		f := stack[len(stack)-1]
 		if f.obj {
-			return f.path + "/" + pointerEscape(lastKey)
+			return f.path + "/" + jsonpos.EscapePointer(lastKey)
 		}
 		p := f.path + "/" + strconv.Itoa(f.index)
 		f.index++
@@ -324,7 +325,7 @@ func duplicateKeys(raw json.RawMessage, max int) []string {
 		}
 		if k, isKey := tok.(string); isKey && top != nil && top.obj && top.wantKey {
 			if top.keys[k] {
-				out = append(out, strconv.Quote(top.path+"/"+pointerEscape(k)))
+				out = append(out, strconv.Quote(top.path+"/"+jsonpos.EscapePointer(k)))
 			}
 			top.keys[k] = true
 			lastKey = k
@@ -348,8 +349,4 @@ func duplicateKeys(raw json.RawMessage, max int) []string {
 		}
 	}
 	return out
-}
-
-func pointerEscape(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }

@@ -48,25 +48,7 @@ func ExactNPMVersion(v string) bool {
 	if i := strings.IndexByte(v, '+'); i >= 0 && !identifiers(v[i+1:]) {
 		return false
 	}
-	return dotted(core, 3)
-}
-
-// dotted reports whether s is exactly n dot-separated runs of digits.
-func dotted(s string, n int) bool {
-	parts := 0
-	digits := 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == '.' && digits > 0:
-			parts++
-			digits = 0
-		default:
-			return false
-		}
-	}
-	return digits > 0 && parts+1 == n
+	return DottedNumbers(core, 2, 2)
 }
 
 // identifiers reports whether s is dot-separated semver identifiers.

@@ -95,3 +95,21 @@ func plainVersion(v string) (parts [3]uint64, ok bool) {
 	}
 	return parts, digits > 0
 }
+
+// DottedNumbers reports whether s is runs of digits separated by between
+// minDots and maxDots dots, every run non-empty: "1.2.3" has two.
+func DottedNumbers(s string, minDots, maxDots int) bool {
+	dots, digits := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && digits > 0:
+			dots++
+			digits = 0
+		default:
+			return false
+		}
+	}
+	return digits > 0 && dots >= minDots && dots <= maxDots
+}

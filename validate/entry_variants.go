@@ -114,8 +114,8 @@ func ParseVariants(file string, data []byte, ids map[string]bool) (*Variants, []
 	}
 	vs := &Variants{}
 	files := map[string]string{}
-	for _, name := range variantKeys(root) {
-		ptr := "/" + variantPtr(name)
+	for _, name := range sortedKeys(root) {
+		ptr := "/" + jsonpos.EscapePointer(name)
 		if !registry.ValidID(name) || name == ChannelPreview {
 			d.add(ptr, true, RuleVariants, "variant name %q must match ^[a-z][a-z0-9-]*$ and not be \"preview\": it becomes part of the file name registry-<name>.json", name)
 			continue
@@ -126,8 +126,8 @@ func ParseVariants(file string, data []byte, ids map[string]bool) (*Variants, []
 			continue
 		}
 		va := &Variant{Name: name, Channels: []string{ChannelStable}}
-		for _, k := range variantKeys(body) {
-			kp := ptr + "/" + variantPtr(k)
+		for _, k := range sortedKeys(body) {
+			kp := ptr + "/" + jsonpos.EscapePointer(k)
 			switch k {
 			case "exclude":
 				va.Exclude = d.ids(kp, body[k], ids, fmt.Sprintf("variant %q excludes", name))
@@ -248,8 +248,8 @@ func (d *variantDoc) patches(ptr string, v any, ids map[string]bool, name string
 		return nil
 	}
 	out := map[string]map[string]any{}
-	for _, id := range variantKeys(m) {
-		pp := ptr + "/" + variantPtr(id)
+	for _, id := range sortedKeys(m) {
+		pp := ptr + "/" + jsonpos.EscapePointer(id)
 		if ids != nil && !ids[id] {
 			d.add(pp, true, RuleVariants, "variant %q patches %q, which is not an agent of this registry: check the id", name, id)
 			continue
@@ -404,7 +404,7 @@ func entryDoc(stable, promoted map[string]any, allowed map[string]bool) ([]byte,
 // preview when the variant has that channel) as a manifest, and reports
 // the problems the patch brought in, positioned at the patch.
 func (d *variantDoc) checkEntry(v *Variant, id string, base, basePreview, stable, previewEntry map[string]any) {
-	pp := "/" + variantPtr(v.Name) + "/patch/" + variantPtr(id)
+	pp := "/" + jsonpos.EscapePointer(v.Name) + "/patch/" + jsonpos.EscapePointer(id)
 	allowed := map[string]bool{}
 	for _, f := range v.Fields {
 		allowed[f] = true
@@ -470,13 +470,13 @@ func (d *variantDoc) checkText(pp string, v *Variant, id string, val any, ptr st
 			d.checkText(pp, v, id, e, fmt.Sprintf("%s/%d", ptr, i))
 		}
 	case map[string]any:
-		for _, k := range variantKeys(x) {
+		for _, k := range sortedKeys(x) {
 			if safetext.Unsafe(k) {
-				d.add(pp+ptr+"/"+variantPtr(k), true, ruleTextControl, "variant %q, patch of %q: the field name %s holds a control or bidirectional character: remove it",
+				d.add(pp+ptr+"/"+jsonpos.EscapePointer(k), true, ruleTextControl, "variant %q, patch of %q: the field name %s holds a control or bidirectional character: remove it",
 					v.Name, id, safetext.Terminal(fmt.Sprintf("%q", k)))
 				continue
 			}
-			d.checkText(pp, v, id, x[k], ptr+"/"+variantPtr(k))
+			d.checkText(pp, v, id, x[k], ptr+"/"+jsonpos.EscapePointer(k))
 		}
 	}
 }
@@ -503,7 +503,7 @@ func deepestPatchPointer(patch map[string]any, ptr string) string {
 		if !ok {
 			break
 		}
-		out += "/" + variantPtr(tok)
+		out += "/" + jsonpos.EscapePointer(tok)
 		cur = next
 	}
 	return out
@@ -515,7 +515,7 @@ func splitVariantPtr(ptr string) []string {
 	}
 	parts := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
 	for i, p := range parts {
-		parts[i] = strings.ReplaceAll(strings.ReplaceAll(p, "~1", "/"), "~0", "~")
+		parts[i] = jsonpos.UnescapePointer(p)
 	}
 	return parts
 }
@@ -569,7 +569,7 @@ func CheckVariantEntries(file string, data []byte, vs *Variants, manifests map[s
 	_, idx, _, _ := jsonpos.Parse(data)
 	d := &variantDoc{file: file, idx: idx}
 	for _, v := range vs.List {
-		for _, id := range variantKeysOf(v.Patch) {
+		for _, id := range sortedKeys(v.Patch) {
 			m := manifests[id]
 			if m == nil {
 				continue
@@ -675,26 +675,4 @@ func (vc *variantsCheck) finish(results []*AgentResult) *FileResult {
 		}
 	}
 	return &FileResult{File: vc.show, Problems: probs}
-}
-
-func variantKeys(m map[string]any) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-func variantKeysOf(m map[string]map[string]any) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-func variantPtr(tok string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 }

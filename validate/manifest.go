@@ -566,11 +566,11 @@ func (c *checker) archive(ptr, a, version string) {
 // four parts), or a prefixed "cli-v1.2.3" / "pkg@1.2" (two to three parts);
 // "" for tags such as "nightly".
 func tagVersion(tag string) string {
-	if v := trimV(tag); dottedNumbers(v, 0, 3) {
+	if v := trimV(tag); registry.DottedNumbers(v, 0, 3) {
 		return v
 	}
 	if i := strings.LastIndexAny(tag, "-_@"); i >= 0 {
-		if v := trimV(tag[i+1:]); dottedNumbers(v, 1, 3) {
+		if v := trimV(tag[i+1:]); registry.DottedNumbers(v, 1, 3) {
 			return v
 		}
 	}
@@ -582,24 +582,6 @@ func trimV(s string) string {
 		return s[1:]
 	}
 	return s
-}
-
-// dottedNumbers reports whether s is digits separated by between minDots
-// and maxDots dots, every part non-empty.
-func dottedNumbers(s string, minDots, maxDots int) bool {
-	dots, digits := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= '0' && c <= '9':
-			digits++
-		case c == '.' && digits > 0:
-			dots++
-			digits = 0
-		default:
-			return false
-		}
-	}
-	return digits > 0 && dots >= minDots && dots <= maxDots
 }
 
 // urlVersion finds the version a download URL names: a GitHub-style release
@@ -763,7 +745,8 @@ func (c *checker) env(ptr string, env map[string]any) {
 	}
 }
 
-func sortedKeys(m map[string]any) []string {
+// sortedKeys is m's keys in order, so problems come out in a stable order.
+func sortedKeys[V any](m map[string]V) []string {
 	ks := make([]string, 0, len(m))
 	for k := range m {
 		ks = append(ks, k)

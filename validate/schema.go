@@ -220,7 +220,7 @@ func instancePointer(loc string) string {
 func lastToken(ptr string) string {
 	i := strings.LastIndexByte(ptr, '/')
 	tok := ptr[i+1:]
-	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	return jsonpos.UnescapePointer(tok)
 }
 
 // fieldName names the value at ptr for a message: the member name, or
