@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -133,19 +134,26 @@ func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateF
 	return nil
 }
 
-// writeGitHub appends the Markdown summary to $GITHUB_STEP_SUMMARY when the
-// runner provides one; failing to is a warning, not a failed validation.
+// writeGitHub writes annotations, and the Markdown summary to
+// $GITHUB_STEP_SUMMARY when the runner provides one.
 func writeGitHub(s cli.Streams, rep *validate.Report) error {
+	return withStepSummary(s, func(summary io.Writer) error { return validate.WriteGitHub(s.Out, summary, rep) })
+}
+
+// withStepSummary calls write with $GITHUB_STEP_SUMMARY open for appending
+// when the runner provides one, else with nil. A summary that cannot be
+// opened is a warning, not a failed run: the annotations still go out.
+func withStepSummary(s cli.Streams, write func(summary io.Writer) error) error {
 	path := os.Getenv("GITHUB_STEP_SUMMARY")
 	if path == "" {
-		return validate.WriteGitHub(s.Out, nil, rep)
+		return write(nil)
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		fmt.Fprintf(s.Err, "%s: warning: cannot write the step summary: %v\n", prog, err)
-		return validate.WriteGitHub(s.Out, nil, rep)
+		return write(nil)
 	}
-	if err := validate.WriteGitHub(s.Out, f, rep); err != nil {
+	if err := write(f); err != nil {
 		f.Close()
 		return err
 	}

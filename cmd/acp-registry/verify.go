@@ -126,20 +126,9 @@ func verifyRoot(args []string) string {
 }
 
 // writeVerifyGitHub writes annotations, and the Markdown summary to
-// $GITHUB_STEP_SUMMARY when the runner provides one; failing to write the
-// summary is a warning, not a failed verify.
+// $GITHUB_STEP_SUMMARY when the runner provides one.
 func writeVerifyGitHub(s cli.Streams, rep *verify.Report, root string) error {
-	path := os.Getenv("GITHUB_STEP_SUMMARY")
-	if path == "" {
-		return rep.WriteGitHub(s.Out, nil, root)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		fmt.Fprintf(s.Err, "%s: warning: cannot write the step summary: %v\n", prog, err)
-		return rep.WriteGitHub(s.Out, nil, root)
-	}
-	defer f.Close()
-	return rep.WriteGitHub(s.Out, f, root)
+	return withStepSummary(s, func(summary io.Writer) error { return rep.WriteGitHub(s.Out, summary, root) })
 }
 
 // runVerify loads the registry, installs and handshakes. Progress goes to
