@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -63,14 +64,7 @@ func (v *Variant) File(channel string) string {
 }
 
 // Excludes reports whether the variant leaves the agent out.
-func (v *Variant) Excludes(id string) bool {
-	for _, x := range v.Exclude {
-		if x == id {
-			return true
-		}
-	}
-	return false
-}
+func (v *Variant) Excludes(id string) bool { return slices.Contains(v.Exclude, id) }
 
 // variantDoc is variants.json being checked: problems carry positions.
 type variantDoc struct {
@@ -578,7 +572,7 @@ func CheckVariantEntries(file string, data []byte, vs *Variants, manifests map[s
 			entry, _ := IndexEntry(m, icon, false)
 			stable, _ := MergePatch(entry, v.Patch[id]).(map[string]any)
 			var basePrev, prev map[string]any
-			if pe, promoted := IndexEntry(m, icon, true); promoted && hasChannel(v, ChannelPreview) {
+			if pe, promoted := IndexEntry(m, icon, true); promoted && slices.Contains(v.Channels, ChannelPreview) {
 				basePrev = pe
 				prev, _ = MergePatch(pe, v.Patch[id]).(map[string]any)
 			}
@@ -586,15 +580,6 @@ func CheckVariantEntries(file string, data []byte, vs *Variants, manifests map[s
 		}
 	}
 	return d.probs
-}
-
-func hasChannel(v *Variant, ch string) bool {
-	for _, c := range v.Channels {
-		if c == ch {
-			return true
-		}
-	}
-	return false
 }
 
 // variantsCheck is validate's part of variants.json: started with the
