@@ -28,14 +28,7 @@ func acpText(t *testing.T, args ...string) (int, string, string) {
 // at 1.2.0) and an empty ACP_HOME.
 func fakeRegistry(t *testing.T) *registryServer {
 	t.Helper()
-	r, err := newRegistryServer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(r.srv.Close)
-	t.Setenv("ACP_HOME", t.TempDir())
-	t.Setenv("ACP_REGISTRY", r.URL())
-	t.Setenv("ACP_PLATFORM", "linux-x86_64")
+	r := setupFake(t)
 	t.Setenv("ACP_PROGRESS", "plain")
 	return r
 }
