@@ -35,6 +35,20 @@ func loadCorpusIcons() (map[string][]byte, error) {
 	return icons, nil
 }
 
+// addCorpusSeeds seeds a fuzz test with the corpus icons, in id order;
+// without a corpus the fuzzer runs on the hand-written seeds alone.
+func addCorpusSeeds(f *testing.F) {
+	corpus, _ := loadCorpusIcons()
+	ids := make([]string, 0, len(corpus))
+	for id := range corpus {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		f.Add(corpus[id])
+	}
+}
+
 // corpusIcons is loadCorpusIcons for tests, which skip without a corpus.
 func corpusIcons(tb testing.TB) map[string][]byte {
 	tb.Helper()

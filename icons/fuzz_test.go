@@ -3,7 +3,6 @@ package icons
 import (
 	"bytes"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"unicode"
@@ -15,17 +14,7 @@ var knownRules = []string{RuleXML, RuleComment, RuleSizeMissing, RuleNotSquare, 
 // panic, and its answer must be well-formed: known rules, positions inside
 // the file, sorted, printable messages, the same answer twice.
 func FuzzCheck(f *testing.F) {
-	// Seeded from the real icons when the corpus is there; the fuzzer
-	// still runs on the hand-written seeds without it.
-	corpus, _ := loadCorpusIcons()
-	ids := make([]string, 0, len(corpus))
-	for id := range corpus {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		f.Add(corpus[id])
-	}
+	addCorpusSeeds(f)
 	for _, tc := range checkCases {
 		f.Add([]byte(tc.svg))
 	}

@@ -155,15 +155,7 @@ func TestPlainTokensCorpus(t *testing.T) {
 // with the same tokens at the same offsets (and scanAttrs finds the same
 // attributes); and hasURL agrees with the lower-case search it replaces.
 func FuzzPlainTokens(f *testing.F) {
-	corpus, _ := loadCorpusIcons()
-	ids := make([]string, 0, len(corpus))
-	for id := range corpus {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		f.Add(corpus[id])
-	}
+	addCorpusSeeds(f)
 	for _, s := range []string{icon(shape), `<svg xmlns="a"><g xmlns='b'><xmlns/></g></svg>`, `<a b='1'/>t<c>]]</c>`} {
 		f.Add([]byte(s))
 	}
@@ -268,15 +260,7 @@ func FuzzPlainAgrees(f *testing.F) {
 	for _, tc := range checkCases {
 		f.Add([]byte(tc.svg))
 	}
-	corpus, _ := loadCorpusIcons()
-	ids := make([]string, 0, len(corpus))
-	for id := range corpus {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		f.Add(corpus[id])
-	}
+	addCorpusSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameChecks(t, data)
 	})
