@@ -73,8 +73,14 @@ func (e *NotRegularError) Error() string {
 // FileKind names what a file that is not a regular file is, for messages.
 func FileKind(m fs.FileMode) string {
 	switch {
+	case m.IsDir():
+		return "folder"
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
 	case m&fs.ModeNamedPipe != 0:
 		return "named pipe"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		return "device"
 	case m&fs.ModeSocket != 0:
 		return "socket"
 	case m&fs.ModeIrregular != 0:

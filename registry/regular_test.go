@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -21,11 +22,11 @@ func TestReadRegular(t *testing.T) {
 		t.Errorf("ReadRegular(link) = %q, %v; want the file it names", data, err)
 	}
 	var notReg *NotRegularError
-	if _, err := ReadRegularNoFollow(link, 5); !errors.As(err, &notReg) {
-		t.Errorf("ReadRegularNoFollow(link) = %v, want *NotRegularError", err)
+	if _, err := ReadRegularNoFollow(link, 5); !errors.As(err, &notReg) || !strings.Contains(err.Error(), "is a symbolic link, not a regular file") {
+		t.Errorf("ReadRegularNoFollow(link) = %v, want *NotRegularError naming the link", err)
 	}
-	if _, err := ReadRegular(dir, 5); !errors.As(err, &notReg) {
-		t.Errorf("ReadRegular(folder) = %v, want *NotRegularError", err)
+	if _, err := ReadRegular(dir, 5); !errors.As(err, &notReg) || !strings.Contains(err.Error(), "is a folder, not a regular file") {
+		t.Errorf("ReadRegular(folder) = %v, want *NotRegularError naming the folder", err)
 	}
 	var big *TooLargeError
 	if _, err := ReadRegular(file, 4); !errors.As(err, &big) {

@@ -94,7 +94,7 @@ func (u *place) readFile(p string, limit int64) ([]byte, error) {
 	case st.IsDir():
 		return nil, &fileProblemError{"is a folder, not a file"}
 	case !st.Mode().IsRegular():
-		return nil, &fileProblemError{"is not a regular file (" + fileKind(st.Mode()) + ")"}
+		return nil, &fileProblemError{"is not a regular file (a " + registry.FileKind(st.Mode()) + ")"}
 	case st.Size() > limit:
 		return nil, &registry.TooLargeError{Path: p, Limit: limit}
 	}
@@ -106,18 +106,6 @@ func (u *place) readFile(p string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	return buf[:n], nil
-}
-
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "not a file"
 }
 
 // outside says why the link p (or p inside a linked agent folder) leaves
