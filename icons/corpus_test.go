@@ -38,6 +38,7 @@ func loadCorpusIcons() (map[string][]byte, error) {
 // corpusIcons is loadCorpusIcons for tests, which skip without a corpus.
 func corpusIcons(tb testing.TB) map[string][]byte {
 	tb.Helper()
+	testkit.RequireCorpus(tb) // fails instead of skipping when CI requires the corpus
 	icons, err := loadCorpusIcons()
 	if err != nil {
 		tb.Fatal(err)
