@@ -38,8 +38,15 @@ func Check(data []byte) (problems []Problem) {
 	return check(data)
 }
 
+var utf8BOM = []byte("\ufeff")
+
 // check is Check without the safety net, so that fuzzing sees panics.
-func check(data []byte) []Problem {
+func check(data []byte) []Problem { return checkWith(data, true) }
+
+// checkWith is check, reading plain icons with plainTokens when plain is
+// set and always with encoding/xml when not: the two must agree
+// (FuzzPlainAgrees).
+func checkWith(data []byte, plain bool) []Problem {
 	if len(data) > MaxSize {
 		return []Problem{{
 			Rule:     RuleTooLarge,
@@ -48,7 +55,10 @@ func check(data []byte) []Problem {
 				float64(len(data))/1024, MaxSize>>10),
 		}}
 	}
-	c := &checker{text: newText(data)}
+	// A UTF-8 byte order mark is legal XML, and editors neither show it
+	// nor count it as a column, so the icon is read from after it.
+	data = bytes.TrimPrefix(data, utf8BOM)
+	c := &checker{text: newText(data), plain: plain}
 	c.comments()
 	c.parse()
 	sort.SliceStable(c.problems, func(i, j int) bool {
@@ -67,6 +77,7 @@ func check(data []byte) []Problem {
 type checker struct {
 	*text
 	problems []Problem
+	plain    bool // plainTokens may read the icon
 
 	usesCurrentColor bool
 	sawRoot          bool
@@ -85,10 +96,18 @@ type checker struct {
 }
 
 func (c *checker) add(rule string, off int, format string, args ...any) {
+	c.addSeverity(SeverityError, rule, off, format, args...)
+}
+
+func (c *checker) warn(rule string, off int, format string, args ...any) {
+	c.addSeverity(SeverityWarning, rule, off, format, args...)
+}
+
+func (c *checker) addSeverity(severity, rule string, off int, format string, args ...any) {
 	line, col := c.position(off)
 	c.problems = append(c.problems, Problem{
 		Rule:     rule,
-		Severity: SeverityError,
+		Severity: severity,
 		Line:     line,
 		Column:   col,
 		Message:  fmt.Sprintf(format, args...),
@@ -109,7 +128,7 @@ func (c *checker) comments() {
 }
 
 func (c *checker) parse() {
-	if toks, ok := plainTokens(c.data); ok {
+	if toks, ok := c.plainTokens(); ok {
 		for _, t := range toks {
 			switch t.kind {
 			case plainStart:
@@ -132,6 +151,14 @@ func (c *checker) parse() {
 	if !c.usesCurrentColor {
 		c.add(RuleNoCurrentColor, c.rootOff, "the icon never uses currentColor, so it cannot follow the editor's theme; paint its shapes with fill=\"currentColor\" or stroke=\"currentColor\"")
 	}
+}
+
+// plainTokens reads the icon with the fast tokenizer, when allowed.
+func (c *checker) plainTokens() ([]plainToken, bool) {
+	if !c.plain {
+		return nil, false
+	}
+	return plainTokens(c.data)
 }
 
 // decode checks the tokens of encoding/xml, for the icons that
@@ -270,10 +297,16 @@ func (c *checker) syntaxError(err error, pre, post int) {
 func (c *checker) root(t xml.StartElement, raw []rawAttr, off int) {
 	c.sawRoot = true
 	c.rootOff = off
-	if t.Name.Local != "svg" || (t.Name.Space != "" && t.Name.Space != svgNamespace) {
-		name := t.Name.Local
+	// Served as an image (an <img>, a CDN URL), an SVG is read as XML:
+	// an <svg> without the SVG namespace, or in another one, is an
+	// unknown element there and renders as nothing.
+	switch {
+	case t.Name.Local == "svg" && t.Name.Space == "":
+		c.add(RuleXML, off, "the <svg> element has no namespace, so the icon renders as nothing when served as an image; add xmlns=\"%s\" to it", svgNamespace)
+	case t.Name.Local != "svg" || t.Name.Space != svgNamespace:
+		name := printable(t.Name.Local)
 		if t.Name.Space != "" {
-			name = fmt.Sprintf("%s in namespace %q", printable(name), printable(t.Name.Space))
+			name = fmt.Sprintf("%s in namespace %q", name, printable(t.Name.Space))
 		}
 		c.add(RuleXML, off, "the icon's root element is <%s>; it must be <svg xmlns=\"%s\">", name, svgNamespace)
 	}
@@ -321,7 +354,7 @@ func (c *checker) element(t xml.StartElement, raw []rawAttr, off, depth int) {
 		}
 		c.attribute(a, ra)
 	}
-	if local == "set" || local == "animate" || local == "animatecolor" {
+	if animationElements[local] {
 		c.animation(t, raw, off)
 	}
 }
@@ -359,8 +392,15 @@ func (c *checker) undeclared(n xml.Name, written string, off int) {
 	c.add(RuleXML, off, "the namespace prefix %s of %s is not declared, so browsers refuse to render the icon; %s", quote(n.Space), printable(written), fix)
 }
 
-// animation checks the colours an animation would paint: <set to="red"
-// attributeName="fill"/> hard-codes a colour as surely as fill="red".
+// animationElements set another attribute's value over time. Lower
+// case, as compared.
+var animationElements = map[string]bool{
+	"set": true, "animate": true, "animatecolor": true, "animatetransform": true, "animatemotion": true,
+}
+
+// animation checks what an animation would set: <set attributeName="fill"
+// to="red"/> hard-codes a colour as surely as fill="red", and <set
+// attributeName="href" to="javascript:…"/> links out as surely as href.
 func (c *checker) animation(t xml.StartElement, raw []rawAttr, off int) {
 	var prop string
 	for _, a := range t.Attr {
@@ -368,22 +408,38 @@ func (c *checker) animation(t xml.StartElement, raw []rawAttr, off int) {
 			prop = strings.ToLower(strings.TrimSpace(a.Value))
 		}
 	}
-	if !colorProperties[prop] {
+	// Browsers resolve a prefix in attributeName through the element's
+	// namespace declarations, so any prefix may stand for xlink.
+	href := prop == "href" || strings.HasSuffix(prop, ":href")
+	if !colorProperties[prop] && !href {
 		return
 	}
 	for i, a := range t.Attr {
 		if a.Name.Space != "" {
 			continue
 		}
-		ra := matchAttr(raw, i, a, off)
+		var values []string
 		switch a.Name.Local {
 		case "to", "from", "by":
-			c.paint(prop, a.Value, ra.nameOff, true)
+			values = []string{a.Value}
 		case "values":
-			for _, v := range strings.Split(a.Value, ";") {
-				if strings.TrimSpace(v) != "" {
-					c.paint(prop, v, ra.nameOff, true)
-				}
+			values = strings.Split(a.Value, ";")
+		default:
+			continue
+		}
+		ra := matchAttr(raw, i, a, off)
+		for _, v := range values {
+			v = strings.TrimSpace(v)
+			if v == "" {
+				continue
+			}
+			if !href {
+				c.paint(prop, v, ra.nameOff, true)
+				continue
+			}
+			if !strings.HasPrefix(v, "#") {
+				c.add(RuleUnsafe, ra.nameOff, "%s=%s sets %s to something outside the icon, which editors would load or run; icons may only reference their own elements (\"#id\"): remove the animation", printable(a.Name.Local), quote(a.Value), printable(prop))
+				break // one problem per attribute is enough
 			}
 		}
 	}
@@ -417,7 +473,7 @@ func (c *checker) attribute(a xml.Attr, ra rawAttr) {
 	if colorProperties[local] {
 		c.paint(a.Name.Local, a.Value, ra.nameOff, false)
 	}
-	c.urls(a.Name.Local, a.Value, func(int) int { return ra.nameOff })
+	c.references(a.Name.Local, a.Value, func(int) int { return ra.nameOff })
 }
 
 func (c *checker) styleText(s string, off, end int) {

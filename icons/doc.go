@@ -10,9 +10,19 @@
 //     the registry's CI rejects them too.
 //   - An icon over MaxSize gets icon-too-large and nothing else: the rest of
 //     it is not parsed, so a hostile file costs nothing.
-//   - Width/height decide the rendered size, but a viewBox that is not
-//     square is still icon-not-square: the drawing would be squeezed or
-//     letterboxed inside the 16×16 box.
+//   - Width/height decide the size when both are usable (px ignored),
+//     else the viewBox. Not square and not 16×16 are separate rules, so a
+//     16×32 icon breaks both. A square icon whose viewBox is not square is
+//     only the warning icon-viewbox-not-square: the drawing is
+//     letterboxed, not distorted, and the public registry ships such icons.
+//   - The root must be <svg> in the SVG namespace: served as an image, an
+//     <svg> without xmlns renders as nothing. A UTF-8 byte order mark is
+//     skipped and takes no column, as in editors.
+//   - icon-unsafe also covers what an animation would set: <set>/<animate>
+//     with attributeName href or xlink:href and a value not starting with
+//     #, and image-set() strings that leave the icon.
+//   - The fast path for plain icons (plain.go) only tokenizes; every rule
+//     runs on its tokens exactly as on encoding/xml's (FuzzPlainAgrees).
 //   - Any DOCTYPE or entity declaration is icon-unsafe (no real icon needs
 //     one; they are how entity bombs and external DTD fetches start), and
 //     entities other than XML's five are icon-xml.

@@ -9,7 +9,7 @@ import (
 	"unicode"
 )
 
-var knownRules = []string{RuleXML, RuleComment, RuleSizeMissing, RuleNotSquare, RuleSize, RuleHardcodedColor, RuleNoCurrentColor, RuleUnsafe, RuleTooLarge}
+var knownRules = []string{RuleXML, RuleComment, RuleSizeMissing, RuleNotSquare, RuleViewBoxNotSquare, RuleSize, RuleHardcodedColor, RuleNoCurrentColor, RuleUnsafe, RuleTooLarge}
 
 // FuzzCheck: whatever the bytes, check (without Check's recover) must not
 // panic, and its answer must be well-formed: known rules, positions inside
@@ -26,6 +26,9 @@ func FuzzCheck(f *testing.F) {
 	for _, id := range ids {
 		f.Add(corpus[id])
 	}
+	for _, tc := range checkCases {
+		f.Add([]byte(tc.svg))
+	}
 	for _, s := range []string{icon(shape), billionLaughs, "<svg", "\xff", "<style><![CDATA[a{fill:red}]]></style>",
 		icon(`<path style="fill:&#x72;ed;mask:url(x)" d="M0 0"/>`)} {
 		f.Add([]byte(s))
@@ -37,7 +40,7 @@ func FuzzCheck(f *testing.F) {
 			if !slices.Contains(knownRules, p.Rule) {
 				t.Fatalf("unknown rule %q", p.Rule)
 			}
-			if p.Severity != SeverityError || p.Message == "" {
+			if p.Severity != severityOf(p.Rule) || p.Message == "" {
 				t.Fatalf("bad problem %+v", p)
 			}
 			whole := p.Line == 0 && p.Column == 0

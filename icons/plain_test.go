@@ -152,6 +152,9 @@ func FuzzPlainTokens(f *testing.F) {
 		if got, want := hasURL(string(data)), strings.Contains(strings.ToLower(string(data)), "url("); got != want {
 			t.Fatalf("hasURL(%q) = %v, want %v", data, got, want)
 		}
+		if got, want := indexImageSet(string(data)), strings.Index(asciiLower(string(data)), imageSet); got != want {
+			t.Fatalf("indexImageSet(%q) = %d, want %d", data, got, want)
+		}
 	})
 }
 
@@ -159,6 +162,76 @@ func TestHasURL(t *testing.T) {
 	for _, s := range []string{"", "url", "url(", "URL(#a)", "fill: uRl( x", "M0 0Url(", "ur l(", "xurl)", "\u212arl(", "ùrl(", "url\u0130("} {
 		if got, want := hasURL(s), strings.Contains(strings.ToLower(s), "url("); got != want {
 			t.Errorf("hasURL(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// sameChecks fails when check reads data differently through plainTokens
+// than through encoding/xml alone: the fast path may change the speed of
+// every rule, never its answer.
+func sameChecks(t *testing.T, data []byte) {
+	t.Helper()
+	fast, slow := checkWith(data, true), checkWith(data, false)
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("problems of %q:\nplain path:   %v\ndecoder path: %v", data, messages(fast), messages(slow))
+	}
+}
+
+// TestPlainPathAgrees runs every rule's cases and every corpus icon
+// through both paths.
+func TestPlainPathAgrees(t *testing.T) {
+	var inputs []string
+	for _, tc := range checkCases {
+		inputs = append(inputs, tc.svg)
+	}
+	for _, f := range fixtures(t) {
+		inputs = append(inputs, string(f.data))
+	}
+	for _, s := range inputs {
+		sameChecks(t, []byte(s))
+	}
+	if corpus, _ := loadCorpusIcons(); len(corpus) > 0 {
+		for _, data := range corpus {
+			sameChecks(t, data)
+		}
+	}
+}
+
+// FuzzPlainAgrees: for any bytes, check gives the same problems whether
+// or not the fast path may read them.
+func FuzzPlainAgrees(f *testing.F) {
+	for _, tc := range checkCases {
+		f.Add([]byte(tc.svg))
+	}
+	corpus, _ := loadCorpusIcons()
+	ids := make([]string, 0, len(corpus))
+	for id := range corpus {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		f.Add(corpus[id])
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sameChecks(t, data)
+	})
+}
+
+// asciiLower folds only ASCII letters, as CSS does with function names.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func TestIndexImageSet(t *testing.T) {
+	for _, s := range []string{"", "image-set", "image-set(", "x:IMAGE-SET(", "-webkit-Image-Set(", "image_set(", "imageMset(", "image-set (", "İmage-set(", "a image-set( b image-set("} {
+		if got, want := indexImageSet(s), strings.Index(asciiLower(s), imageSet); got != want {
+			t.Errorf("indexImageSet(%q) = %d, want %d", s, got, want)
 		}
 	}
 }

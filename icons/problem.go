@@ -14,15 +14,19 @@ type Problem struct {
 // Rule ids, stable: they appear in reports and CI annotations.
 // (icon-missing belongs to the validate package: it needs the folder.)
 const (
-	RuleXML            = "icon-xml"
-	RuleComment        = "icon-comment"
-	RuleSizeMissing    = "icon-size-missing"
-	RuleNotSquare      = "icon-not-square"
-	RuleSize           = "icon-size"
-	RuleHardcodedColor = "icon-hardcoded-color"
-	RuleNoCurrentColor = "icon-no-currentcolor"
-	RuleUnsafe         = "icon-unsafe"
-	RuleTooLarge       = "icon-too-large"
+	RuleXML         = "icon-xml"
+	RuleComment     = "icon-comment"
+	RuleSizeMissing = "icon-size-missing"
+	RuleNotSquare   = "icon-not-square"
+	// RuleViewBoxNotSquare is a warning: the icon is square but its
+	// drawing is letterboxed in it (preserveAspectRatio defaults to
+	// xMidYMid meet), and the public registry ships such icons.
+	RuleViewBoxNotSquare = "icon-viewbox-not-square"
+	RuleSize             = "icon-size"
+	RuleHardcodedColor   = "icon-hardcoded-color"
+	RuleNoCurrentColor   = "icon-no-currentcolor"
+	RuleUnsafe           = "icon-unsafe"
+	RuleTooLarge         = "icon-too-large"
 )
 
 // Severities.

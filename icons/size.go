@@ -5,14 +5,18 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // number is an SVG number: no Inf, NaN, hex or digit separators, which
-// strconv.ParseFloat would otherwise accept.
-var number = regexp.MustCompile(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+// strconv.ParseFloat would otherwise accept. Compiled on first use, not
+// at init: programs that link this package need not pay for it.
+var number = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+})
 
 func parseNumber(s string) (float64, bool) {
-	if !number.MatchString(s) {
+	if !number().MatchString(s) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(s, 64)
@@ -82,23 +86,29 @@ func (c *checker) size(t xml.StartElement, raw []rawAttr, off int) {
 		vw, vh, vok = parseViewBox(vbv)
 	}
 	const fix = `set width="16" height="16" viewBox="0 0 16 16" on <svg>`
+	// The size that decides is width/height when both are usable, else
+	// the viewBox. Not square and not 16×16 are separate rules, so a
+	// 16×32 icon breaks both.
 	switch {
 	case wok && hok:
-		switch {
-		case w != h:
+		if w != h {
 			c.add(RuleNotSquare, width.nameOff, "the icon is %s×%s, not square; %s", fmtNum(w), fmtNum(h), fix)
-		case w != Size:
+		}
+		if w != Size || h != Size {
 			c.add(RuleSize, width.nameOff, "the icon is %s×%s; icons must be 16×16: %s", fmtNum(w), fmtNum(h), fix)
 		}
-		// One not-square problem is enough when the size already is one.
+		// preserveAspectRatio defaults to xMidYMid meet: the drawing is
+		// letterboxed, not distorted, and the public registry ships such
+		// icons, hence a warning. With a size not square, one not-square
+		// problem says enough.
 		if vok && vw != vh && w == h {
-			c.add(RuleNotSquare, viewBox.nameOff, "the viewBox %s is %s×%s, not square, so the drawing is squeezed or letterboxed in the square icon; redraw it on a square canvas (viewBox=\"0 0 16 16\")", quote(vbv), fmtNum(vw), fmtNum(vh))
+			c.warn(RuleViewBoxNotSquare, viewBox.nameOff, "the viewBox %s is %s×%s, not square, so the drawing is letterboxed (shrunk, with empty bands) in the square icon; redraw it on a square canvas (viewBox=\"0 0 16 16\")", quote(vbv), fmtNum(vw), fmtNum(vh))
 		}
 	case vok:
-		switch {
-		case vw != vh:
+		if vw != vh {
 			c.add(RuleNotSquare, viewBox.nameOff, "the viewBox %s is %s×%s, not square; redraw it on a square canvas and %s", quote(vbv), fmtNum(vw), fmtNum(vh), fix)
-		case vw != Size:
+		}
+		if vw != Size || vh != Size {
 			c.add(RuleSize, viewBox.nameOff, "the icon's size comes from its viewBox, %s×%s; icons must be 16×16: %s", fmtNum(vw), fmtNum(vh), fix)
 		}
 	default:

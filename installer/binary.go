@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -31,21 +32,41 @@ func cmdPath(cmd string) (string, error) {
 	return c, nil
 }
 
+// downloader applies the Installer's download policy.
+func (in *Installer) downloader(agent string) downloader {
+	return downloader{
+		client:       in.HTTP,
+		allowHTTP:    in.AllowHTTP,
+		guard:        true,
+		allowPrivate: in.AllowPrivateURLs,
+		header:       in.HeaderTimeout,
+		stall:        in.StallTimeout,
+		minRate:      in.MinRate,
+		rateWindow:   in.rateWindow,
+		wait:         in.retryWait,
+		report:       in.reporter(),
+		agent:        agent,
+		create:       in.createTemp,
+		lookup:       in.lookup,
+	}
+}
+
 func (in *Installer) installBinary(ctx context.Context, req Request, c Choice, tmp, final string) (*Receipt, error) {
 	t := c.Binary
 	rel, err := cmdPath(t.Cmd)
 	if err != nil {
 		return nil, err
 	}
-	d := downloader{client: in.HTTP, allowHTTP: in.AllowHTTP, stall: in.StallTimeout, wait: in.retryWait, label: req.Agent.ID + " " + c.Version}
-	if in.Progress {
-		d.progress = in.stderr()
+	d := in.downloader(req.Agent.ID)
+	if t.SHA256 == "" {
+		d.report.Warn(fmt.Sprintf("%s %s for %s is not verified: the manifest gives no sha256 for %s", req.Agent.ID, c.Version, c.Target, redact(t.Archive)))
 	}
 	file, sum, err := d.get(ctx, t.Archive, filepath.Dir(tmp), t.SHA256)
 	if err != nil {
 		return nil, err
 	}
 	defer os.Remove(file)
+	d.report.Phase(req.Agent.ID, progress.Extract, "")
 	if rel, err = placeDownload(ctx, file, tmp, rel, t.Archive, in.Limits); err != nil {
 		return nil, err
 	}
@@ -73,7 +94,17 @@ func placeDownload(ctx context.Context, file, dest, rel, url string, lim Limits)
 	defer f.Close()
 	fm, err := identify(ctx, f)
 	if err != nil {
-		return "", fmt.Errorf("unpack %s: %w", url, err)
+		return "", fmt.Errorf("unpack %s: %w", redact(url), err)
+	}
+	head, err := readHeadOf(f)
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := checkContent(url, fm, head); err != nil {
+		return "", err
 	}
 	lim = lim.withDefaults()
 	switch {
@@ -82,8 +113,12 @@ func placeDownload(ctx context.Context, file, dest, rel, url string, lim Limits)
 			return "", fmt.Errorf("unpack %s: %w", url, err)
 		}
 	case fm.single != nil:
-		if err := decompressTo(fm, f, filepath.Join(dest, filepath.FromSlash(rel)), lim); err != nil {
-			return "", fmt.Errorf("unpack %s: %w", url, err)
+		target := filepath.Join(dest, filepath.FromSlash(rel))
+		if err := decompressTo(ctx, fm, f, target, lim); err != nil {
+			return "", fmt.Errorf("unpack %s: %w", redact(url), err)
+		}
+		if head, err := readHead(target); err != nil || !looksExecutable(head) {
+			return "", notExecutable(fmt.Sprintf("the %s data from %s", fm.name, redact(url)), head)
 		}
 	default:
 		f.Close()
@@ -98,7 +133,7 @@ func placeDownload(ctx context.Context, file, dest, rel, url string, lim Limits)
 	return makeExecutable(dest, rel, url, fm)
 }
 
-func decompressTo(fm format, f *os.File, target string, lim Limits) error {
+func decompressTo(ctx context.Context, fm format, f *os.File, target string, lim Limits) error {
 	r, err := fm.single.OpenReader(f)
 	if err != nil {
 		return errorf(ErrUnsafeArchive, "read %s data: %v", fm.name, err)
@@ -111,17 +146,22 @@ func decompressTo(fm format, f *os.File, target string, lim Limits) error {
 	if err != nil {
 		return err
 	}
-	n, err := io.Copy(out, io.LimitReader(r, lim.MaxBytes+1))
+	n, err := io.Copy(out, io.LimitReader(ctxReader{ctx, r}, lim.MaxBytes+1))
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
 	if n > lim.MaxBytes {
 		return errorf(ErrUnsafeArchive, "%s data expands to more than %s: refusing it as a likely decompression bomb", fm.name, humanBytes(lim.MaxBytes))
 	}
-	if err != nil {
-		return errorf(ErrUnsafeArchive, "read %s data: %v (the file is corrupt or truncated)", fm.name, err)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return stopped(ctx)
+	case isNoSpace(err):
+		return noSpace("unpack "+fm.name+" data", filepath.Dir(target), n, true)
 	}
-	return nil
+	return errorf(ErrUnsafeArchive, "read %s data: %v (the file is corrupt or truncated)", fm.name, err)
 }
 
 // makeExecutable checks that cmd exists inside dest (following links only

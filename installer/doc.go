@@ -18,7 +18,11 @@
 //	                                cannot be renamed after the install)
 //	agents/<id>/.tmp-*, .dl-*       work in progress (or left by a crash; GC
 //	                                removes them)
+//	agents/<id>/.rm-*, agents/.rm-* a delete that failed half-way (GC removes
+//	                                them)
 //	locks/<id>.lock                 the per-agent lock
+//	locks/<id>@<version>.use        shared-locked by Hold while the version
+//	                                runs; its time is the last MarkUsed
 //
 // A binary target's cmd is a path inside the archive, never a command line:
 // "./kiro-cli acp" names a file called "kiro-cli acp". Backslashes are read

@@ -9,41 +9,76 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
+	"github.com/agentclientprotocol/acp-registry-go/progress"
+	"github.com/agentclientprotocol/acp-registry-go/remote"
 )
 
 // MaxDownload bounds one download: no agent is anywhere near it, and a
 // hostile server must not fill the disk.
 const MaxDownload = 4 << 30
 
-const defaultStall = 60 * time.Second
+// Download budgets. A server that never answers costs DefaultHeaderTimeout
+// once (it is not retried: a static file that takes longer to start is a
+// dead or hostile host); a transfer slower than DefaultMinRate over
+// rateWindow is stopped, so one byte every few seconds cannot keep an
+// install, and the agent's lock, alive for ever.
+const (
+	DefaultHeaderTimeout = 15 * time.Second
+	DefaultMinRate       = 4 << 10 // bytes a second
+	defaultStall         = 60 * time.Second
+	defaultRateWindow    = 30 * time.Second
+	maxRedirects         = 10
+)
 
 // downloader holds what Download needs beyond its arguments, so Installer
 // can inject policy while the exported function keeps safe defaults.
 type downloader struct {
 	client    *http.Client
 	allowHTTP func(*url.URL) bool
-	stall     time.Duration
-	attempts  int
-	wait      func(attempt int) time.Duration
-	progress  io.Writer
-	label     string
+	// guard refuses connections to non-public addresses (checked at connect
+	// time, after DNS), except loopback when the manifest's URL itself is a
+	// loopback one (a local mirror), and anything when allowPrivate.
+	guard        bool
+	allowPrivate bool
+	header       time.Duration
+	stall        time.Duration
+	minRate      int64
+	rateWindow   time.Duration
+	attempts     int
+	wait         func(attempt int) time.Duration
+	report       progress.Reporter
+	agent        string
+	// create makes the temporary file (tests inject a failing disk).
+	create func(dir string) (tempFile, error)
+	// lookup replaces DNS for the guard (tests).
+	lookup func(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// tempFile is what a download writes to.
+type tempFile interface {
+	io.Writer
+	Close() error
+	Name() string
 }
 
 // Download fetches rawURL into a new temporary file in dir while hashing it,
 // and returns the file's path and sha256 (hex). When wantSHA256 is set and
-// differs, the file is removed and the error wraps ErrChecksum. Only https
-// is accepted, and http to loopback hosts. Transient failures (5xx, 429,
-// connection errors) are retried twice. progress, when non-nil, receives a
-// progress bar. The caller removes the file.
+// differs, the file is removed and the error wraps ErrChecksum; a
+// wantSHA256 that is not 64 hex digits is refused before any request. Only
+// https is accepted, and http to loopback hosts. Transient failures (5xx,
+// 429, broken connections) are retried twice. progress, when non-nil,
+// receives a progress bar. The caller removes the file. client's own
+// address policy applies (no guard is added).
 func Download(ctx context.Context, client *http.Client, rawURL, dir, wantSHA256 string, progress io.Writer) (path, sha256hex string, err error) {
-	d := downloader{client: client, progress: progress}
+	d := downloader{client: client, report: newBar(progress)}
 	return d.get(ctx, rawURL, dir, wantSHA256)
 }
 
@@ -58,26 +93,54 @@ func LoopbackOnly(u *url.URL) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// ValidSHA256 reports whether s is a sha256 as manifests write it: 64 hex
+// digits (either case).
+func ValidSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// checkSHA256 refuses a malformed digest before anything is downloaded: it
+// is a mistake in the manifest, not tampering.
+func checkSHA256(rawURL, want string) error {
+	if want == "" || ValidSHA256(strings.TrimSpace(want)) {
+		return nil
+	}
+	return errorf(ErrBadManifest, "the manifest's sha256 for %s is %q, not 64 hex digits: fix sha256 in the manifest (sha256sum prints it)", redact(rawURL), want)
+}
+
 func (d downloader) get(ctx context.Context, rawURL, dir, want string) (string, string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
-		return "", "", fmt.Errorf("download %s: not an absolute URL", rawURL)
+		return "", "", fmt.Errorf("download %s: not an absolute URL", redact(rawURL))
+	}
+	if err := checkSHA256(rawURL, want); err != nil {
+		return "", "", err
 	}
 	allow := d.allowHTTP
 	if allow == nil {
 		allow = LoopbackOnly
 	}
+	d.allowHTTP = allow
 	switch {
 	case u.Scheme == "https":
 	case u.Scheme == "http" && allow(u):
 	default:
-		return "", "", fmt.Errorf("download %s: only https URLs are accepted (plain http only from loopback mirrors)", rawURL)
+		return "", "", fmt.Errorf("download %s: only https URLs are accepted (plain http only from loopback mirrors)", u.Redacted())
 	}
-	if d.client == nil {
-		c := defaultClient()
-		defer c.CloseIdleConnections()
-		d.client = c
+	if d.report == nil {
+		d.report = progress.Discard
 	}
+	client, done := d.httpClient(u)
+	defer done()
 	want = strings.ToLower(strings.TrimSpace(want))
 	attempts := d.attempts
 	if attempts <= 0 {
@@ -89,11 +152,11 @@ func (d downloader) get(ctx context.Context, rawURL, dir, want string) (string, 
 	}
 	var lastErr error
 	for i := 1; i <= attempts; i++ {
-		path, sum, retry, err := d.once(ctx, u, dir)
+		path, sum, retry, err := d.once(ctx, client, u, dir)
 		if err == nil {
 			if want != "" && sum != want {
 				os.Remove(path)
-				return "", "", errorf(ErrChecksum, "download %s: sha256 mismatch: the file has %s but the manifest says %s (the archive changed upstream, or the download was tampered with)", rawURL, sum, want)
+				return "", "", errorf(ErrChecksum, "download %s: sha256 mismatch: the file has %s but the manifest says %s (the archive changed upstream, or the download was tampered with)", u.Redacted(), sum, want)
 			}
 			return path, sum, nil
 		}
@@ -103,53 +166,167 @@ func (d downloader) get(ctx context.Context, rawURL, dir, want string) (string, 
 		}
 		select {
 		case <-ctx.Done():
-			return "", "", fmt.Errorf("download %s: %w", rawURL, ctx.Err())
+			return "", "", fmt.Errorf("download %s: %w", u.Redacted(), stopped(ctx))
 		case <-time.After(wait(i)):
 		}
 	}
 	return "", "", lastErr
 }
 
+// httpClient is the client for one download whose manifest URL is orig:
+// the caller's client (or a default one) with this download's redirect
+// policy and, when guarded, a transport that dials only allowed addresses.
+// done releases the connections of a transport made here.
+func (d downloader) httpClient(orig *url.URL) (*http.Client, func()) {
+	header := d.headerTimeout()
+	var base http.Client
+	if d.client != nil {
+		base = *d.client
+	}
+	rt := base.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	done := func() {}
+	if t, ok := rt.(*http.Transport); ok && (d.guard || d.client == nil || d.client.Transport == nil) {
+		var c *http.Transport
+		if d.guard {
+			origLoopback := LoopbackOnly(orig)
+			c = remote.GuardTransport(t, header, func(ip netip.Addr) bool {
+				return d.allowPrivate || remote.IsPublicIP(ip) || origLoopback && ip.IsLoopback()
+			}, d.lookup)
+		} else {
+			c = t.Clone()
+		}
+		c.ResponseHeaderTimeout = header
+		c.TLSHandshakeTimeout = header
+		rt, done = c, c.CloseIdleConnections
+	}
+	base.Transport = rt
+	inner := base.CheckRedirect
+	base.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= maxRedirects {
+			return &redirectError{fmt.Sprintf("more than %d redirects (a redirect loop?)", maxRedirects)}
+		}
+		switch req.URL.Scheme {
+		case "https":
+		case "http":
+			// Plain http only where it began as plain http on loopback: an
+			// https host must not steer us to a local service in clear.
+			if orig.Scheme != "http" || !d.allowHTTP(orig) || !d.allowHTTP(req.URL) {
+				return &redirectError{fmt.Sprintf("redirect to %s refused: not https", req.URL.Redacted())}
+			}
+		default:
+			return &redirectError{fmt.Sprintf("redirect to %s refused: not https", req.URL.Redacted())}
+		}
+		if inner != nil {
+			return inner(req, via)
+		}
+		return nil
+	}
+	return &base, done
+}
+
+func (d downloader) headerTimeout() time.Duration {
+	if d.header > 0 {
+		return d.header
+	}
+	return DefaultHeaderTimeout
+}
+
+// redirectError is a redirect the policy refused, or a loop: never retried.
+type redirectError struct{ msg string }
+
+func (e *redirectError) Error() string { return e.msg }
+
+// Causes of a download's cancellation, told apart from the caller's.
+var (
+	errNoAnswer = errors.New("no answer")
+	errStalled  = errors.New("stalled")
+	errTooSlow  = errors.New("too slow")
+)
+
 // once makes one attempt. retry says whether another attempt may help.
-func (d downloader) once(ctx context.Context, u *url.URL, dir string) (path, sum string, retry bool, err error) {
-	client := d.client
+func (d downloader) once(ctx context.Context, client *http.Client, u *url.URL, dir string) (path, sum string, retry bool, err error) {
+	shown := u.Redacted()
+	header := d.headerTimeout()
 	stall := d.stall
 	if stall <= 0 {
 		stall = defaultStall
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	parent := ctx
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return "", "", false, fmt.Errorf("download %s: %w", u, err)
+		return "", "", false, fmt.Errorf("download %s: %w", shown, err)
 	}
 	req.Header.Set("User-Agent", "acp-registry-go installer")
-	// The watchdog cancels the request when no byte arrives for stall; a
-	// total timeout would kill slow but healthy large downloads.
-	var stalled atomic.Bool
-	timer := time.AfterFunc(stall, func() { stalled.Store(true); cancel() })
-	defer timer.Stop()
+	// The bytes as stored, never decoded on the way: the sha256 and the
+	// format check are of the file the manifest names.
+	req.Header.Set("Accept-Encoding", "identity")
+	// Until the headers arrive the budget is header; then the watchdog
+	// cancels when no byte arrives for stall (a total timeout would kill
+	// slow but healthy large downloads; the rate check bounds the rest).
+	timer := time.AfterFunc(header, func() { cancel(errNoAnswer) })
+	defer func() { timer.Stop() }() // the stall watchdog replaces it below
+	d.report.Phase(d.agent, progress.Download, shown)
 	resp, err := client.Do(req)
 	if err != nil {
-		if stalled.Load() {
-			return "", "", true, errorf(ErrDownload, "download %s: no response for %s", u, stall)
+		if parent.Err() != nil {
+			return "", "", false, fmt.Errorf("download %s: %w", shown, stopped(parent))
 		}
-		if ctx.Err() != nil && !stalled.Load() {
-			return "", "", false, fmt.Errorf("download %s: %w", u, context.Cause(ctx))
+		if context.Cause(ctx) == errNoAnswer {
+			return "", "", false, errorf(ErrDownload, "download %s: no answer within %s", shown, header)
 		}
-		return "", "", true, errorf(ErrDownload, "download %s: %w", u, unwrapURLError(err))
+		var re *redirectError
+		if errors.As(err, &re) {
+			return "", "", false, errorf(ErrDownload, "download %s: %s", shown, re.msg)
+		}
+		var np *remote.NotPublicError
+		if errors.As(err, &np) {
+			return "", "", false, errorf(ErrDownload, "download %s: refused: %v; agent downloads go to public addresses only (pass --allow-private-urls for a private mirror)", shown, np)
+		}
+		if isNoAnswer(err) {
+			return "", "", false, errorf(ErrDownload, "download %s: no answer within %s", shown, header)
+		}
+		return "", "", true, errorf(ErrDownload, "download %s: %w", shown, unwrapURLError(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		retry := resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests
-		return "", "", retry, errorf(ErrDownload, "download %s: unexpected status %s", u, resp.Status)
+		return "", "", retry, errorf(ErrDownload, "download %s: unexpected status %s", shown, resp.Status)
 	}
 	if resp.ContentLength > MaxDownload {
-		return "", "", false, errorf(ErrDownload, "download %s: the file is %d bytes, more than the %d GiB limit", u, resp.ContentLength, MaxDownload>>30)
+		return "", "", false, errorf(ErrDownload, "download %s: the file is %d bytes, more than the %d GiB limit", shown, resp.ContentLength, MaxDownload>>30)
 	}
-	f, err := os.CreateTemp(dir, ".dl-*")
+	timer.Stop()
+	timer = time.AfterFunc(stall, func() { cancel(errStalled) })
+	minRate, window := d.minRate, d.rateWindow
+	if minRate <= 0 {
+		minRate = DefaultMinRate
+	}
+	if window <= 0 {
+		window = defaultRateWindow
+	}
+	var got atomic.Int64
+	// The overall deadline grows with the size: the time to fetch it at
+	// the minimum rate, plus room for a slow start.
+	if resp.ContentLength > 0 {
+		limit := window + stall + time.Duration(resp.ContentLength/minRate)*time.Second
+		dl := time.AfterFunc(limit, func() { cancel(errTooSlow) })
+		defer dl.Stop()
+	}
+	stopRate := watchRate(&got, minRate, window, func() { cancel(errTooSlow) })
+	defer stopRate()
+
+	create := d.create
+	if create == nil {
+		create = func(dir string) (tempFile, error) { return os.CreateTemp(dir, ".dl-*") }
+	}
+	f, err := create(dir)
 	if err != nil {
-		return "", "", false, fmt.Errorf("download %s: %w", u, err)
+		return "", "", false, fmt.Errorf("download %s: %w", shown, err)
 	}
 	ok := false
 	defer func() {
@@ -159,59 +336,134 @@ func (d downloader) once(ctx context.Context, u *url.URL, dir string) (path, sum
 		}
 	}()
 	h := sha256.New()
-	var w io.Writer = io.MultiWriter(f, h)
-	if d.progress != nil {
-		bar := progressbar.NewOptions64(resp.ContentLength,
-			progressbar.OptionSetWriter(d.progress),
-			progressbar.OptionSetDescription(d.label),
-			progressbar.OptionShowBytes(true),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
-			progressbar.OptionSetWidth(30),
-		)
-		defer bar.Finish()
-		w = io.MultiWriter(w, bar)
-	}
-	body := &stallReader{r: io.LimitReader(resp.Body, MaxDownload+1), timer: timer, stall: stall}
-	n, err := io.CopyBuffer(w, body, make([]byte, 256<<10))
+	w := &trackWriter{w: f}
+	body := &countReader{r: io.LimitReader(resp.Body, MaxDownload+1), got: &got, timer: timer, stall: stall,
+		bytes: func(n int64) { d.report.Bytes(d.agent, n, resp.ContentLength) }}
+	n, err := io.CopyBuffer(io.MultiWriter(w, h), body, make([]byte, 256<<10))
 	if err != nil {
-		if stalled.Load() {
-			return "", "", true, errorf(ErrDownload, "download %s: stalled: nothing received for %s after %d bytes", u, stall, n)
+		switch {
+		case w.err != nil:
+			return "", "", false, writeFailed(shown, dir, w.err, resp.ContentLength, n)
+		case parent.Err() != nil:
+			return "", "", false, fmt.Errorf("download %s: %w", shown, stopped(parent))
+		case context.Cause(ctx) == errStalled:
+			return "", "", true, errorf(ErrDownload, "download %s: stalled: nothing received for %s after %d bytes", shown, stall, n)
+		case context.Cause(ctx) == errTooSlow:
+			return "", "", false, errorf(ErrDownload, "download %s: too slow: %s in %s, below the minimum of %s/s", shown, humanBytes(n), time.Since(body.start()).Round(time.Second), humanBytes(minRate))
+		case errors.Is(err, io.ErrUnexpectedEOF) && resp.ContentLength > 0:
+			return "", "", true, errorf(ErrDownload, "download %s: truncated: the server closed the connection after %d of %d bytes", shown, n, resp.ContentLength)
 		}
-		if ctx.Err() != nil {
-			return "", "", false, fmt.Errorf("download %s: %w", u, context.Cause(ctx))
-		}
-		if errors.Is(err, io.ErrUnexpectedEOF) && resp.ContentLength > 0 {
-			return "", "", true, errorf(ErrDownload, "download %s: truncated: the server closed the connection after %d of %d bytes", u, n, resp.ContentLength)
-		}
-		return "", "", true, errorf(ErrDownload, "download %s: connection broke after %d bytes: %w", u, n, err)
+		return "", "", true, errorf(ErrDownload, "download %s: connection broke after %d bytes: %w", shown, n, err)
 	}
 	if n > MaxDownload {
-		return "", "", false, errorf(ErrDownload, "download %s: more than the %d GiB limit", u, MaxDownload>>30)
+		return "", "", false, errorf(ErrDownload, "download %s: more than the %d GiB limit", shown, MaxDownload>>30)
 	}
 	if resp.ContentLength >= 0 && n != resp.ContentLength {
-		return "", "", true, errorf(ErrDownload, "download %s: truncated: got %d of %d bytes", u, n, resp.ContentLength)
+		return "", "", true, errorf(ErrDownload, "download %s: truncated: got %d of %d bytes", shown, n, resp.ContentLength)
 	}
 	if err := f.Close(); err != nil {
-		return "", "", false, fmt.Errorf("download %s: write %s: %w", u, f.Name(), err)
+		return "", "", false, writeFailed(shown, dir, err, resp.ContentLength, n)
 	}
+	d.report.Bytes(d.agent, n, n)
 	ok = true
 	return f.Name(), hex.EncodeToString(h.Sum(nil)), false, nil
 }
 
-// stallReader re-arms the stall watchdog on every read that made progress.
-type stallReader struct {
-	r     io.Reader
-	timer *time.Timer
-	stall time.Duration
+// writeFailed words a failed write of the download: a full disk says
+// where and how much room the file needs.
+func writeFailed(shown, dir string, err error, total, n int64) error {
+	if isNoSpace(err) {
+		need := total
+		if need <= 0 {
+			need = n
+		}
+		return noSpace(fmt.Sprintf("download %s", shown), dir, need, total <= 0)
+	}
+	return fmt.Errorf("download %s: write into %s: %w", shown, dir, err)
 }
 
-func (s *stallReader) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	if n > 0 {
-		s.timer.Reset(s.stall)
+// noSpace is the full-disk error: never retried, never "corrupt".
+func noSpace(what, dir string, need int64, atLeast bool) error {
+	more := ""
+	if atLeast {
+		more = "at least "
+	}
+	mb := (need + 999_999) / 1_000_000
+	return errorf(ErrNoSpace, "%s: no space left on %s (needs %s%d MB): free some space and try again", what, dir, more, mb)
+}
+
+// trackWriter remembers a write error, so a full disk is not taken for a
+// broken connection.
+type trackWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (t *trackWriter) Write(p []byte) (int, error) {
+	n, err := t.w.Write(p)
+	if err != nil {
+		t.err = err
 	}
 	return n, err
+}
+
+// countReader counts what arrives, re-arms the stall watchdog on every
+// read that made progress, and reports bytes.
+type countReader struct {
+	r     io.Reader
+	got   *atomic.Int64
+	timer *time.Timer
+	stall time.Duration
+	bytes func(int64)
+	t0    time.Time
+	once  sync.Once
+}
+
+func (c *countReader) start() time.Time {
+	c.once.Do(func() { c.t0 = time.Now() })
+	return c.t0
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	c.start()
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.timer.Reset(c.stall)
+		c.bytes(c.got.Add(int64(n)))
+	}
+	return n, err
+}
+
+// watchRate calls slow when fewer than minRate*window bytes arrived in a
+// window. It returns the function that stops watching.
+func watchRate(got *atomic.Int64, minRate int64, window time.Duration, slow func()) func() {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(window)
+		defer t.Stop()
+		last := int64(0)
+		need := int64(float64(minRate) * window.Seconds())
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				n := got.Load()
+				if n-last < need {
+					slow()
+					return
+				}
+				last = n
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// isNoAnswer reports a transport's own header timeout.
+func isNoAnswer(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 func unwrapURLError(err error) error {
@@ -222,20 +474,10 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-func defaultClient() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.ResponseHeaderTimeout = 30 * time.Second
-	return &http.Client{
-		Transport: t,
-		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 10 {
-				return errors.New("more than 10 redirects")
-			}
-			// A redirect may not downgrade to plain http off loopback.
-			if req.URL.Scheme != "https" && !LoopbackOnly(req.URL) {
-				return fmt.Errorf("redirect to %s refused: not https", req.URL)
-			}
-			return nil
-		},
+// redact hides a password in a URL that failed to parse as one.
+func redact(raw string) string {
+	if u, err := url.Parse(raw); err == nil {
+		return u.Redacted()
 	}
+	return raw
 }

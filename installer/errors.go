@@ -68,3 +68,22 @@ func stopped(ctx context.Context) error {
 	}
 	return err
 }
+
+// Sentinels added for hostile downloads and shared state (appended: other
+// areas add theirs below too).
+var (
+	// ErrBadManifest: the manifest holds a value the installer cannot use
+	// (a sha256 that is not 64 hex digits); found before any download.
+	ErrBadManifest = errors.New("invalid manifest value")
+	// ErrWrongContent: the download is not what the manifest names (an
+	// HTML error page for a .tar.gz, text for an executable).
+	ErrWrongContent = errors.New("download is not what the manifest names")
+	// ErrNoSpace: the disk filled up while downloading or extracting.
+	ErrNoSpace = errors.New("no space left on device")
+	// ErrLocked: another process held the agent's lock for longer than
+	// Installer.LockWait.
+	ErrLocked = errors.New("agent is locked by another process")
+	// ErrInUse: a version was kept (gc, uninstall) or could not be deleted
+	// because a running process uses its files.
+	ErrInUse = errors.New("install in use")
+)

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"runtime"
 	"strings"
 
 	"github.com/mholt/archives"
@@ -124,7 +125,13 @@ func Extract(ctx context.Context, archivePath, dest string, lim Limits) error {
 	return nil
 }
 
-func extractInto(ctx context.Context, fm format, f *os.File, dest string, lim Limits) (err error) {
+func extractInto(ctx context.Context, fm format, f *os.File, dest string, lim Limits) error {
+	return extractFor(ctx, fm, f, dest, lim, runtime.GOOS == "windows")
+}
+
+// extractFor extracts with Windows' name rules when windows is set (tests
+// apply them anywhere).
+func extractFor(ctx context.Context, fm format, f *os.File, dest string, lim Limits, windows bool) (err error) {
 	if entries, rerr := os.ReadDir(dest); rerr == nil && len(entries) > 0 {
 		return fmt.Errorf("destination %s is not empty", dest)
 	}
@@ -143,14 +150,28 @@ func extractInto(ctx context.Context, fm format, f *os.File, dest string, lim Li
 		return err
 	}
 	defer root.Close()
-	x := &extraction{root: root, lim: lim.withDefaults(), dirs: map[string]bool{".": true}}
-	if err := fm.extractor.Extract(ctx, f, x.handle); err != nil {
+	x := &extraction{root: root, lim: lim.withDefaults(), dirs: map[string]bool{".": true}, windows: windows}
+	// An error of our own (a refused entry, a full disk, a symlink the OS
+	// would not create) is already a sentence; only what the archive
+	// reader reports means the file is corrupt or truncated.
+	var own error
+	handle := func(ctx context.Context, f archives.FileInfo) error {
+		err := x.handle(ctx, f)
+		if err != nil {
+			own = err
+		}
+		return err
+	}
+	if err := fm.extractor.Extract(ctx, f, handle); err != nil {
+		if ctx.Err() != nil {
+			return stopped(ctx)
+		}
+		if own != nil {
+			return own
+		}
 		var ke *kindError
 		if errors.As(err, &ke) {
 			return ke // already names the entry; drop the library's prefix
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
 		}
 		return errorf(ErrUnsafeArchive, "read %s archive: %v (the file is corrupt or truncated)", fm.name, err)
 	}
@@ -167,6 +188,9 @@ type extraction struct {
 	// directories, not links; nothing is ever written through a link.
 	dirs  map[string]bool
 	links []string
+	// windows applies Windows' file name rules (device names, trailing
+	// dots and spaces, reserved characters).
+	windows bool
 }
 
 func (x *extraction) handle(ctx context.Context, f archives.FileInfo) error {
@@ -184,6 +208,11 @@ func (x *extraction) handle(ctx context.Context, f archives.FileInfo) error {
 	if name == "." {
 		return nil
 	}
+	if x.windows {
+		if err := windowsName(f.NameInArchive, name); err != nil {
+			return err
+		}
+	}
 	mode := f.Mode()
 	if h, ok := f.Header.(*tar.Header); ok && h.Typeflag == tar.TypeLink {
 		return x.hardlink(name, f.LinkTarget)
@@ -194,7 +223,7 @@ func (x *extraction) handle(ctx context.Context, f archives.FileInfo) error {
 	case mode&fs.ModeSymlink != 0:
 		return x.symlink(name, f.NameInArchive, f.LinkTarget)
 	case mode.IsRegular():
-		return x.file(name, f)
+		return x.file(ctx, name, f)
 	case mode&fs.ModeDevice != 0:
 		return errorf(ErrUnsafeArchive, "archive entry %q is a device file: agent archives may hold only files, folders and links", f.NameInArchive)
 	default:
@@ -283,7 +312,7 @@ func (x *extraction) clearSlot(name, raw string) error {
 	return x.root.Remove(name)
 }
 
-func (x *extraction) file(name string, f archives.FileInfo) error {
+func (x *extraction) file(ctx context.Context, name string, f archives.FileInfo) error {
 	raw := f.NameInArchive
 	if err := x.mkdirs(path.Dir(name), raw); err != nil {
 		return err
@@ -307,12 +336,17 @@ func (x *extraction) file(name string, f archives.FileInfo) error {
 		return fmt.Errorf("read archive entry %q: %w", raw, err)
 	}
 	// Declared sizes lie in bombs; count what actually comes out.
-	n, err := io.Copy(out, io.LimitReader(in, remaining+1))
+	n, err := io.Copy(out, io.LimitReader(ctxReader{ctx, in}, remaining+1))
 	in.Close()
 	cerr := out.Close()
 	x.bytes += n
 	if n > remaining {
 		return x.tooLarge(raw)
+	}
+	for _, e := range []error{err, cerr} {
+		if isNoSpace(e) {
+			return noSpace("extract "+raw, x.root.Name(), x.bytes+max(f.Size()-n, 0), true)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("read archive entry %q: %w", raw, err)
@@ -352,7 +386,7 @@ func (x *extraction) symlink(name, raw, target string) error {
 		return err
 	}
 	if err := x.root.Symlink(target, name); err != nil {
-		return fmt.Errorf("create symlink %s: %w", name, err)
+		return symlinkFailed(raw, target, err)
 	}
 	x.links = append(x.links, name)
 	return nil
@@ -439,4 +473,18 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// ctxReader ends a long copy (one huge entry, a gzipped executable) as
+// soon as ctx ends: a Ctrl-C must not wait for gigabytes.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, stopped(c.ctx)
+	}
+	return c.r.Read(p)
 }

@@ -72,10 +72,7 @@ func (in *Installer) satisfies(r *Receipt, req Request) bool {
 	if p := in.platform(); r.Distribution == registry.KindBinary && p != "" && r.Target != "" && r.Target != p {
 		return false
 	}
-	if _, err := os.Stat(r.Launch.Command); err != nil {
-		return false
-	}
-	return true
+	return r.Check() == nil
 }
 
 // Install makes the requested version present under Root, and returns its

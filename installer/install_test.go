@@ -383,7 +383,7 @@ func TestProgressOnlyWhenAsked(t *testing.T) {
 		in := newInstaller(t)
 		var log strings.Builder
 		in.Stderr, in.Progress = &log, progress
-		if _, _, err := in.Install(context.Background(), Request{Agent: binaryManifest("demo", "1.0.0", url, "agent", "")}); err != nil {
+		if _, _, err := in.Install(context.Background(), Request{Agent: binaryManifest("demo", "1.0.0", url, "agent", sha(body))}); err != nil {
 			t.Fatal(err)
 		}
 		if got := log.Len() > 0; got != progress {

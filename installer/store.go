@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -25,19 +24,36 @@ const (
 	maxReceipt  = 1 << 20
 )
 
-// Versions become directory names, and they come from the network: only
-// characters semantic versions use, and a digit first (after an optional
-// "v"), so a version can never be a dot name, the "current" marker beside
-// it (also "Current" on a case-insensitive disk), or a Windows device name
-// such as CON. No trailing dot either: Windows drops it, and "1.0.0." would
-// land in 1.0.0.
-var safeVersionRe = regexp.MustCompile(`^[vV]?[0-9][0-9A-Za-z.+_-]{0,126}$`)
+// safeVersion: versions become directory names, and they come from the
+// network: only characters semantic versions use, and a digit first (after
+// an optional "v"), so a version can never be a dot name, the "current"
+// marker beside it (also "Current" on a case-insensitive disk), or a
+// Windows device name such as CON. No trailing dot either: Windows drops
+// it, and "1.0.0." would land in 1.0.0. A hand check rather than a regexp:
+// compiling `^[vV]?[0-9][0-9A-Za-z.+_-]{0,126}$` cost more at start-up
+// than the rest of the package.
+func safeVersion(v string) bool {
+	s := v
+	if s != "" && (s[0] == 'v' || s[0] == 'V') {
+		s = s[1:]
+	}
+	if s == "" || len(s) > 127 || s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '.' || c == '+' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return !strings.Contains(s, "..") && !strings.HasSuffix(s, ".")
+}
 
 func checkIDVersion(id, version string) error {
 	if !registry.ValidID(id) {
 		return fmt.Errorf("agent id %q is not valid (lowercase letters, digits and -)", id)
 	}
-	if version != "" && (!safeVersionRe.MatchString(version) || strings.Contains(version, "..") || strings.HasSuffix(version, ".")) {
+	if version != "" && !safeVersion(version) {
 		return fmt.Errorf("agent %s: version %q cannot be installed: it is not a plain version number", id, version)
 	}
 	return nil
@@ -50,19 +66,55 @@ func (in *Installer) versionDir(id, version string) string {
 }
 
 // lock takes the per-agent lock, waiting for other processes (and other
-// goroutines: flock locks belong to the open file, not the process).
+// goroutines: flock locks belong to the open file, not the process) until
+// ctx ends or LockWait passes. A wait longer than a second is said.
 func (in *Installer) lock(ctx context.Context, id string) (func(), error) {
-	dir := filepath.Join(in.Root, "locks")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("lock %s: %w", id, err)
+	p := filepath.Join(in.Root, "locks", id+".lock")
+	return in.lockFile(ctx, p, id, false)
+}
+
+// lockFile takes the lock at p, exclusive or shared.
+func (in *Installer) lockFile(ctx context.Context, p, what string, shared bool) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", what, err)
 	}
-	fl := flock.New(filepath.Join(dir, id+".lock"))
-	ok, err := fl.TryLockContext(ctx, 25*time.Millisecond)
-	if err != nil || !ok {
-		if err == nil {
-			err = stopped(ctx)
+	// flock opens for writing and would block on a FIFO or follow a link.
+	if fi, err := os.Lstat(p); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("lock %s: %w", what, notRegular(p, fi))
+	}
+	fl := flock.New(p)
+	try := fl.TryLock
+	tryCtx := fl.TryLockContext
+	if shared {
+		try, tryCtx = fl.TryRLock, fl.TryRLockContext
+	}
+	ok, err := try()
+	if err != nil {
+		fl.Close()
+		return nil, fmt.Errorf("lock %s: %w", what, err)
+	}
+	if !ok {
+		wctx, cancel := ctx, context.CancelFunc(func() {})
+		if in.LockWait > 0 {
+			wctx, cancel = context.WithTimeout(ctx, in.LockWait)
 		}
-		return nil, fmt.Errorf("wait for the lock on %s (another acp is installing it?): %w", id, err)
+		start := time.Now()
+		say := time.AfterFunc(time.Second, func() {
+			in.reporter().Warn(fmt.Sprintf("waiting for another acp that is installing or removing %s (lock %s)", what, p))
+		})
+		ok, err = tryCtx(wctx, 25*time.Millisecond)
+		say.Stop()
+		cancel()
+		if !ok || err != nil {
+			fl.Close()
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("wait for the lock on %s: %w", what, stopped(ctx))
+			}
+			if err == nil || errors.Is(err, context.DeadlineExceeded) {
+				return nil, errorf(ErrLocked, "another acp has held the lock on %s for %s (installing or removing it): try again when it finishes", what, time.Since(start).Round(100*time.Millisecond))
+			}
+			return nil, fmt.Errorf("lock %s: %w", what, err)
+		}
 	}
 	return func() { fl.Unlock(); fl.Close() }, nil
 }
@@ -70,7 +122,7 @@ func (in *Installer) lock(ctx context.Context, id string) (func(), error) {
 // readReceipt reads dir/receipt.json; the install dir must be the version
 // the receipt names, so a copied or hand-edited folder is not trusted.
 func readReceipt(dir string) (*Receipt, error) {
-	data, err := registry.ReadLimited(filepath.Join(dir, receiptFile), maxReceipt)
+	data, err := readRegular(filepath.Join(dir, receiptFile), maxReceipt)
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +136,36 @@ func readReceipt(dir string) (*Receipt, error) {
 	r.Dir = dir
 	r.Launch.normalize()
 	return &r, nil
+}
+
+// Check reports whether the install can still be launched: its command is
+// there (and, for a binary, still looks like an executable: an HTML error
+// page installed by an older acp is broken), and so is every path of its
+// args inside the install. nil means healthy. Installed, Current, List and
+// Install all judge installs by it, so list, resolve and doctor agree.
+func (r *Receipt) Check() error {
+	cmd := r.Launch.Command
+	fi, err := os.Stat(cmd)
+	if err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("its command %s is missing", cmd)
+	}
+	if r.Distribution == registry.KindBinary && !windowsScript(cmd) {
+		head, err := readHead(cmd)
+		if err != nil {
+			return fmt.Errorf("its command %s cannot be read: %v", cmd, err)
+		}
+		if errorBody(head) {
+			return fmt.Errorf("its command %s is not an executable: it is %s", cmd, describeContent(head))
+		}
+	}
+	for _, a := range r.Launch.Args {
+		if r.Dir != "" && filepath.IsAbs(a) && strings.HasPrefix(a, r.Dir+string(filepath.Separator)) {
+			if _, err := os.Stat(a); err != nil {
+				return fmt.Errorf("%s is missing", a)
+			}
+		}
+	}
+	return nil
 }
 
 func (l *LaunchSpec) normalize() {
@@ -103,7 +185,9 @@ func writeJSONFile(path string, v any) error {
 	return os.WriteFile(path, append(data, '\n'), 0o644)
 }
 
-// Installed lists every installed version of id, newest first.
+// Installed lists every installed version of id, newest first: those with
+// a readable receipt that pass Check. An install whose command was deleted
+// by hand is not installed for anyone (list, resolve, doctor, upgrade).
 func (in *Installer) Installed(id string) ([]Receipt, error) {
 	if err := checkIDVersion(id, ""); err != nil {
 		return nil, err
@@ -121,8 +205,8 @@ func (in *Installer) Installed(id string) ([]Receipt, error) {
 			continue
 		}
 		r, err := readReceipt(filepath.Join(in.agentDir(id), e.Name()))
-		if err != nil {
-			continue // not a complete install; GC reports nothing for it
+		if err != nil || r.Check() != nil {
+			continue // incomplete or broken: not installed (GC removes it)
 		}
 		rs = append(rs, *r)
 	}
@@ -152,20 +236,30 @@ func newerVersion(a, b string) bool {
 // the version last installed (agents/<id>/current), or when that is gone the
 // highest installed version.
 func (in *Installer) Current(id string) (*Receipt, error) {
+	if err := checkIDVersion(id, ""); err != nil {
+		return nil, err
+	}
+	// Editors resolve on every launch: read the one receipt the marker
+	// names, and list the others only when it names none.
+	if data, err := readRegular(filepath.Join(in.agentDir(id), currentFile), 256); err == nil {
+		v := strings.TrimSpace(string(data))
+		if checkIDVersion(id, v) == nil && v != "" {
+			if r, err := readReceipt(in.versionDir(id, v)); err == nil {
+				// Broken (its command deleted or an error page): launching
+				// an older version instead would surprise; install repairs.
+				if cerr := r.Check(); cerr != nil {
+					return nil, errorf(ErrNotInstalled, "%s %s is broken (%v): run acp install %s to repair it", id, v, cerr, id)
+				}
+				return r, nil
+			}
+		}
+	}
 	rs, err := in.Installed(id)
 	if err != nil {
 		return nil, err
 	}
 	if len(rs) == 0 {
 		return nil, errorf(ErrNotInstalled, "%s is not installed: run acp install %s", id, id)
-	}
-	if data, err := registry.ReadLimited(filepath.Join(in.agentDir(id), currentFile), 256); err == nil {
-		v := strings.TrimSpace(string(data))
-		for i := range rs {
-			if rs[i].Version == v {
-				return &rs[i], nil
-			}
-		}
 	}
 	return &rs[0], nil
 }
@@ -215,96 +309,6 @@ func (in *Installer) List() ([]Receipt, error) {
 		rs = append(rs, *r)
 	}
 	return rs, nil
-}
-
-// Uninstall removes every installed version of id.
-func (in *Installer) Uninstall(id string) error {
-	if err := checkIDVersion(id, ""); err != nil {
-		return err
-	}
-	unlock, err := in.lock(context.Background(), id)
-	if err != nil {
-		return fmt.Errorf("uninstall %s: %w", id, err)
-	}
-	defer unlock()
-	dir := in.agentDir(id)
-	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
-		return errorf(ErrNotInstalled, "uninstall %s: it is not installed", id)
-	}
-	if err := removeDir(dir); err != nil {
-		return fmt.Errorf("uninstall %s: %w", id, err)
-	}
-	return nil
-}
-
-// GC removes every installed version of id except the current one, and
-// leftovers of interrupted installs. It returns the removed versions.
-func (in *Installer) GC(id string) ([]string, error) {
-	if err := checkIDVersion(id, ""); err != nil {
-		return nil, err
-	}
-	unlock, err := in.lock(context.Background(), id)
-	if err != nil {
-		return nil, fmt.Errorf("gc %s: %w", id, err)
-	}
-	defer unlock()
-	cur, err := in.Current(id)
-	if errors.Is(err, ErrNotInstalled) {
-		return []string{}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("gc %s: %w", id, err)
-	}
-	entries, err := os.ReadDir(in.agentDir(id))
-	if err != nil {
-		return nil, fmt.Errorf("gc %s: %w", id, err)
-	}
-	removed := []string{}
-	for _, e := range entries {
-		name := e.Name()
-		p := filepath.Join(in.agentDir(id), name)
-		switch {
-		case name == currentFile || name == cur.Version || (cur.ToolDir != "" && name == cur.ToolDir):
-			continue
-		case strings.HasPrefix(name, "."):
-			// Under the lock no install is running: dot entries are
-			// leftovers of a crash (temp dirs, partial downloads, tool
-			// dirs of removed versions).
-			if err := removeDir(p); err != nil {
-				return removed, fmt.Errorf("gc %s: %w", id, err)
-			}
-		case e.IsDir():
-			r, rerr := readReceipt(p)
-			if err := removeDir(p); err != nil {
-				return removed, fmt.Errorf("gc %s: remove %s: %w", id, name, err)
-			}
-			if rerr == nil {
-				removed = append(removed, r.Version)
-			}
-		}
-	}
-	sort.Slice(removed, func(i, j int) bool { return newerVersion(removed[i], removed[j]) })
-	return removed, nil
-}
-
-// removeDir renames a tree aside before deleting it, so a half-deleted
-// install never looks like a complete one.
-func removeDir(p string) error {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	if !fi.IsDir() {
-		return os.Remove(p)
-	}
-	trash := filepath.Join(filepath.Dir(p), fmt.Sprintf(".rm-%s-%d", filepath.Base(p), time.Now().UnixNano()))
-	if err := rename(p, trash); err != nil {
-		return err
-	}
-	return os.RemoveAll(trash)
 }
 
 // rename retries on Windows, where antivirus scanners and indexers hold

@@ -1,8 +1,10 @@
 package installer
 
 import (
+	"context"
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os/exec"
 	"time"
@@ -90,6 +92,38 @@ type Installer struct {
 
 	// retryWait replaces the pause between download attempts (tests).
 	retryWait func(attempt int) time.Duration
+
+	// AllowPrivateURLs lets downloads reach private, link-local and other
+	// non-public addresses (--allow-private-urls; a private mirror). Set it
+	// too when the registry itself was loaded from a loopback URL. Without
+	// it a download may reach loopback only when its own URL is loopback.
+	AllowPrivateURLs bool
+	// HeaderTimeout bounds connecting and waiting for the response headers
+	// of one download (default DefaultHeaderTimeout); a server that does not
+	// answer in time is not retried.
+	HeaderTimeout time.Duration
+	// MinRate is the slowest transfer a download may keep up, in bytes a
+	// second over 30 s (default DefaultMinRate).
+	MinRate int64
+	// LockWait bounds the wait for another process's lock on an agent
+	// (0: wait until ctx ends). After a second of waiting a line says so.
+	// resolve and run set a bound; install waits.
+	LockWait time.Duration
+	// Force makes gc and uninstall remove versions a running process uses.
+	Force bool
+	// RecentUse is how long a version resolved (MarkUsed) counts as in use
+	// where the OS cannot tell which files running processes use (all but
+	// Linux). Default 3 days.
+	RecentUse time.Duration
+
+	// Test seams: the temporary file of a download, DNS for the address
+	// guard, the rate window, the process scan.
+	createTemp func(dir string) (tempFile, error)
+	lookup     func(ctx context.Context, network, host string) ([]netip.Addr, error)
+	rateWindow time.Duration
+	// osCannotTell makes gc behave as where running processes' files are
+	// unknown (all but Linux).
+	osCannotTell bool
 }
 
 // Request asks for one agent to be installed or resolved.

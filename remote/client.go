@@ -147,22 +147,9 @@ func (c *Client) init() {
 			o.ResponseHeaderTimeout = c.timeout()
 			o.MaxIdleConnsPerHost = idle
 			openRT = o
-			g := t.Clone()
+			g := guardTransport(t, c.timeout(), nil, c.lookup)
 			g.ResponseHeaderTimeout = c.timeout()
 			g.MaxIdleConnsPerHost = idle
-			gd := newGuard(c.timeout(), t.Proxy)
-			if c.lookup != nil {
-				gd.lookup = c.lookup
-			}
-			g.Proxy = gd.proxyFunc
-			g.DialContext = gd.DialContext
-			// A custom TLS dialer would bypass the guard; TLS is layered on
-			// the guarded connection by the transport instead.
-			g.DialTLSContext = nil
-			//lint:ignore SA1019 a deprecated dialer set on the base transport must be cleared too
-			g.DialTLS = nil
-			//lint:ignore SA1019 as above
-			g.Dial = nil
 			guardedRT = g
 		}
 		if c.AllowPrivate {

@@ -40,6 +40,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		newUpdateCmd(s),
 		newPublishCmd(s),
 		newMatrixCmd(s),
+		newNewCmd(s),
 	)
 	return cli.Execute(ctx, prog, root, stderr)
 }

@@ -17,7 +17,7 @@ func TestEditorWingLinksNoMaintainerPackage(t *testing.T) {
 	const mod = "github.com/agentclientprotocol/acp-registry-go/"
 	forbidden := []string{
 		mod + "validate", mod + "icons", mod + "schema", mod + "build", mod + "update",
-		mod + "publish", mod + "verify", mod + "remote/githubapi",
+		mod + "publish", mod + "verify", mod + "remote/githubapi", mod + "scaffold",
 		"github.com/santhosh-tekuri/jsonschema", "github.com/google/go-github",
 	}
 	for _, dep := range strings.Fields(string(out)) {

@@ -1,0 +1,14 @@
+//go:build !windows
+
+package installer
+
+import (
+	"errors"
+	"syscall"
+)
+
+func isInUseErr(err error) bool {
+	return errors.Is(err, syscall.EBUSY) || errors.Is(err, syscall.ETXTBSY)
+}
+
+func isSymlinkPrivilege(error) bool { return false }

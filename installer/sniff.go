@@ -1,0 +1,141 @@
+package installer
+
+import (
+	"bytes"
+	"io"
+	"net/url"
+	"os"
+	"path"
+	"strings"
+)
+
+// archiveNamed is the archive format a download URL's path names ("" when
+// it names none). Such a URL must hold that archive: a server that answers
+// an error page with status 200 must not have it installed as the agent.
+func archiveNamed(rawURL string) string {
+	p := rawURL
+	if u, err := url.Parse(rawURL); err == nil {
+		p = u.Path
+	}
+	p = strings.ToLower(path.Base(p))
+	switch {
+	case strings.HasSuffix(p, ".tar.gz"), strings.HasSuffix(p, ".tgz"):
+		return "tar.gz"
+	case strings.HasSuffix(p, ".tar.bz2"), strings.HasSuffix(p, ".tbz2"), strings.HasSuffix(p, ".tbz"):
+		return "tar.bz2"
+	case strings.HasSuffix(p, ".zip"):
+		return "zip"
+	}
+	return ""
+}
+
+// looksExecutable reports whether head starts like something an OS runs:
+// ELF, Mach-O (thin or fat, either byte order), PE ("MZ") or a #! script.
+func looksExecutable(head []byte) bool {
+	for _, m := range [][]byte{
+		{0x7f, 'E', 'L', 'F'},
+		{0xfe, 0xed, 0xfa, 0xce}, {0xfe, 0xed, 0xfa, 0xcf}, // Mach-O, big-endian
+		{0xce, 0xfa, 0xed, 0xfe}, {0xcf, 0xfa, 0xed, 0xfe}, // Mach-O, little-endian
+		{0xca, 0xfe, 0xba, 0xbe}, {0xca, 0xfe, 0xba, 0xbf}, // universal (fat)
+		[]byte("MZ"), []byte("#!"),
+	} {
+		if bytes.HasPrefix(head, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// describeContent names what a download that is not what it should be
+// looks like, for the error.
+func describeContent(head []byte) string {
+	t := bytes.ToLower(bytes.TrimLeft(head, " \t\r\n\ufeff"))
+	t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
+	switch {
+	case len(head) == 0:
+		return "an empty file"
+	case bytes.HasPrefix(t, []byte("<!doctype html")), bytes.HasPrefix(t, []byte("<html")), bytes.HasPrefix(t, []byte("<head")), bytes.HasPrefix(t, []byte("<body")):
+		return "an HTML page (the server answered with a web page, likely an error page, instead of the file)"
+	case bytes.HasPrefix(t, []byte("<?xml")), bytes.HasPrefix(t, []byte("<")):
+		return "an XML or HTML document (likely an error page)"
+	case bytes.HasPrefix(t, []byte("{")), bytes.HasPrefix(t, []byte("[")):
+		return "a JSON document (likely an error message)"
+	case isText(head):
+		return "text"
+	}
+	return "data of an unknown kind"
+}
+
+func isText(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// readHead returns the first 512 bytes of the file at p.
+func readHead(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readHeadOf(f)
+}
+
+func readHeadOf(r io.Reader) ([]byte, error) {
+	head := make([]byte, 512)
+	n, err := io.ReadFull(r, head)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	return head[:n], err
+}
+
+// checkContent refuses a download that is not what its URL and the
+// manifest say: fm is what identify found, head the file's first bytes.
+func checkContent(rawURL string, fm format, head []byte) error {
+	shown := redact(rawURL)
+	want := archiveNamed(rawURL)
+	if want != "" && fm.name != want {
+		what := describeContent(head)
+		if fm.extractor != nil || fm.single != nil {
+			what = "a " + fm.name + " file"
+		} else if looksExecutable(head) {
+			what = "an executable"
+		}
+		return errorf(ErrWrongContent, "the download from %s is not the %s archive its name says: it is %s", shown, want, what)
+	}
+	if fm.extractor == nil && fm.single == nil && !looksExecutable(head) {
+		return notExecutable("the download from "+shown, head)
+	}
+	return nil
+}
+
+func notExecutable(what string, head []byte) error {
+	return errorf(ErrWrongContent, "%s is neither an archive (zip, tar.gz, tar.bz2) nor an executable (ELF, Mach-O, PE or a #! script): it is %s", what, describeContent(head))
+}
+
+// errorBody reports a file that is surely no program: empty, or a web
+// page or JSON document (what servers answer errors with). Installs are
+// judged by it rather than by looksExecutable, so a script without #! in
+// an archive is not taken for broken and reinstalled on every resolve.
+func errorBody(head []byte) bool {
+	if looksExecutable(head) {
+		return false
+	}
+	t := bytes.TrimLeft(head, " \t\r\n")
+	t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
+	return len(t) == 0 || t[0] == '<' || t[0] == '{' || t[0] == '['
+}
+
+// windowsScript reports a cmd Windows runs by its extension.
+func windowsScript(p string) bool {
+	switch strings.ToLower(path.Ext(strings.ReplaceAll(p, "\\", "/"))) {
+	case ".cmd", ".bat", ".ps1", ".com":
+		return true
+	}
+	return false
+}
