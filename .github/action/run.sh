@@ -79,6 +79,12 @@ if [ -n "$action_path" ] && { [ -z "$ref" ] || [ -z "$repo" ]; }; then
 	[ -n "$repo" ] || repo=${p##*/}/$r
 fi
 version=${ACP_VERSION:-$ref}
+# uses: ./ — the action is the repository being tested: its own source,
+# never a release.
+workspace=$(unixpath "${GITHUB_WORKSPACE:-}")
+if [ -z "${ACP_VERSION:-}" ] && [ -n "$workspace" ] && [ -n "$action_path" ]; then
+	case ${action_path%/}/ in "${workspace%/}"/*) version= ;; esac
+fi
 server=${GITHUB_SERVER_URL:-https://github.com}
 releases=${ACP_RELEASES_URL:-$server/$repo/releases/download}
 git_url=${ACP_GIT_URL:-$server/$repo}

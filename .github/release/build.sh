@@ -36,7 +36,8 @@ for goos in linux darwin windows; do
 		tmp=$(mktemp -d "$out/.build-XXXXXX")
 		# One go build per platform for both programs: they share most
 		# packages, so compiling them together halves the work.
-		CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath -ldflags "$ldflags" -o "$tmp/" ./cmd/acp ./cmd/acp-registry
+		# -buildvcs=auto overrides a GOFLAGS=-buildvcs=false set on the machine.
+		CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath -buildvcs=auto -ldflags "$ldflags" -o "$tmp/" ./cmd/acp ./cmd/acp-registry
 		for prog in acp acp-registry; do
 			mv "$tmp/$prog$ext" "$out/$prog-$goos-$goarch$ext"
 			files+=("$prog-$goos-$goarch$ext")

@@ -336,4 +336,20 @@ func main() {
 	if want := []string{"build", "--skip-urls", "--", "agents"}; !slices.Equal(r.args, want) {
 		t.Errorf("ran with %q, want %q", r.args, want)
 	}
+
+	// uses: ./ in the action's own repository: no release is looked up.
+	r = runAction(t, map[string]string{
+		"GITHUB_WORKSPACE":      filepath.Dir(src),
+		"ACP_ACTION_PATH":       src,
+		"ACP_ACTION_REF":        "v9.9.9", // whatever the runner says, the checkout wins
+		"ACP_ACTION_REPOSITORY": "owner/repo",
+		"ACP_RELEASES_URL":      srv.URL + "/owner/repo/releases/download",
+		"ACP_GIT_URL":           filepath.Join(t.TempDir(), "no-such-repo"),
+	})
+	if r.code != 5 {
+		t.Fatalf("uses: ./ — exit %d, want 5\n%s", r.code, r.out)
+	}
+	if got := srv.requests(); len(got) != 0 {
+		t.Errorf("uses: ./ asked the release server for %v; want nothing (the checkout is the source)", got)
+	}
 }
