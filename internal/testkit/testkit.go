@@ -40,6 +40,22 @@ func RequireCorpus(t testing.TB) string {
 	return dir
 }
 
+// RequireCorpusPath is RequireCorpus for another part of the corpus:
+// ../shared/corpus/<elem...> (e.g. "protocol-matrix"), with the same
+// skip-or-fail rule.
+func RequireCorpusPath(t testing.TB, elem ...string) string {
+	t.Helper()
+	reg, _ := CorpusRegistry()
+	p := filepath.Join(append([]string{filepath.Dir(reg)}, elem...)...)
+	if _, err := os.Stat(p); err != nil {
+		if corpusRequired() {
+			t.Fatalf("%s is not there, and ACP_REQUIRE_CORPUS=1 or CI=true says the corpus must be: check out ../shared beside the repository", p)
+		}
+		t.Skipf("%s is not there: skipping (ACP_REQUIRE_CORPUS=1 makes this a failure)", p)
+	}
+	return p
+}
+
 // OptionalCorpus is for tests that also run without the corpus (it adds
 // cases to theirs): the corpus folder, or "" when it is absent, except
 // that CI's requirement (see RequireCorpus) fails t then.

@@ -15,6 +15,10 @@ func TestRequireCorpusFailsWhenCIRequiresIt(t *testing.T) {
 		RequireCorpus(t)
 		return
 	}
+	if os.Getenv("ACP_TESTKIT_CHILD") == "path" {
+		RequireCorpusPath(t, "no-such-part")
+		return
+	}
 	for _, c := range []struct {
 		env  []string
 		want string
@@ -23,6 +27,8 @@ func TestRequireCorpusFailsWhenCIRequiresIt(t *testing.T) {
 		{[]string{"CI=true"}, "--- FAIL"},
 		{[]string{"CI=true", "ACP_REQUIRE_CORPUS=0"}, "--- SKIP"},
 		{nil, "--- SKIP"},
+		{[]string{"ACP_TESTKIT_CHILD=path", "CI=true"}, "--- FAIL"},
+		{[]string{"ACP_TESTKIT_CHILD=path"}, "--- SKIP"},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestRequireCorpusFailsWhenCIRequiresIt$", "-test.v")
 		cmd.Env = []string{"ACP_TESTKIT_CHILD=1", "ACP_CORPUS_DIR=" + t.TempDir() + "/none"}
