@@ -51,7 +51,9 @@ log() { echo "bench: $*" >&2; }
 log "building (agents $agents, archive $mb MB, $rounds rounds, $(nproc 2>/dev/null || sysctl -n hw.ncpu) cores)"
 go build -o "$work/bin/" ./cmd/acp ./cmd/acp-registry ./bench/measure ./bench/floor ./bench/reader ./bench/genregistry ./bench/fixture
 export PATH="$work/bin:$PATH"
-sha256() { if command -v sha256sum >/dev/null; then sha256sum "$1"; else shasum -a 256 "$1"; fi | cut -d' ' -f1; }
+hasher=sha256sum
+command -v sha256sum >/dev/null || hasher="shasum -a 256" # macOS
+sha256() { $hasher "$1" | cut -d' ' -f1; }
 
 # --- fixtures -------------------------------------------------------------
 genregistry -n "$agents" "$work/registry"
@@ -132,7 +134,7 @@ run_case() { # case side
 	verify/ours) m "verify ours" acp-registry verify "$work/slow" ;;
 	verify/ref) m "verify ref" sh -c 'printf "%s\n" "$1" | "$2"' sh "$init" "$work/agent/agent" ;;
 	install/ours) pre_install && ACP_HOME="$work/home-install" m "install ours" acp install big "${acp_flags[@]}" ;;
-	install/ref) pre_install && m "install ref" bash -c 'curl -fsS "$1" | tee >(sha256sum >/dev/null) | tar xz -C "$2"' bash "$url/big.tar.gz" "$work/untar" ;;
+	install/ref) pre_install && m "install ref" bash -c 'curl -fsS "$1" | tee >($3 >/dev/null) | tar xz -C "$2"' bash "$url/big.tar.gz" "$work/untar" "$hasher" ;;
 	esac
 }
 cases=(validate build resolve verify install)
