@@ -247,15 +247,17 @@ func TestActionFindsTheReleaseOfAMovingTag(t *testing.T) {
 		t.Skip("git is not installed")
 	}
 	repo := t.TempDir()
-	git := func(args ...string) {
+	git := func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command("git", args...)
 		cmd.Dir = repo
 		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
 			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
+		out, err := cmd.CombinedOutput()
+		if err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
+		return strings.TrimSpace(string(out))
 	}
 	git("init", "-q")
 	git("commit", "-q", "--allow-empty", "-m", "one")
@@ -269,18 +271,21 @@ func TestActionFindsTheReleaseOfAMovingTag(t *testing.T) {
 	for k, v := range release("v1.2.2", strings.Repeat("ab", 32)) {
 		files[k] = v // a wrong release, to catch picking the older tag
 	}
-	srv := newReleaseServer(t, files)
-	r := runAction(t, map[string]string{
-		"ACP_ACTION_REF":        "v1",
-		"ACP_ACTION_REPOSITORY": "owner/repo",
-		"ACP_RELEASES_URL":      srv.URL + "/owner/repo/releases/download",
-		"ACP_GIT_URL":           repo,
-	})
-	if r.code != 0 || r.args == nil {
-		t.Fatalf("exit %d, ran %q; want the v1.2.3 binary to run\n%s", r.code, r.args, r.out)
-	}
-	if got := srv.requests(); !slices.Contains(got, "/owner/repo/releases/download/v1.2.3/acp-registry-linux-amd64") {
-		t.Errorf("asked the server for %v, want v1.2.3's binary", got)
+	// The moving tag, and the commit itself (uses: owner/repo@<sha>).
+	for _, ref := range []string{"v1", git("rev-parse", "HEAD")} {
+		srv := newReleaseServer(t, files)
+		r := runAction(t, map[string]string{
+			"ACP_ACTION_REF":        ref,
+			"ACP_ACTION_REPOSITORY": "owner/repo",
+			"ACP_RELEASES_URL":      srv.URL + "/owner/repo/releases/download",
+			"ACP_GIT_URL":           repo,
+		})
+		if r.code != 0 || r.args == nil {
+			t.Fatalf("@%s: exit %d, ran %q; want the v1.2.3 binary to run\n%s", ref, r.code, r.args, r.out)
+		}
+		if got := srv.requests(); !slices.Contains(got, "/owner/repo/releases/download/v1.2.3/acp-registry-linux-amd64") {
+			t.Errorf("@%s: asked the server for %v, want v1.2.3's binary", ref, got)
+		}
 	}
 }
 
