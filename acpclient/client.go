@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
@@ -62,10 +63,14 @@ type Client struct {
 	wmu sync.Mutex
 	w   io.Writer
 
-	mu       sync.Mutex
-	nextID   int64
-	pending  map[int64]chan response
+	mu      sync.Mutex
+	nextID  int64
+	pending map[int64]chan response
+	// misfits holds, per pending id, an answer that meant it but carried
+	// the id with another JSON type ("1", 1.0).
+	misfits  map[int64]chan json.RawMessage
 	readErr  error
+	fatalErr error
 	nonJSON  []string
 	stats    Stats
 	readDone chan struct{}
@@ -88,6 +93,7 @@ func New(stdin io.Writer, stdout, stderr io.Reader, opts Options) *Client {
 		opts:       opts.withDefaults(),
 		w:          stdin,
 		pending:    map[int64]chan response{},
+		misfits:    map[int64]chan json.RawMessage{},
 		readDone:   make(chan struct{}),
 		stderrDone: make(chan struct{}),
 	}
@@ -120,10 +126,13 @@ func (c *Client) Call(ctx context.Context, method string, params any) (json.RawM
 	c.nextID++
 	id := c.nextID
 	c.pending[id] = ch
+	misfit := make(chan json.RawMessage, 1)
+	c.misfits[id] = misfit
 	c.mu.Unlock()
 	defer func() {
 		c.mu.Lock()
 		delete(c.pending, id)
+		delete(c.misfits, id)
 		c.mu.Unlock()
 	}()
 
@@ -136,9 +145,45 @@ func (c *Client) Call(ctx context.Context, method string, params any) (json.RawM
 	if err := c.send(ctx, msg); err != nil {
 		return nil, fmt.Errorf("send %s request: %w", method, err)
 	}
+	var misfitTimer <-chan time.Time
+	var misfitID json.RawMessage
+	for {
+		select {
+		case r := <-ch:
+			return r.result, r.err
+		case got := <-misfit:
+			// A correct answer may still follow; if none does soon, the
+			// misfit was the answer, and saying so beats a timeout.
+			if misfitTimer == nil {
+				misfitID = got
+				t := time.NewTimer(misfitGrace)
+				defer t.Stop()
+				misfitTimer = t.C
+			}
+			continue
+		case <-misfitTimer:
+			return nil, &IDTypeError{Got: misfitID, Want: id}
+		case <-c.readDone:
+		case <-ctx.Done():
+		}
+		break
+	}
 	select {
 	case r := <-ch:
 		return r.result, r.err
+	default:
+	}
+	select {
+	case got := <-misfit:
+		if misfitID == nil {
+			misfitID = got
+		}
+	default:
+	}
+	if misfitID != nil {
+		return nil, &IDTypeError{Got: misfitID, Want: id}
+	}
+	select {
 	case <-c.readDone:
 		// The answer may have arrived just before the stream ended.
 		select {
@@ -147,10 +192,14 @@ func (c *Client) Call(ctx context.Context, method string, params any) (json.RawM
 		default:
 		}
 		return nil, fmt.Errorf("wait for %s answer: %w", method, c.Err())
-	case <-ctx.Done():
+	default:
 		return nil, fmt.Errorf("wait for %s answer: %w", method, ctx.Err())
 	}
 }
+
+// misfitGrace is how long a correct answer may still follow one whose id
+// had the wrong JSON type.
+const misfitGrace = time.Second
 
 // Notify sends a notification (no answer expected).
 func (c *Client) Notify(ctx context.Context, method string, params any) error {
@@ -246,6 +295,13 @@ func (c *Client) readLoop(r io.Reader) {
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			c.handle(line)
+			c.mu.Lock()
+			ferr := c.fatalErr
+			c.mu.Unlock()
+			if ferr != nil {
+				c.finish(ferr)
+				return
+			}
 		}
 		if err != nil {
 			if err == io.EOF {
@@ -261,6 +317,16 @@ func (c *Client) readLoop(r io.Reader) {
 			line = line[:0]
 		}
 	}
+}
+
+// fatal records a problem that ends reading; readLoop stops after the
+// line at hand.
+func (c *Client) fatal(err error) {
+	c.mu.Lock()
+	if c.fatalErr == nil {
+		c.fatalErr = err
+	}
+	c.mu.Unlock()
 }
 
 func (c *Client) finish(err error) {
@@ -281,6 +347,12 @@ type message struct {
 
 func (c *Client) handle(line []byte) {
 	line = bytes.TrimSpace(line)
+	if line[0] == '{' {
+		if d := depth(line); d > MaxDepth {
+			c.fatal(fmt.Errorf("%w: the agent sent a JSON message nested %s levels deep (at most %d are read)", ErrTooDeep, FormatCount(d), MaxDepth))
+			return
+		}
+	}
 	var m message
 	if line[0] != '{' || json.Unmarshal(line, &m) != nil {
 		c.recordNonJSON(line)
@@ -312,6 +384,14 @@ func (c *Client) handle(line []byte) {
 		ch, ok := c.pending[id]
 		if err != nil || !ok {
 			c.stats.StrayResponses++
+			if want, ok := meantID(m.ID); ok {
+				if mf, ok := c.misfits[want]; ok {
+					select {
+					case mf <- append(json.RawMessage(nil), m.ID...):
+					default:
+					}
+				}
+			}
 			c.mu.Unlock()
 			return
 		}
@@ -326,6 +406,57 @@ func (c *Client) handle(line []byte) {
 		// Valid JSON but no JSON-RPC message (e.g. a JSON log line).
 		c.recordNonJSON(line)
 	}
+}
+
+// meantID reads an id sent with the wrong JSON type: a string holding an
+// integer ("1") or a number with a fraction or exponent (1.0, 1e0).
+func meantID(raw json.RawMessage) (int64, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		return n, err == nil
+	}
+	var f float64
+	if json.Unmarshal(raw, &f) == nil && f == float64(int64(f)) {
+		return int64(f), true
+	}
+	return 0, false
+}
+
+// MaxDepth is how deeply nested a message may be. A real initialize
+// answer is six levels deep; encoding/json would stop at 10,000 with an
+// error that reads like a broken line.
+const MaxDepth = 128
+
+// depth is the deepest nesting of objects and lists in a JSON text
+// (strings skipped), counted without decoding it.
+func depth(b []byte) int {
+	d, maxD := 0, 0
+	in := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if in {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				in = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			in = true
+		case '{', '[':
+			d++
+			if d > maxD {
+				maxD = d
+			}
+		case '}', ']':
+			d--
+		}
+	}
+	return maxD
 }
 
 func (c *Client) recordNonJSON(line []byte) {

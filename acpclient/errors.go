@@ -38,3 +38,19 @@ func (e *RPCError) Error() string {
 	}
 	return b.String()
 }
+
+// ErrTooDeep is returned (wrapped) when the agent sent a message nested
+// deeper than MaxDepth.
+var ErrTooDeep = errors.New("JSON nested too deeply")
+
+// IDTypeError is an answer that meant our request but carried its id with
+// another JSON type ("1" for 1): JSON-RPC ids match by type and value, so
+// no client would take it.
+type IDTypeError struct {
+	Got  json.RawMessage
+	Want int64
+}
+
+func (e *IDTypeError) Error() string {
+	return fmt.Sprintf("answered with id %s, %s; expected %d", e.Got, describeJSON(e.Got), e.Want)
+}

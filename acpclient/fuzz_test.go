@@ -15,6 +15,8 @@ func FuzzMessages(f *testing.F) {
 	f.Add(`{"jsonrpc":"2.0","id":"x","method":"m"}` + "\n" + `{"id":null,"error":{"code":1}}`)
 	f.Add(`{"authMethods":[{"_meta":{"terminal-auth":{"command":1}}},null,7]}`)
 	f.Add("\x00\xff{[\n\n}")
+	f.Add(`{"id":"1","result":{}}` + "\n" + `{"id":1.0,"result":{"a":1,"a":2}}`)
+	f.Add(`{"x":` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}`)
 	f.Fuzz(func(t *testing.T, data string) {
 		c := New(io.Discard, strings.NewReader(data), strings.NewReader(data), Options{MaxLine: 4096, MaxTotal: 1 << 16, StderrTail: 64})
 		<-c.Done()
@@ -30,6 +32,9 @@ func FuzzMessages(f *testing.F) {
 				r, err := ParseInitializeResult(json.RawMessage(line))
 				if err == nil && r.Raw == nil {
 					t.Fatal("parsed result without raw")
+				}
+				if err == nil && len(r.Warnings) > maxDuplicateWarnings {
+					t.Fatalf("%d warnings", len(r.Warnings))
 				}
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // ProtocolVersion is the ACP version we speak.
@@ -83,6 +85,9 @@ type InitializeResult struct {
 	AuthMethods        []AuthMethod
 	// Raw is the whole result object.
 	Raw json.RawMessage
+	// Warnings are oddities that do not change the verdict, such as a key
+	// sent twice (JSON readers disagree on which one counts).
+	Warnings []string
 }
 
 // ErrBadResult is returned (wrapped) when the initialize result is not an
@@ -96,6 +101,9 @@ func ParseInitializeResult(raw json.RawMessage) (*InitializeResult, error) {
 		return nil, fmt.Errorf("%w: the result is %s, not an object", ErrBadResult, describeJSON(raw))
 	}
 	r := &InitializeResult{Raw: raw, ProtocolVersion: top["protocolVersion"], AgentCapabilities: top["agentCapabilities"]}
+	for _, d := range duplicateKeys(raw, maxDuplicateWarnings) {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the answer has the key %s twice; the last one is used, other clients may use the first", d))
+	}
 	if ai, ok := top["agentInfo"]; ok {
 		var info Implementation
 		if json.Unmarshal(ai, &info) == nil {
@@ -275,4 +283,73 @@ func describeJSON(raw json.RawMessage) string {
 		return "an object"
 	}
 	return "a number"
+}
+
+const maxDuplicateWarnings = 5
+
+// duplicateKeys names (as JSON pointers) up to max keys that appear twice
+// in one object of raw.
+func duplicateKeys(raw json.RawMessage, max int) []string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	type frame struct {
+		obj     bool
+		keys    map[string]bool
+		path    string
+		index   int
+		wantKey bool
+	}
+	var stack []*frame
+	var out []string
+	var lastKey string
+	child := func() string {
+		if len(stack) == 0 {
+			return ""
+		}
+		f := stack[len(stack)-1]
+		if f.obj {
+			return f.path + "/" + pointerEscape(lastKey)
+		}
+		p := f.path + "/" + strconv.Itoa(f.index)
+		f.index++
+		return p
+	}
+	for len(out) < max {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		top := (*frame)(nil)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if k, isKey := tok.(string); isKey && top != nil && top.obj && top.wantKey {
+			if top.keys[k] {
+				out = append(out, strconv.Quote(top.path+"/"+pointerEscape(k)))
+			}
+			top.keys[k] = true
+			lastKey = k
+			top.wantKey = false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{obj: true, keys: map[string]bool{}, path: child(), wantKey: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, &frame{path: child()})
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		default:
+			child()
+		}
+		if len(stack) > 0 && stack[len(stack)-1].obj {
+			stack[len(stack)-1].wantKey = true
+		}
+	}
+	return out
+}
+
+func pointerEscape(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }

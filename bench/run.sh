@@ -20,7 +20,8 @@
 #
 # --quick (CI): 300 agents, a 20 MB archive, 3 rounds. Default: 5,000
 # agents, 200 MB, 5 rounds. No thresholds: it prints, it does not judge.
-# Needs Go, curl, tar and sha256sum (or shasum); Linux or macOS.
+# Needs Go, curl, tar, jq, sha256sum (or shasum) and ../shared/corpus
+# (or ACP_CORPUS_DIR); Linux or macOS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -56,7 +57,19 @@ command -v sha256sum >/dev/null || hasher="shasum -a 256" # macOS
 sha256() { $hasher "$1" | cut -d' ' -f1; }
 
 # --- fixtures -------------------------------------------------------------
-genregistry -n "$agents" "$work/registry"
+# N real-shaped agents: the corpus agents that pass validate, copied
+# round-robin under new ids (bench/genregistry), so build writes them all.
+corpus=${ACP_CORPUS_DIR:-../shared/corpus/registry}
+[ -d "$corpus" ] || {
+	echo "bench: no corpus at $corpus (set ACP_CORPUS_DIR)" >&2
+	exit 1
+}
+mkdir -p "$work/corpus-valid"
+acp-registry validate --skip-urls --json "$corpus" >"$work/corpus.json" 2>/dev/null || true
+for id in $(jq -r '.agents[] | select(.valid) | .id' "$work/corpus.json"); do
+	[ -f "$corpus/$id/agent.json" ] && cp -R "$corpus/$id" "$work/corpus-valid/"
+done
+genregistry -n "$agents" -corpus "$work/corpus-valid" -out "$work/registry"
 
 # The fake agent: answers initialize after 1 s, then waits for its stdin
 # to close, as an agent does.

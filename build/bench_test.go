@@ -59,8 +59,12 @@ func genTree(tb testing.TB, dir string, n int) {
 }
 
 // BenchmarkBuild5000 compares a whole build with validation alone on the
-// same 5,000-agent tree; the target is build/validate <= 1.5 (compare the
-// two sub-benchmarks' ns/op, or run bench/build.sh for the commands).
+// same 5,000-agent tree; the target (issue 11) is build/validate <= 1.3
+// (compare the two sub-benchmarks' ns/op and B/op, or run bench/build.sh
+// for the whole commands). Beyond validation a build renders each entry
+// once and writes 5,000 icons; on ext4 creating those files is most of
+// the difference, which is why a rebuild links unchanged files from the
+// previous output.
 func BenchmarkBuild5000(b *testing.B) {
 	root := b.TempDir()
 	genTree(b, root, 5000)
@@ -70,6 +74,7 @@ func BenchmarkBuild5000(b *testing.B) {
 		b.Fatalf("generated tree does not validate: %v %s", err, validate.SummaryLine(rep))
 	}
 	b.Run("validate", func(b *testing.B) {
+		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			if _, err := validate.Run(context.Background(), []string{root}, vo); err != nil {
 				b.Fatal(err)
@@ -78,6 +83,7 @@ func BenchmarkBuild5000(b *testing.B) {
 	})
 	out := filepath.Join(b.TempDir(), "dist")
 	b.Run("build", func(b *testing.B) {
+		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			opts := Options{Root: root, Out: out, Validate: Validator(vo), Schemas: Schemas()}
 			if _, err := Build(context.Background(), opts); err != nil {

@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
@@ -41,6 +43,11 @@ type Result struct {
 // Build validates the tree, renders every output and writes Out
 // atomically. When validation finds an error-level problem it returns the
 // report with an error wrapping ErrProblems and writes nothing.
+//
+// Each agent is rendered as soon as it has been checked, and its icon
+// written into the new output; afterwards only the rendered entries are
+// kept, so memory follows the size of the indexes, not of the registry's
+// documents.
 func Build(ctx context.Context, opts Options) (_ *Result, err error) {
 	if opts.Validate == nil {
 		return nil, errors.New("build: no validator configured")
@@ -51,9 +58,23 @@ func Build(ctx context.Context, opts Options) (_ *Result, err error) {
 	if err := checkOut(opts.Root, opts.Out); err != nil {
 		return nil, fmt.Errorf("build %s: %w", opts.Root, err)
 	}
+	vfile := filepath.Join(opts.Root, VariantsFile)
+	vdata, err := registry.ReadLimited(vfile, registry.MaxManifestSize)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("build %s: read %s: %w", opts.Root, vfile, err)
+	}
+	hasVariants := err == nil
+	var variants *validate.Variants
+	if hasVariants {
+		// Problems in its shape are the validator's to report (under
+		// variants.json, with positions); it is read again once every
+		// agent is known.
+		variants, _ = validate.ParseVariants(vfile, vdata, nil)
+	}
+	c := newCollector(opts.BaseURL, variants)
+
 	// Icons are written into the new output while validation goes on
 	// (see startEarly); a build that fails removes them with the rest.
-	var onAgent func(*validate.AgentResult)
 	var st *stage
 	if !opts.DryRun {
 		if st = startEarly(opts.Out); st != nil {
@@ -62,12 +83,26 @@ func Build(ctx context.Context, opts Options) (_ *Result, err error) {
 					st.abort()
 				}
 			}()
-			onAgent = func(a *validate.AgentResult) {
-				if a.Manifest != nil && len(a.Icon) > 0 && !hasErrors(a) {
-					st.offer(a.Manifest.ID+".svg", a.Icon)
-				}
-			}
 		}
+	}
+	var mu sync.Mutex
+	var renderErr error
+	dirs := map[string]string{} // id -> agent folder, to read an icon not written early
+	onAgent := func(a *validate.AgentResult) {
+		if a.Manifest == nil || hasErrors(a) {
+			return // not an agent, or the build fails anyway
+		}
+		id := a.Manifest.ID
+		if st != nil && len(a.Icon) > 0 {
+			st.offer(id+".svg", a.Icon)
+		}
+		err := c.add(a.Manifest)
+		mu.Lock()
+		dirs[id] = filepath.Dir(a.ManifestFile)
+		if err != nil && renderErr == nil {
+			renderErr = err
+		}
+		mu.Unlock()
 	}
 	report, err := opts.Validate(ctx, opts.Root, onAgent)
 	if err != nil {
@@ -77,40 +112,74 @@ func Build(ctx context.Context, opts Options) (_ *Result, err error) {
 	if report.HasErrors() {
 		return res, fmt.Errorf("build %s: %w (%s); nothing was written", opts.Root, ErrProblems, validate.SummaryLine(report))
 	}
-	agents, err := agentsOf(report)
-	if err != nil {
-		return res, fmt.Errorf("build %s: %w", opts.Root, err)
+	if renderErr != nil {
+		return res, fmt.Errorf("build %s: %w", opts.Root, renderErr)
 	}
-	if len(agents) == 0 {
+	ids := c.ids()
+	if len(ids) == 0 {
 		// An empty index replacing the published one is never intended:
 		// the path is wrong.
 		return res, fmt.Errorf("build %s: %w: pass the folder that holds <id>/agent.json; nothing was written", opts.Root, ErrNoAgents)
 	}
-	var variants *Variants
-	vfile := filepath.Join(opts.Root, VariantsFile)
-	if data, err := registry.ReadLimited(vfile, registry.MaxManifestSize); err == nil {
-		ids := make([]string, len(agents))
-		for i, a := range agents {
-			ids[i] = a.Manifest.ID
+	if hasVariants {
+		// The validator judged variants.json already; this is the build's
+		// own guard for a validator that does not.
+		known := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			known[id] = true
 		}
-		if variants, err = ParseVariants(vfile, data, ids); err != nil {
-			return res, fmt.Errorf("build %s: %w", opts.Root, err)
+		var probs []validate.Problem
+		if variants, probs = validate.ParseVariants(vfile, vdata, known); len(probs) == 0 && variants != nil {
+			manifests := map[string]*registry.Manifest{}
+			for id, r := range c.entries {
+				if r.m != nil {
+					manifests[id] = r.m
+				}
+			}
+			probs = validate.CheckVariantEntries(vfile, vdata, variants, manifests)
 		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return res, fmt.Errorf("build %s: read %s: %w", opts.Root, vfile, err)
+		if len(probs) > 0 || variants == nil {
+			msg := "not usable"
+			if len(probs) > 0 {
+				p := probs[0]
+				msg = fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Column, p.Message)
+			}
+			return res, fmt.Errorf("build %s: %w: %s", opts.Root, ErrVariants, msg)
+		}
+		c.vs = variants
 	}
-	files, err := Render(agents, variants, opts.BaseURL, opts.Schemas)
+	files, err := c.indexes(opts.Schemas)
 	if err != nil {
 		return res, fmt.Errorf("build %s: %w", opts.Root, err)
 	}
-	res.Agents = len(agents)
-	res.Files = files.Names()
+	icons := make([]string, len(ids))
+	for i, id := range ids {
+		icons[i] = id + ".svg"
+		if _, taken := files[icons[i]]; taken {
+			return res, fmt.Errorf("build %s: output file name %q is used twice", opts.Root, icons[i])
+		}
+	}
+	res.Agents = len(ids)
+	res.Files = append(files.Names(), icons...)
+	sort.Strings(res.Files)
 	if opts.DryRun {
 		return res, nil
 	}
+	load := func(name string) ([]byte, error) {
+		dir := dirs[strings.TrimSuffix(name, ".svg")]
+		return registry.ReadLimited(filepath.Join(dir, registry.IconFile), maxIconSize)
+	}
 	if st == nil {
-		err = WriteDir(opts.Out, files)
-	} else if err = st.write(files); err == nil {
+		if st, err = newStage(opts.Out); err != nil {
+			return res, fmt.Errorf("build %s: %w", opts.Root, err)
+		}
+		defer func() {
+			if err != nil {
+				st.abort()
+			}
+		}()
+	}
+	if err = st.write(files, icons, load); err == nil {
 		err = st.commit()
 	}
 	if err != nil {
@@ -118,6 +187,10 @@ func Build(ctx context.Context, opts Options) (_ *Result, err error) {
 	}
 	return res, nil
 }
+
+// maxIconSize bounds an icon read again at write time (validation has
+// refused larger ones).
+const maxIconSize = 1 << 20
 
 // hasErrors reports whether an agent has an error-level problem so far;
 // its icon is not worth writing early, as the build will fail.
@@ -128,28 +201,6 @@ func hasErrors(a *validate.AgentResult) bool {
 		}
 	}
 	return false
-}
-
-// agentsOf takes the decoded manifests and icons the validator already
-// read, so the build sees exactly the bytes that were judged.
-func agentsOf(r *validate.Report) ([]Agent, error) {
-	var agents []Agent
-	for _, a := range r.Agents {
-		if a.Manifest == nil {
-			// A folder without agent.json is only a warning: not an agent.
-			continue
-		}
-		icon := a.Icon
-		if icon == nil {
-			var err error
-			icon, err = registry.ReadLimited(filepath.Join(a.Path, registry.IconFile), 1<<20)
-			if err != nil {
-				return nil, fmt.Errorf("read icon of %q: %w", a.ID, err)
-			}
-		}
-		agents = append(agents, Agent{Manifest: a.Manifest, Icon: icon})
-	}
-	return agents, nil
 }
 
 // Validator runs validate.Run on a root with the given options, the way

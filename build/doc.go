@@ -1,6 +1,6 @@
 // Package build turns a validated registry tree into the files clients
 // fetch: registry.json, registry-preview.json, one index per variant of
-// variants.json, <id>.svg icons and the JSON Schemas. Output is a pure
+// variants.json (see validate.Variants), <id>.svg icons and the JSON Schemas. Output is a pure
 // function of the input (sorted by id, the manifest's field order, no map
 // iteration order leaking through), and the output folder is replaced as a
 // whole by a rename so readers never see half a build.

@@ -11,20 +11,21 @@ import (
 	"testing"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/golden")
 
 // loadTree reads the test tree the way a consumer of a validated registry
 // would, so the rendering tests do not depend on the validator.
-func loadTree(t *testing.T, root string) ([]Agent, *Variants) {
+func loadTree(t *testing.T, root string) ([]Agent, *validate.Variants) {
 	t.Helper()
 	idx, err := registry.LoadTree(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var agents []Agent
-	var ids []string
+	ids := map[string]bool{}
 	for i := range idx.Agents {
 		m := idx.Agents[i]
 		icon, err := os.ReadFile(filepath.Join(root, m.ID, registry.IconFile))
@@ -32,12 +33,13 @@ func loadTree(t *testing.T, root string) ([]Agent, *Variants) {
 			t.Fatal(err)
 		}
 		agents = append(agents, Agent{Manifest: &m, Icon: icon})
-		ids = append(ids, m.ID)
+		ids[m.ID] = true
 	}
-	var vs *Variants
+	var vs *validate.Variants
 	if data, err := os.ReadFile(filepath.Join(root, VariantsFile)); err == nil {
-		if vs, err = ParseVariants(VariantsFile, data, ids); err != nil {
-			t.Fatal(err)
+		var probs []validate.Problem
+		if vs, probs = validate.ParseVariants(VariantsFile, data, ids); len(probs) > 0 {
+			t.Fatal(probs)
 		}
 	}
 	return agents, vs
@@ -163,105 +165,75 @@ func TestRenderRefusesDuplicatesAndMissingIcons(t *testing.T) {
 	}
 }
 
-func TestParseVariantsErrors(t *testing.T) {
-	ids := []string{"alpha", "beta"}
-	for _, tc := range []struct{ json, want string }{
-		{`[]`, "object keyed by variant name"},
-		{`{"Bad Name": {}}`, `variant name "Bad Name"`},
-		{`{"preview": {}}`, `not be "preview"`},
-		{`{"jb": {"exclude": ["nope"]}}`, `excludes "nope", which is not an agent`},
-		{`{"jb": {"patch": {"nope": {}}}}`, `patches "nope"`},
-		{`{"jb": {"patch": {"beta": []}}}`, "/jb/patch/beta must be an object"},
-		{`{"jb": {"remove": ["beta"]}}`, `unknown field "remove"`},
-		// No bare encoding/json errors: a position, or the file's terms.
-		{`garbage`, "line 1, column 1: unexpected character 'g'"},
-		{``, "line 1, column 1: unexpected end of file"},
-		{`null`, "object keyed by variant name"},
-		{`{"jb": {}, "jb": {}}`, `duplicate key "jb"`},
-		{`{"jb": {"exclude": "beta"}}`, `"exclude" has the wrong type`},
-		{`{"jb": []}`, `not an object`},
-	} {
-		_, err := ParseVariants("agents/variants.json", []byte(tc.json), ids)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "agents/variants.json") || strings.Contains(err.Error(), " json: ") || strings.Contains(err.Error(), "Go ") {
-			t.Errorf("%s: err = %v, want it to name the file and contain %q", tc.json, err, tc.want)
-		}
+// Every object's fields come in the schema's order, binary targets too;
+// empty args and env are kept exactly where the manifest has them.
+func TestRenderFieldOrder(t *testing.T) {
+	m := &registry.Manifest{ID: "x", Name: "X", Version: "1.0.0", Description: "d", License: "MIT",
+		Authors: []string{"A"}, Repository: "https://example.com/r",
+		Distribution: registry.Distribution{
+			Binary: map[registry.Platform]registry.BinaryTarget{"linux-x86_64": {
+				Archive: "https://example.com/x.tar.gz?a=1&b=2", Cmd: "x", SHA256: strings.Repeat("a", 64),
+				Args: []string{}, Env: map[string]string{"B": "2", "A": "1"}}},
+			Npx: &registry.Package{Package: "x@1.0.0", Args: []string{"--acp"}},
+		}}
+	files, err := Render([]Agent{{m, []byte("<svg/>")}}, nil, "https://cdn.example.com", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "version": "1.0.0",
+  "agents": [
+    {
+      "id": "x",
+      "name": "X",
+      "version": "1.0.0",
+      "description": "d",
+      "repository": "https://example.com/r",
+      "authors": [
+        "A"
+      ],
+      "license": "MIT",
+      "icon": "https://cdn.example.com/x.svg",
+      "distribution": {
+        "binary": {
+          "linux-x86_64": {
+            "archive": "https://example.com/x.tar.gz?a=1&b=2",
+            "sha256": "` + strings.Repeat("a", 64) + `",
+            "cmd": "x",
+            "args": [],
+            "env": {
+              "A": "1",
+              "B": "2"
+            }
+          }
+        },
+        "npx": {
+          "package": "x@1.0.0",
+          "args": [
+            "--acp"
+          ]
+        }
+      }
+    }
+  ],
+  "extensions": []
+}
+`
+	if got := string(files[IndexFile]); got != want {
+		t.Errorf("registry.json =\n%s\nwant\n%s", got, want)
 	}
 }
 
-func TestVariantPatchMustStayAManifest(t *testing.T) {
-	agents, _ := loadTree(t, "testdata/tree")
-	ids := []string{"alpha", "beta", "gamma"}
-	for _, tc := range []struct{ patch, want string }{
-		{`{"beta": {"tags": ["x"]}}`, `unknown field "tags"`},
-		{`{"beta": {"id": "other"}}`, `may not change "id"`},
-		{`{"beta": {"version": 3}}`, "at /version: expected string, but got number"},
-		{`{"beta": {"distribution": null}}`, "missing properties: 'distribution'"},
-		{`{"beta": {"name": ""}}`, "breaks agent.schema.json"},
-	} {
-		vs, err := ParseVariants("variants.json", []byte(`{"jb": {"patch": `+tc.patch+`}}`), ids)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = Render(agents, vs, "", nil)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), `patch of "beta"`) {
-			t.Errorf("%s: err = %v, want %q", tc.patch, err, tc.want)
-		}
-	}
-}
-
-// The examples of RFC 7386, appendix A.
-func TestMergePatchRFC7386(t *testing.T) {
-	for _, tc := range []struct{ target, patch, want string }{
-		{`{"a":"b"}`, `{"a":"c"}`, `{"a":"c"}`},
-		{`{"a":"b"}`, `{"b":"c"}`, `{"a":"b","b":"c"}`},
-		{`{"a":"b"}`, `{"a":null}`, `{}`},
-		{`{"a":"b","b":"c"}`, `{"a":null}`, `{"b":"c"}`},
-		{`{"a":["b"]}`, `{"a":"c"}`, `{"a":"c"}`},
-		{`{"a":"c"}`, `{"a":["b"]}`, `{"a":["b"]}`},
-		{`{"a":{"b":"c"}}`, `{"a":{"b":"d","c":null}}`, `{"a":{"b":"d"}}`},
-		{`{"a":[{"b":"c"}]}`, `{"a":[1]}`, `{"a":[1]}`},
-		{`["a","b"]`, `["c","d"]`, `["c","d"]`},
-		{`{"a":"b"}`, `["c"]`, `["c"]`},
-		{`{"a":"foo"}`, `null`, `null`},
-		{`{"a":"foo"}`, `"bar"`, `"bar"`},
-		{`{"e":null}`, `{"a":1}`, `{"a":1,"e":null}`},
-		{`[1,2]`, `{"a":"b","c":null}`, `{"a":"b"}`},
-		{`{}`, `{"a":{"bb":{"ccc":null}}}`, `{"a":{"bb":{}}}`},
-	} {
-		var target, patch any
-		json.Unmarshal([]byte(tc.target), &target)
-		json.Unmarshal([]byte(tc.patch), &patch)
-		got, _ := json.Marshal(MergePatch(target, patch))
-		if string(got) != tc.want {
-			t.Errorf("merge %s with %s = %s, want %s", tc.target, tc.patch, got, tc.want)
-		}
-	}
-}
-
-// joinIndex must give exactly what encoding a registry.Index gives.
-func TestJoinIndexMatchesEncoder(t *testing.T) {
-	agents, _ := loadTree(t, "testdata/tree")
-	for n := 0; n <= len(agents); n++ {
-		var ms []registry.Manifest
-		var chunks [][]byte
-		for _, a := range agents[:n] {
-			ms = append(ms, *a.Manifest)
-			b, err := encodeAgent(*a.Manifest)
-			if err != nil {
-				t.Fatal(err)
-			}
-			chunks = append(chunks, b)
-		}
-		if ms == nil {
-			ms = []registry.Manifest{}
-		}
+// The string encoder writes what encoding/json writes with HTML escaping
+// off, for every kind of character a manifest may hold.
+func TestAppendStringMatchesEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "plain", "q\"b\\s", "<a&b>", "tab\tnl\ncr\r", "\x00\x1f\x7f", "\u2028\u2029", "bad\xffutf8", "é漢字🙂", "\u202e"} {
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)
-		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
-		enc.Encode(registry.Index{Version: registry.IndexVersion, Agents: ms, Extensions: []json.RawMessage{}})
-		if got := joinIndex(chunks); !bytes.Equal(got, want.Bytes()) {
-			t.Errorf("%d agents:\n%s\nwant\n%s", n, got, want.Bytes())
+		enc.Encode(s)
+		if got := string(appendString(nil, s)); got+"\n" != want.String() {
+			t.Errorf("appendString(%q) = %s, want %s", s, got, want.String())
 		}
 	}
 }

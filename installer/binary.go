@@ -126,7 +126,7 @@ func placeDownload(ctx context.Context, file, dest, rel, url string, lim Limits)
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return "", err
 		}
-		if err := rename(file, target); err != nil {
+		if err := rename(ctx, file, target); err != nil {
 			return "", fmt.Errorf("place %s: %w", rel, err)
 		}
 	}

@@ -74,11 +74,14 @@ type tempFile interface {
 // differs, the file is removed and the error wraps ErrChecksum; a
 // wantSHA256 that is not 64 hex digits is refused before any request. Only
 // https is accepted, and http to loopback hosts. Transient failures (5xx,
-// 429, broken connections) are retried twice. progress, when non-nil,
-// receives a progress bar. The caller removes the file. client's own
-// address policy applies (no guard is added).
-func Download(ctx context.Context, client *http.Client, rawURL, dir, wantSHA256 string, progress io.Writer) (path, sha256hex string, err error) {
-	d := downloader{client: client, report: newBar(progress)}
+// 429, broken connections) are retried twice. report, when non-nil,
+// receives the bytes as they arrive. The caller removes the file. client's
+// own address policy applies (no guard is added).
+func Download(ctx context.Context, client *http.Client, rawURL, dir, wantSHA256 string, report progress.Reporter) (path, sha256hex string, err error) {
+	if report == nil {
+		report = progress.Discard
+	}
+	d := downloader{client: client, report: report}
 	return d.get(ctx, rawURL, dir, wantSHA256)
 }
 
@@ -154,6 +157,11 @@ func (d downloader) get(ctx context.Context, rawURL, dir, want string) (string, 
 	for i := 1; i <= attempts; i++ {
 		path, sum, retry, err := d.once(ctx, client, u, dir)
 		if err == nil {
+			if want != "" {
+				// The digest was computed on the way in; comparing it is
+				// instant, but an editor shows the step it was promised.
+				d.report.Phase(d.agent, progress.Verify, "sha256")
+			}
 			if want != "" && sum != want {
 				os.Remove(path)
 				return "", "", errorf(ErrChecksum, "download %s: sha256 mismatch: the file has %s but the manifest says %s (the archive changed upstream, or the download was tampered with)", u.Redacted(), sum, want)
@@ -364,7 +372,9 @@ func (d downloader) once(ctx context.Context, client *http.Client, u *url.URL, d
 	if err := f.Close(); err != nil {
 		return "", "", false, writeFailed(shown, dir, err, resp.ContentLength, n)
 	}
-	d.report.Bytes(d.agent, n, n)
+	if resp.ContentLength < 0 {
+		d.report.Bytes(d.agent, n, n) // the total is known at last
+	}
 	ok = true
 	return f.Name(), hex.EncodeToString(h.Sum(nil)), false, nil
 }

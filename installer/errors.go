@@ -87,3 +87,17 @@ var (
 	// because a running process uses its files.
 	ErrInUse = errors.New("install in use")
 )
+
+// Sentinels added with PATH-independent launches, install timeouts and
+// offline installs.
+var (
+	// ErrRuntimeMissing: no node (npx) or uv (uvx) was found, on PATH or in
+	// the usual install locations; the message names the version needed
+	// and where it looked. It is ErrRunnerMissing under the name of the
+	// error code (runtime-missing), so either matches.
+	ErrRuntimeMissing = ErrRunnerMissing
+	// ErrInstallFailed: npm or uv failed, or stalled and was stopped after
+	// Installer.InstallTimeout; the message holds the tool's last lines.
+	// A failure for a network reason also matches ErrDownload.
+	ErrInstallFailed = errors.New("install failed")
+)

@@ -35,15 +35,31 @@ type Removed struct {
 	Why string `json:"why"`
 }
 
-// Kept is an install left in place because it is in use.
+// Kept is an install gc or uninstall left in place besides the current
+// one: because it is in use, or (gc) as the previous version, kept for
+// rollback.
 type Kept struct {
 	Agent   string `json:"agent"`
 	Version string `json:"version"`
 	Path    string `json:"path"`
 	// Why names the user: "in use by process 1234 (node)", "in use by acp
-	// run", or a recent resolve where the OS cannot tell.
+	// run", a recent resolve where the OS cannot tell, or WhyRollback.
 	Why string `json:"why"`
+	// Rollback is set for the previous version, the one Rollback would
+	// make current.
+	Rollback bool `json:"rollback,omitempty"`
 }
+
+// Why of the previous version gc keeps, and of the versions it removes
+// besides broken and incomplete ones.
+const (
+	WhyRollback     = "the previous version, kept for rollback"
+	WhyOlder        = "older than the previous version kept for rollback"
+	WhyNewer        = "newer than the current version (left by a rollback)"
+	whyUninstalled  = "uninstalled"
+	whyNoReceipt    = "incomplete install (no readable receipt)"
+	whyBrokenPrefix = "broken install: "
+)
 
 // Bytes is the total size of what was removed.
 func (r *GCReport) Bytes() int64 {
@@ -61,7 +77,9 @@ func newReport() *GCReport { return &GCReport{Removed: []Removed{}, Kept: []Kept
 const DefaultRecentUse = 3 * 24 * time.Hour
 
 // GCAll tidies every agent: removes versions other than the current one
-// (unless a running process uses them: see Force), and every leftover of
+// and the previous one (the newest complete install older than the
+// current, kept so that Rollback can return to it), unless a running
+// process uses them (see Force), and every leftover of
 // interrupted installs and failed deletes, first installs included (an
 // agent folder with no complete install goes entirely). The report lists
 // each removal with its size. An error after some removals still returns
@@ -84,7 +102,7 @@ func (in *Installer) GCAll(ctx context.Context) (*GCReport, error) {
 		switch {
 		case strings.HasPrefix(name, ".rm-"):
 			// An uninstall renamed the agent aside, then failed to delete it.
-			first = firstErr(first, in.removeLeftover(rep, "", p, "failed delete"))
+			first = firstErr(first, in.removeLeftover(ctx, rep, "", p, "failed delete"))
 		case e.IsDir() && registry.ValidID(name):
 			first = firstErr(first, in.sweep(ctx, name, false, procs, rep))
 		}
@@ -130,15 +148,16 @@ func (in *Installer) Uninstall(id string) error {
 	return err
 }
 
-// GC removes every installed version of id except the current one, and
-// leftovers of interrupted installs. It returns the removed versions
+// GC removes every installed version of id except the current one and
+// the previous one kept for rollback, and leftovers of interrupted
+// installs. It returns the complete versions removed, newest first
 // (GCAgent says more).
 func (in *Installer) GC(id string) ([]string, error) {
 	rep, err := in.GCAgent(context.Background(), id)
 	removed := []string{}
 	if rep != nil {
 		for _, r := range rep.Removed {
-			if r.Why == "older version" {
+			if r.Why == WhyOlder || r.Why == WhyNewer {
 				removed = append(removed, r.Version)
 			}
 		}
@@ -172,13 +191,16 @@ func (in *Installer) sweep(ctx context.Context, id string, uninstall bool, procs
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	keep := ""
+	keep, prev := "", ""
 	keepTools := map[string]bool{}
 	if !uninstall {
 		if c, err := in.Current(id); err == nil {
 			keep = c.Version
 		} else if rs, _ := in.Installed(id); len(rs) > 0 {
 			keep = rs[0].Version // the marker names a broken install: keep the best left
+		}
+		if p := in.previous(id, keep); p != nil {
+			prev = p.Version
 		}
 	}
 	var first error
@@ -201,14 +223,25 @@ func (in *Installer) sweep(ctx context.Context, id string, uninstall bool, procs
 			}
 			continue
 		}
-		why := "older version"
+		var why string
 		switch {
 		case rerr != nil:
-			why = "incomplete install (no readable receipt)"
+			why = whyNoReceipt
 		case r.Check() != nil:
-			why = "broken install: " + r.Check().Error()
+			why = whyBrokenPrefix + r.Check().Error()
 		case uninstall:
-			why = "uninstalled"
+			why = whyUninstalled
+		case name == prev:
+			rep.Kept = append(rep.Kept, Kept{Agent: id, Version: name, Path: p, Why: WhyRollback, Rollback: true})
+			complete++
+			if tool != "" {
+				keepTools[r.ToolDir] = true
+			}
+			continue
+		case newerVersion(name, keep):
+			why = WhyNewer // left by a rollback
+		default:
+			why = WhyOlder
 		}
 		if who := in.inUse(id, name, procs, p, tool); who != "" && !in.Force {
 			rep.Kept = append(rep.Kept, Kept{Agent: id, Version: name, Path: p, Why: who})
@@ -219,12 +252,12 @@ func (in *Installer) sweep(ctx context.Context, id string, uninstall bool, procs
 			continue
 		}
 		size := dirSize(p) + dirSize(tool)
-		if err := removeDir(p); err != nil {
+		if err := removeDir(ctx, p); err != nil {
 			first = firstErr(first, deleteFailed(what, p, err))
 			continue
 		}
 		if tool != "" {
-			removeDir(tool) // otherwise a leftover for the next gc
+			removeDir(ctx, tool) // otherwise a leftover for the next gc
 		}
 		os.Remove(in.usePath(id, name))
 		rep.Removed = append(rep.Removed, Removed{Agent: id, Version: name, Path: p, Bytes: size, Why: why})
@@ -234,21 +267,21 @@ func (in *Installer) sweep(ctx context.Context, id string, uninstall bool, procs
 		if !strings.HasPrefix(name, ".") || keepTools[name] {
 			continue
 		}
-		first = firstErr(first, in.removeLeftover(rep, id, filepath.Join(dir, name), leftoverWhy(name)))
+		first = firstErr(first, in.removeLeftover(ctx, rep, id, filepath.Join(dir, name), leftoverWhy(name)))
 	}
 	if complete == 0 {
 		// Nothing complete is left (a first install that never finished,
 		// or an uninstall): the agent folder goes with its marker.
-		if err := removeDir(dir); err != nil {
+		if err := removeDir(ctx, dir); err != nil {
 			first = firstErr(first, deleteFailed(what, dir, err))
 		}
 	}
 	return first
 }
 
-func (in *Installer) removeLeftover(rep *GCReport, id, p, why string) error {
+func (in *Installer) removeLeftover(ctx context.Context, rep *GCReport, id, p, why string) error {
 	size := dirSize(p)
-	if err := removeDir(p); err != nil {
+	if err := removeDir(ctx, p); err != nil {
 		return deleteFailed("gc", p, err)
 	}
 	rep.Removed = append(rep.Removed, Removed{Agent: id, Path: p, Bytes: size, Why: why})
@@ -282,9 +315,27 @@ func firstErr(a, b error) error {
 // holding it (Hold), a running process found through the OS, or, where the
 // OS cannot tell, a resolve within RecentUse (MarkUsed).
 func (in *Installer) inUse(id, version string, procs []procUse, paths ...string) string {
+	if who := in.running(id, version, procs, paths...); who != "" {
+		return who
+	}
+	fi, err := os.Lstat(in.usePath(id, version))
+	if !in.procsCanTell() && err == nil {
+		recent := in.RecentUse
+		if recent <= 0 {
+			recent = DefaultRecentUse
+		}
+		if ago := in.now().Sub(fi.ModTime()); ago < recent {
+			return fmt.Sprintf("resolved %s ago (this OS does not tell which files running agents use, so a version resolved in the last %s is kept)", roundAgo(ago), roundAgo(recent))
+		}
+	}
+	return ""
+}
+
+// running is inUse without the guess from recent resolves: acp run
+// holding the version, or a running process found through the OS.
+func (in *Installer) running(id, version string, procs []procUse, paths ...string) string {
 	use := in.usePath(id, version)
-	fi, err := os.Lstat(use)
-	if err == nil && fi.Mode().IsRegular() {
+	if fi, err := os.Lstat(use); err == nil && fi.Mode().IsRegular() {
 		fl := flock.New(use)
 		ok, err := fl.TryLock()
 		if ok {
@@ -297,15 +348,6 @@ func (in *Installer) inUse(id, version string, procs []procUse, paths ...string)
 	}
 	if who := user(procs, paths...); who != "" {
 		return "in use by " + who
-	}
-	if !in.procsCanTell() && err == nil {
-		recent := in.RecentUse
-		if recent <= 0 {
-			recent = DefaultRecentUse
-		}
-		if ago := in.now().Sub(fi.ModTime()); ago < recent {
-			return fmt.Sprintf("resolved %s ago (this OS does not tell which files running agents use, so a version resolved in the last %s is kept)", roundAgo(ago), roundAgo(recent))
-		}
 	}
 	return ""
 }
@@ -410,7 +452,7 @@ func dirSize(p string) int64 {
 // removeDir renames a tree aside before deleting it, so a half-deleted
 // install never looks like a complete one; what a failed delete leaves is
 // a .rm-* folder that the next gc removes.
-func removeDir(p string) error {
+func removeDir(ctx context.Context, p string) error {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -424,7 +466,7 @@ func removeDir(p string) error {
 	base := filepath.Base(p)
 	if !strings.HasPrefix(base, ".rm-") {
 		trash := filepath.Join(filepath.Dir(p), fmt.Sprintf(".rm-%s-%d", strings.TrimPrefix(base, "."), time.Now().UnixNano()))
-		if err := rename(p, trash); err != nil {
+		if err := rename(ctx, p, trash); err != nil {
 			return err
 		}
 		p = trash

@@ -45,6 +45,7 @@ func TestGCKeepsAVersionARunningAgentUses(t *testing.T) {
 	old := installScript(t, in, srv, "1.0.0", "#!/bin/sh\nsleep 30\necho done\n")
 	installScript(t, in, srv, "2.0.0", agentScript)
 	cwdUser := installScript(t, in, srv, "1.5.0", agentScript)
+	installScript(t, in, srv, "2.5.0", agentScript) // kept for rollback
 	installScript(t, in, srv, "3.0.0", agentScript) // current
 	agent := exec.Command(old.Launch.Command)
 	if err := agent.Start(); err != nil {
@@ -67,14 +68,14 @@ func TestGCKeepsAVersionARunningAgentUses(t *testing.T) {
 	for _, k := range rep.Kept {
 		kept[k.Version] = k.Why
 	}
-	if !strings.Contains(kept["1.0.0"], "in use by process") || !strings.Contains(kept["1.5.0"], "(sleep)") || len(kept) != 2 {
-		t.Errorf("kept = %v, want 1.0.0 and 1.5.0 in use", kept)
+	if !strings.Contains(kept["1.0.0"], "in use by process") || !strings.Contains(kept["1.5.0"], "(sleep)") || kept["2.5.0"] != WhyRollback || len(kept) != 3 {
+		t.Errorf("kept = %v, want 1.0.0 and 1.5.0 in use, 2.5.0 for rollback", kept)
 	}
 	rm := removedPaths(rep)
-	if r, ok := rm[filepath.Join(in.Root, "agents", "demo", "2.0.0")]; !ok || r.Bytes == 0 || r.Why != "older version" || r.Version != "2.0.0" {
+	if r, ok := rm[filepath.Join(in.Root, "agents", "demo", "2.0.0")]; !ok || r.Bytes == 0 || r.Why != WhyOlder || r.Version != "2.0.0" {
 		t.Errorf("removed = %+v, want 2.0.0 with its size", rep.Removed)
 	}
-	for _, v := range []string{"1.0.0", "1.5.0", "3.0.0"} {
+	for _, v := range []string{"1.0.0", "1.5.0", "2.5.0", "3.0.0"} {
 		if _, err := os.Stat(filepath.Join(in.Root, "agents", "demo", v, "agent")); err != nil {
 			t.Errorf("%s: %v", v, err)
 		}
@@ -106,13 +107,13 @@ func TestGCKeepsAVersionARunningAgentUses(t *testing.T) {
 func TestHoldKeepsAVersion(t *testing.T) {
 	srv := newServer(t)
 	in := newInstaller(t)
-	installVersions(t, in, srv, "1.0.0", "2.0.0")
+	installVersions(t, in, srv, "1.0.0", "2.0.0", "3.0.0")
 	release, err := in.Hold(context.Background(), "demo", "1.0.0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep, err := in.GCAll(context.Background())
-	if err != nil || len(rep.Kept) != 1 || rep.Kept[0].Why != "in use by acp run" || len(rep.Removed) != 0 {
+	if err != nil || len(rep.Kept) != 2 || rep.Kept[0].Why != "in use by acp run" || !rep.Kept[1].Rollback || len(rep.Removed) != 0 {
 		t.Fatalf("gc while held: %+v %v", rep, err)
 	}
 	release()
@@ -133,17 +134,17 @@ func TestRecentlyResolvedIsKeptWhereTheOSCannotTell(t *testing.T) {
 	in.osCannotTell = true
 	now := time.Now()
 	in.Now = func() time.Time { return now }
-	installVersions(t, in, srv, "1.0.0", "2.0.0")
+	installVersions(t, in, srv, "1.0.0", "2.0.0", "3.0.0")
 	if err := in.MarkUsed("demo", "1.0.0"); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := in.GCAll(context.Background())
-	if err != nil || len(rep.Kept) != 1 || !strings.Contains(rep.Kept[0].Why, "resolved moments ago") {
+	if err != nil || len(rep.Kept) != 2 || !strings.Contains(rep.Kept[0].Why, "resolved moments ago") {
 		t.Fatalf("gc: %+v %v", rep, err)
 	}
 	now = now.Add(4 * 24 * time.Hour)
 	rep, err = in.GCAll(context.Background())
-	if err != nil || len(rep.Kept) != 0 || len(rep.Removed) != 1 {
+	if err != nil || len(rep.Kept) != 1 || len(rep.Removed) != 1 {
 		t.Fatalf("gc 4 days later: %+v %v", rep, err)
 	}
 }

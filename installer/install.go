@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentclientprotocol/acp-registry-go/platform"
+	"github.com/agentclientprotocol/acp-registry-go/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -65,6 +67,8 @@ func (in *Installer) platform() registry.Platform {
 
 // satisfies reports whether an existing install answers the request. An
 // install whose executable was deleted by hand does not: it is reinstalled.
+// For npx that is the package's script: a node that went away is looked
+// for again (ready), not a reason to reinstall.
 func (in *Installer) satisfies(r *Receipt, req Request) bool {
 	if req.Dist != "" && r.Distribution != req.Dist {
 		return false
@@ -75,11 +79,54 @@ func (in *Installer) satisfies(r *Receipt, req Request) bool {
 	return r.Check() == nil
 }
 
+// choices lists the distributions to try, best first: the one Choose
+// picks, then (when all, or offline) the agent's other kinds that can run
+// here, to fall back on when the first cannot be fetched. A forced Dist is
+// the only one. Offline, binaries (which would be downloaded) are left out.
+func (in *Installer) choices(req Request, all bool) ([]Choice, error) {
+	first, err := in.choose(req)
+	if err != nil {
+		return nil, err
+	}
+	cs := []Choice{first}
+	if req.Dist == "" && (all || (in.Offline && first.Kind == registry.KindBinary)) {
+		dist := req.Agent.Distribution
+		if req.Preview && req.Agent.Preview != nil {
+			dist = req.Agent.Preview.Distribution
+		}
+		for _, k := range dist.Kinds() {
+			if k == first.Kind {
+				continue
+			}
+			if c, err := Choose(req.Agent, in.platform(), k, req.Preview, in.lookPath); err == nil {
+				cs = append(cs, c)
+			}
+		}
+	}
+	if in.Offline {
+		kept := cs[:0]
+		for _, c := range cs {
+			if c.Kind != registry.KindBinary {
+				kept = append(kept, c)
+			}
+		}
+		if len(kept) == 0 {
+			return nil, errorf(ErrNotInstalled, "%s %s is not installed, and offline nothing is downloaded: connect and run acp install %s", req.Agent.ID, first.Version, req.Agent.ID)
+		}
+		cs = kept
+	}
+	return cs, nil
+}
+
 // Install makes the requested version present under Root, and returns its
 // receipt and whether it was already installed. Concurrent calls (in any
 // number of processes) for one agent download once: the second waits for
 // the lock, then finds the install complete. On failure nothing is left in
-// agents/<id>/<version>/ and other versions are untouched.
+// agents/<id>/<version>/ and other versions are untouched. When the chosen
+// distribution cannot be fetched (a network failure), the agent's next one
+// is tried, and Progress is told. A failure is remembered for
+// FailureMemory (under CacheDir) and returned again at once unless
+// req.Force.
 func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, error) {
 	c, err := in.choose(req)
 	if err != nil {
@@ -93,8 +140,15 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 	dir := in.versionDir(id, c.Version)
 	if !req.Force {
 		if r, err := readReceipt(dir); err == nil && in.satisfies(r, req) {
-			return r, true, nil
+			return in.readyCurrent(ctx, r)
 		}
+		if err := in.recalledFailure(id, c.Version); err != nil {
+			return nil, false, err
+		}
+	}
+	cs, err := in.choices(req, false) // offline, not the binary
+	if err != nil {
+		return nil, false, err
 	}
 	if err := os.MkdirAll(in.agentDir(id), 0o755); err != nil {
 		return nil, false, fmt.Errorf("%s: %w", what, err)
@@ -116,18 +170,153 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 	// Someone may have finished while we waited for the lock.
 	if !req.Force {
 		if r, err := readReceipt(dir); err == nil && in.satisfies(r, req) {
-			return r, true, nil
+			installed = true
+			return in.readyCurrent(ctx, r)
 		}
 	}
-	r, err := in.installLocked(ctx, req, c, dir)
-	if err != nil {
-		return nil, false, fmt.Errorf("%s: %w", what, err)
+	if req.Force && !in.Force {
+		if err := in.refuseInUse(id, c.Version, dir); err != nil {
+			return nil, false, fmt.Errorf("%s: %w", what, err)
+		}
 	}
-	if err := in.markCurrent(id, c.Version); err != nil {
+	rep := in.reporter()
+	defer rep.Phase(id, progress.Done, "")
+	var r *Receipt
+	var failures []string
+	for i := 0; i < len(cs); i++ {
+		c := cs[i]
+		r, err = in.installLocked(ctx, req, c, dir)
+		if err == nil {
+			break
+		}
+		failures = append(failures, fmt.Sprintf("%s: %v", c.Kind, err))
+		if ctx.Err() != nil || !errors.Is(err, ErrDownload) {
+			break
+		}
+		if i == 0 && len(cs) == 1 {
+			// Only now is it worth looking for the others (which may
+			// mean searching for node).
+			if all, aerr := in.choices(req, true); aerr == nil {
+				cs = all
+			}
+		}
+		if i+1 >= len(cs) {
+			break
+		}
+		rep.Warn(fmt.Sprintf("%s: the %s distribution could not be fetched (%v); trying %s", id, c.Kind, err, cs[i+1].Kind))
+	}
+	if err != nil {
+		if len(failures) > 1 {
+			err = &kindError{msg: strings.Join(failures, "; and "), kind: err}
+		}
+		err = fmt.Errorf("%s: %w", what, err)
+		// Not remembered: an interruption, offline, and a missing node
+		// or uv (installing one is the fix, and checking is cheap).
+		if ctx.Err() == nil && !errors.Is(err, ErrNotInstalled) && !errors.Is(err, ErrRuntimeMissing) {
+			in.rememberFailure(id, c.Version, err)
+		}
+		return nil, false, err
+	}
+	in.forgetFailure(id, c.Version)
+	if err := in.markCurrent(ctx, id, r.Version); err != nil {
 		return nil, false, fmt.Errorf("%s: mark current: %w", what, err)
 	}
 	installed = true
 	return r, false, nil
+}
+
+// refuseInUse is the ErrInUse of a forced reinstall of a version that a
+// running agent uses: replacing its files under it would break it (node
+// loads modules lazily, and would load the new ones into the old
+// process), and Windows would refuse the rename half-way. Only what is
+// known counts (acp run's hold, a process found through /proc), not a
+// recent resolve: an editor resolves on every launch, and --force would
+// never work where the OS cannot tell. Installer.Force overrides.
+func (in *Installer) refuseInUse(id, version, dir string) error {
+	if _, err := os.Lstat(dir); err != nil {
+		return nil
+	}
+	tool := ""
+	if r, err := readReceipt(dir); err == nil && strings.HasPrefix(r.ToolDir, ".uv-") {
+		tool = filepath.Join(in.agentDir(id), r.ToolDir)
+	}
+	if who := in.running(id, version, in.processes(), dir, tool); who != "" {
+		return errorf(ErrInUse, "%s %s is %s: close it and try again (replacing the files of a running agent would break it)", id, version, who)
+	}
+	return nil
+}
+
+// readyCurrent is ready for Install: the version asked for becomes
+// current again if a Rollback had left an older one current, so that
+// install and upgrade after a rollback return to the registry's version
+// (Resolve, which never changes what is current, uses ready).
+func (in *Installer) readyCurrent(ctx context.Context, r *Receipt) (*Receipt, bool, error) {
+	data, err := readRegular(filepath.Join(in.agentDir(r.ID), currentFile), 256)
+	if err != nil || strings.TrimSpace(string(data)) != r.Version {
+		if err := in.markCurrent(ctx, r.ID, r.Version); err != nil {
+			return nil, true, fmt.Errorf("install %s %s: mark current: %w", r.ID, r.Version, err)
+		}
+	}
+	return in.ready(ctx, r)
+}
+
+// ready completes an existing install's launch for this moment: an npx
+// agent gets the node to run it with (the recorded one while it exists and
+// satisfies the package, else another found now), with its warning.
+func (in *Installer) ready(ctx context.Context, r *Receipt) (*Receipt, bool, error) {
+	if r.Distribution != registry.KindNpx {
+		return r, true, nil
+	}
+	if r.Runtime == nil {
+		// Installed before launches named node: run the package's
+		// script with a node instead of the .bin link, whose
+		// "#!/usr/bin/env node" needs node on PATH.
+		if err := in.upgradeLegacyNpx(r); err != nil {
+			return r, true, nil // keep the old launch: it works where PATH has node
+		}
+	}
+	name := r.Package
+	if s, err := registry.ParseNPM(r.Package); err == nil {
+		name = s.String()
+	}
+	rt, warn, err := in.findNode(ctx, r.ID, name, r.Runtime.Requires, r.Runtime)
+	if err != nil {
+		return nil, true, err
+	}
+	r.Runtime = rt
+	r.Launch.Command = rt.Path
+	r.Launch.Warnings = nil
+	if warn != "" {
+		in.reporter().Warn(warn)
+		r.Launch.Warnings = []string{warn}
+	}
+	return r, true, nil
+}
+
+// upgradeLegacyNpx rewrites, in memory, the launch of a receipt written
+// before Runtime existed: command node_modules/.bin/<x>, args the
+// manifest's.
+func (in *Installer) upgradeLegacyNpx(r *Receipt) error {
+	spec, err := registry.ParseNPM(r.Package)
+	if err != nil {
+		return err
+	}
+	info, err := readNpmPackage(r.Dir, spec.Name)
+	if err != nil {
+		return err
+	}
+	bin := filepath.Base(r.Launch.Command)
+	bin = strings.TrimSuffix(bin, ".cmd")
+	if _, ok := info.bins[bin]; !ok {
+		bin = ""
+	}
+	_, script, err := info.chooseBin(bin)
+	if err != nil {
+		return err
+	}
+	r.Runtime = &Runtime{Requires: info.nodeRange}
+	r.Launch.Args = append([]string{filepath.Join(info.dir, script)}, r.Launch.Args...)
+	return nil
 }
 
 func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, dir string) (*Receipt, error) {
@@ -155,6 +344,8 @@ func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, d
 	var r *Receipt
 	switch c.Kind {
 	case registry.KindBinary:
+		// The download phase is said by the downloader, with the URL's
+		// password hidden.
 		r, err = in.installBinary(ctx, req, c, tmp, dir)
 	case registry.KindNpx:
 		r, err = in.installNpm(ctx, req, c, tmp, dir)
@@ -181,12 +372,12 @@ func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, d
 		return nil, fmt.Errorf("write receipt: %w", err)
 	}
 	old, _ := readReceipt(dir)
-	if err := replaceDir(tmp, dir); err != nil {
+	if err := replaceDir(ctx, tmp, dir); err != nil {
 		return nil, err
 	}
 	ok = true
 	if old != nil && old.ToolDir != "" && old.ToolDir != r.ToolDir {
-		removeDir(filepath.Join(agentDir, old.ToolDir))
+		removeDir(ctx, filepath.Join(agentDir, old.ToolDir))
 	}
 	r.Dir = dir
 	return r, nil
@@ -195,19 +386,23 @@ func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, d
 // replaceDir moves the finished tmp into place. An existing dir (a forced
 // reinstall, or an unreadable install) is moved aside first and restored
 // if the second rename fails.
-func replaceDir(tmp, dir string) error {
+func replaceDir(ctx context.Context, tmp, dir string) error {
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
-		if err := rename(tmp, dir); err != nil {
+		if err := rename(ctx, tmp, dir); err != nil {
 			return fmt.Errorf("move into place: %w", err)
 		}
 		return nil
 	}
 	aside := tmp + ".old"
-	if err := rename(dir, aside); err != nil {
+	if err := rename(ctx, dir, aside); err != nil {
+		if isInUseErr(err) {
+			// Windows: a running agent's files cannot be moved.
+			return errorf(ErrInUse, "%s is in use by a running agent: close it and try again", dir)
+		}
 		return fmt.Errorf("move the previous install aside: %w", err)
 	}
-	if err := rename(tmp, dir); err != nil {
-		rename(aside, dir)
+	if err := rename(ctx, tmp, dir); err != nil {
+		rename(context.Background(), aside, dir) // put back, even when interrupted
 		return fmt.Errorf("move into place: %w", err)
 	}
 	os.RemoveAll(aside)
@@ -225,13 +420,17 @@ func (in *Installer) Resolve(ctx context.Context, req Request, noInstall bool) (
 	id := req.Agent.ID
 	if !req.Force {
 		if r, err := readReceipt(in.versionDir(id, v)); err == nil && in.satisfies(r, req) {
+			r, _, err := in.ready(ctx, r)
+			if err != nil {
+				return nil, err
+			}
 			return &r.Launch, nil
 		}
 	}
 	if noInstall {
 		// When installing could not help either (no such distribution,
 		// no build for this platform, runner missing), say that instead.
-		if _, err := in.choose(req); err != nil {
+		if _, err := in.choices(req, false); err != nil && !errors.Is(err, ErrNotInstalled) {
 			return nil, err
 		}
 		cmd := id

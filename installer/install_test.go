@@ -20,6 +20,7 @@ import (
 
 	"github.com/mholt/archives"
 
+	"github.com/agentclientprotocol/acp-registry-go/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -379,15 +380,18 @@ func TestProgressOnlyWhenAsked(t *testing.T) {
 	srv := newServer(t)
 	body := makeTar(t, []entry{exe("agent", agentScript), file("big", strings.Repeat("x", 1<<20))}, "")
 	url := srv.add("/a.tar", body)
-	for _, progress := range []bool{false, true} {
+	for _, shown := range []bool{false, true} {
 		in := newInstaller(t)
 		var log strings.Builder
-		in.Stderr, in.Progress = &log, progress
+		in.Stderr = &log
+		if shown {
+			in.Progress = progress.NewPlain(&log)
+		}
 		if _, _, err := in.Install(context.Background(), Request{Agent: binaryManifest("demo", "1.0.0", url, "agent", sha(body))}); err != nil {
 			t.Fatal(err)
 		}
-		if got := log.Len() > 0; got != progress {
-			t.Errorf("Progress=%v wrote %q to stderr", progress, log.String())
+		if got := log.Len() > 0; got != shown {
+			t.Errorf("progress shown=%v wrote %q to stderr", shown, log.String())
 		}
 	}
 }

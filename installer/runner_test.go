@@ -53,25 +53,42 @@ func TestInstallNpx(t *testing.T) {
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("npm not installed")
 	}
-	t.Setenv("npm_config_cache", t.TempDir())
 	tgz := npmPackage(t)
 	in := newInstaller(t)
 	in.LookPath = exec.LookPath
-	in.NPMArgs = []string{"--offline"}
+	in.CacheDir = t.TempDir()
+	in.Offline = true // the tarball is local: nothing is fetched
 	var log strings.Builder
 	in.Stderr = &log
+	// The caller's directory is a hostile clone: a package.json whose
+	// scripts would run on "npm install" there, and an .npmrc that would
+	// send npm's logs into it. Neither is read.
+	hostile := t.TempDir()
+	marker := filepath.Join(hostile, "pwned")
+	os.WriteFile(filepath.Join(hostile, "package.json"), []byte(`{"name":"victim","version":"1.0.0","scripts":{"preinstall":"touch `+marker+`","prepare":"touch `+marker+`","postinstall":"touch `+marker+`"}}`), 0o644)
+	os.WriteFile(filepath.Join(hostile, ".npmrc"), []byte("logs-dir="+filepath.Join(hostile, "logs")+"\n"), 0o644)
+	t.Chdir(hostile)
 	m := npxManifest("@acp-test/fake-agent@1.0.0")
 	r, _, err := in.Install(context.Background(), Request{Agent: m, PackageOverride: tgz})
 	if err != nil {
 		t.Fatalf("%v\nnpm output:\n%s", err, log.String())
 	}
-	want := filepath.Join(in.Root, "agents", "demo", "1.0.0", "node_modules", ".bin", "fake-agent")
-	if r.Launch.Command != want || r.Distribution != registry.KindNpx || r.Package != "@acp-test/fake-agent@1.0.0" {
+	for _, p := range []string{marker, filepath.Join(hostile, "logs"), filepath.Join(hostile, "node_modules")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("npm ran in the caller's directory: %s exists", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(in.CacheDir, "npm")); err != nil {
+		t.Errorf("npm's cache is not under acp's cache directory: %v", err)
+	}
+	script := filepath.Join(in.Root, "agents", "demo", "1.0.0", "node_modules", "@acp-test", "fake-agent", "bin.js")
+	if !filepath.IsAbs(r.Launch.Command) || strings.TrimSuffix(filepath.Base(r.Launch.Command), ".exe") != "node" || len(r.Launch.Args) != 2 || r.Launch.Args[0] != script ||
+		r.Distribution != registry.KindNpx || r.Package != "@acp-test/fake-agent@1.0.0" {
 		t.Errorf("receipt = %+v", r)
 	}
 	if runtime.GOOS != "windows" {
 		cmd := exec.Command(r.Launch.Command, r.Launch.Args...)
-		cmd.Env = append(os.Environ(), "AGENT_MODE="+r.Launch.Env["AGENT_MODE"])
+		cmd.Env = []string{"PATH=/nonexistent", "AGENT_MODE=" + r.Launch.Env["AGENT_MODE"]}
 		out, err := cmd.Output()
 		if err != nil || string(out) != "npm-agent --acp acp\n" {
 			t.Errorf("running the installed package: %q %v", out, err)
@@ -83,7 +100,7 @@ func TestInstallNpx(t *testing.T) {
 	m2 := npxManifest("@acp-test/fake-agent@2.0.0")
 	m2.Version = "2.0.0"
 	_, _, err = in.Install(context.Background(), Request{Agent: m2, PackageOverride: filepath.Join(t.TempDir(), "missing.tgz")})
-	if err == nil || !strings.Contains(err.Error(), "npm install failed") || !strings.Contains(err.Error(), "last lines") {
+	if !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "npm install @acp-test/fake-agent@2.0.0 failed offline") || !strings.Contains(err.Error(), "last lines") {
 		t.Errorf("err = %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(in.Root, "agents", "demo", "2.0.0")); !os.IsNotExist(err) {
@@ -92,36 +109,57 @@ func TestInstallNpx(t *testing.T) {
 	leftovers(t, filepath.Join(in.Root, "agents", "demo"))
 }
 
+// The executable is chosen as npx chooses it, for packages shaped like the
+// registry's: one bin; bins that are aliases of one file (@kilocode/cli's
+// kilo and kilocode); the bin named after the package among several.
 func TestNpmBinChoice(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, bin string) {
+	write := func(name, bin string, files ...string) {
 		p := filepath.Join(dir, "node_modules", filepath.FromSlash(name))
 		os.MkdirAll(p, 0o755)
 		os.WriteFile(filepath.Join(p, "package.json"), []byte(`{"name":"`+name+`","bin":`+bin+`}`), 0o644)
+		for _, f := range files {
+			os.MkdirAll(filepath.Dir(filepath.Join(p, f)), 0o755)
+			os.WriteFile(filepath.Join(p, f), []byte("#!/usr/bin/env node\n"), 0o755)
+		}
 	}
-	write("@s/one", `"cli.js"`)
-	write("two", `{"a":"a.js","b":"b.js"}`)
-	write("three", `{"x":"x.js"}`)
-	write("evil", `{"../../x":"x.js"}`)
-	cases := []struct{ pkg, cmd, want, err string }{
-		{"@s/one", "", "one", ""},
-		{"two", "b", "b", ""},
-		{"two", "", "", "several executables (a, b)"},
+	write("@google/gemini-cli", `{"gemini":"dist/index.js"}`, "dist/index.js")
+	write("@s/one", `"./cli.js"`, "cli.js")
+	write("@kilocode/cli", `{"kilo":"bin/kilo.js","kilocode":"./bin/kilo.js"}`, "bin/kilo.js")
+	write("codex-acp", `{"codex-helper":"bin/h.js","codex-acp":"bin/main.js"}`, "bin/h.js", "bin/main.js")
+	write("two", `{"a":"a.js","b":"b.js"}`, "a.js", "b.js")
+	write("evil", `{"x":"../../../x.js"}`)
+	write("badname", `{"../../x":"x.js"}`, "x.js")
+	write("gone", `{"gone":"dist/missing.js"}`)
+	write("nobin", `{}`)
+	cases := []struct{ pkg, cmd, script, err string }{
+		{"@google/gemini-cli", "", "dist/index.js", ""},
+		{"@s/one", "", "cli.js", ""},
+		{"@kilocode/cli", "", "bin/kilo.js", ""},
+		{"codex-acp", "", "bin/main.js", ""},
+		{"two", "b", "b.js", ""},
+		{"two", "", "", "several executables (a, b), none named two"},
 		{"two", "c", "", `no executable "c" (it has: a, b)`},
-		{"three", "", "x", ""},
-		{"evil", "", "", "unusable name"},
+		{"evil", "", "", "points outside the package"},
+		{"badname", "", "", "unusable name"},
+		{"gone", "", "", "is not a file in the package"},
+		{"nobin", "", "", "has no executables"},
 		{"absent", "", "", "npm did not install absent"},
 	}
 	for _, c := range cases {
-		got, err := npmBin(dir, c.pkg, c.cmd)
+		info, err := readNpmPackage(dir, c.pkg)
+		script := ""
+		if err == nil {
+			_, script, err = info.chooseBin(c.cmd)
+		}
 		if c.err != "" {
-			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("npmBin(%s, %q) err = %v, want %q", c.pkg, c.cmd, err, c.err)
+			if err == nil || !strings.Contains(err.Error(), c.err) || !errors.Is(err, ErrCmdMissing) {
+				t.Errorf("%s (cmd %q): err = %v, want %q", c.pkg, c.cmd, err, c.err)
 			}
 			continue
 		}
-		if err != nil || got != c.want {
-			t.Errorf("npmBin(%s, %q) = %q, %v", c.pkg, c.cmd, got, err)
+		if err != nil || script != filepath.FromSlash(c.script) {
+			t.Errorf("%s (cmd %q) = %q, %v; want %s", c.pkg, c.cmd, script, err, c.script)
 		}
 	}
 }
@@ -138,14 +176,19 @@ func fakeUV(t *testing.T, fail bool) (uvPath, record string) {
 echo "args: $*" > "` + record + `"
 echo "tool_dir: $UV_TOOL_DIR" >> "` + record + `"
 echo "bin_dir: $UV_TOOL_BIN_DIR" >> "` + record + `"
+echo "cache: $UV_CACHE_DIR" >> "` + record + `"
 echo "Resolved 3 packages" >&2
 `
 	if fail {
 		script += "echo 'error: No solution found when resolving dependencies' >&2\nexit 2\n"
 	} else {
-		script += `mkdir -p "$UV_TOOL_DIR/fast-agent" "$UV_TOOL_BIN_DIR"
-printf '#!/bin/sh\necho uv-agent "$@"\n' > "$UV_TOOL_BIN_DIR/fast-agent-acp"
-chmod +x "$UV_TOOL_BIN_DIR/fast-agent-acp"
+		// As uv does: the entry point in the tool's environment, a link
+		// to it in the bin folder.
+		script += `mkdir -p "$UV_TOOL_DIR/fast-agent-mcp/bin" "$UV_TOOL_BIN_DIR"
+printf '#!/bin/sh\necho uv-agent "$@"\n' > "$UV_TOOL_DIR/fast-agent-mcp/bin/fast-agent-acp"
+chmod +x "$UV_TOOL_DIR/fast-agent-mcp/bin/fast-agent-acp"
+ln -s "$UV_TOOL_DIR/fast-agent-mcp/bin/fast-agent-acp" "$UV_TOOL_BIN_DIR/fast-agent-acp"
+echo "cwd: $(pwd)" >> "` + record + `"
 `
 	}
 	uvPath = filepath.Join(dir, "uv")
@@ -172,7 +215,8 @@ func TestInstallUvx(t *testing.T) {
 	agentDir := filepath.Join(in.Root, "agents", "demo")
 	toolDir := filepath.Join(agentDir, r.ToolDir)
 	for _, want := range []string{
-		"args: tool install fast-agent-mcp[acp]==0.4.1\n",
+		"args: tool install -- fast-agent-mcp[acp]==0.4.1\n",
+		"cwd: " + toolDir + "\n",
 		"tool_dir: " + filepath.Join(toolDir, "tools") + "\n",
 		"bin_dir: " + filepath.Join(toolDir, "bin") + "\n",
 	} {
@@ -180,19 +224,30 @@ func TestInstallUvx(t *testing.T) {
 			t.Errorf("uv was called with\n%s\nwant %q", rec, want)
 		}
 	}
-	if r.Launch.Command != filepath.Join(toolDir, "bin", "fast-agent-acp") {
+	if r.Launch.Command != filepath.Join(toolDir, "tools", "fast-agent-mcp", "bin", "fast-agent-acp") {
 		t.Errorf("launch = %s", r.Launch.Command)
 	}
 	out, err := exec.Command(r.Launch.Command, r.Launch.Args...).Output()
 	if err != nil || string(out) != "uv-agent serve\n" {
 		t.Errorf("run: %q %v", out, err)
 	}
-	// GC of a newer version removes the old tool environment too.
-	if _, _, err := in.Install(context.Background(), Request{Agent: uvxManifest("0.5.0")}); err != nil {
-		t.Fatal(err)
+	// GC keeps the previous version's tool environment for rollback, and
+	// removes it with the version once that is older still.
+	for _, v := range []string{"0.5.0", "0.6.0"} {
+		if _, _, err := in.Install(context.Background(), Request{Agent: uvxManifest(v)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(toolDir); err != nil {
+			t.Fatalf("after installing %s: %v", v, err)
+		}
 	}
 	if removed, err := in.GC("demo"); err != nil || len(removed) != 1 || removed[0] != "0.4.1" {
 		t.Errorf("gc = %v %v", removed, err)
+	}
+	if prev, err := in.Previous("demo"); err != nil || prev.Version != "0.5.0" {
+		t.Errorf("previous = %+v %v", prev, err)
+	} else if _, err := os.Stat(prev.Launch.Command); err != nil {
+		t.Errorf("gc broke the previous install kept for rollback: %v", err)
 	}
 	if _, err := os.Stat(toolDir); !os.IsNotExist(err) {
 		t.Errorf("gc kept the old tool environment %s", toolDir)
@@ -214,8 +269,9 @@ func TestInstallUvxFailure(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "No solution found") || !strings.Contains(err.Error(), "install demo 0.4.1") {
 		t.Fatalf("err = %v", err)
 	}
-	if !strings.Contains(log.String(), "Resolved 3 packages") {
-		t.Errorf("uv output did not reach Stderr: %q", log.String())
+	// uv's output is shown once: in the error, not also on Stderr.
+	if n := strings.Count(log.String()+err.Error(), "Resolved 3 packages"); n != 1 || !errors.Is(err, ErrInstallFailed) {
+		t.Errorf("uv's output shown %d times (stderr %q, err %v)", n, log.String(), err)
 	}
 	entries, _ := os.ReadDir(filepath.Join(in.Root, "agents", "demo"))
 	if len(entries) != 0 {
@@ -245,7 +301,7 @@ func TestInterruptedNpmInstall(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go func() { time.Sleep(100 * time.Millisecond); cancel(errors.New("interrupt signal received")) }()
 	_, _, err := in.Install(ctx, Request{Agent: npxManifest("@acp-test/fake-agent@1.0.0")})
-	if !errors.Is(err, context.Canceled) || !strings.HasSuffix(err.Error(), "npm install: interrupt signal received") {
+	if !errors.Is(err, context.Canceled) || !strings.HasSuffix(err.Error(), "npm install @acp-test/fake-agent@1.0.0: interrupt signal received") {
 		t.Fatalf("err = %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(in.Root, "agents", "demo")); !os.IsNotExist(err) {
@@ -284,5 +340,47 @@ func TestToolEnvReachesNpm(t *testing.T) {
 	}
 	if env, _ := os.ReadFile(filepath.Join(r.Dir, "env.txt")); !strings.Contains(string(env), "ACP_TEST_SECRET_TOKEN=s3cret") {
 		t.Errorf("without ToolEnv npm did not get the caller's environment:\n%s", env)
+	}
+}
+
+// The package given to npm or uv is exactly a registry name and one
+// version: nothing npm or uv would read as an option, an alias, a path, a
+// URL or a range.
+func TestExactPackage(t *testing.T) {
+	bad := []struct {
+		kind registry.Kind
+		spec string
+	}{
+		{registry.KindNpx, "--global@1.0.0"},
+		{registry.KindNpx, "-g@1.0.0"},
+		{registry.KindNpx, "x@npm:other@1.0.0"},
+		{registry.KindNpx, "x@file:../y"},
+		{registry.KindNpx, "x@latest"},
+		{registry.KindNpx, "x@^1.0.0"},
+		{registry.KindNpx, "x"},
+		{registry.KindNpx, "x@git+https://example.com/x.git"},
+		{registry.KindUvx, "x"},
+		{registry.KindUvx, "x>=1.0"},
+		{registry.KindUvx, "-x==1.0"},
+	}
+	for _, c := range bad {
+		if _, err := exactPackage(c.kind, c.spec); err == nil {
+			t.Errorf("%s %q accepted", c.kind, c.spec)
+		}
+	}
+	for _, c := range []struct {
+		kind registry.Kind
+		spec string
+	}{{registry.KindNpx, "@scope/x@1.2.3-beta.1"}, {registry.KindUvx, "fast-agent-mcp[acp]==0.4.1"}, {registry.KindUvx, "x@2024.1"}} {
+		if _, err := exactPackage(c.kind, c.spec); err != nil {
+			t.Errorf("%s %q: %v", c.kind, c.spec, err)
+		}
+	}
+	// npm is never started for a refused package.
+	in := newInstaller(t)
+	in.NPM = filepath.Join(t.TempDir(), "npm-that-must-not-run")
+	in.LookPath = runners("node", "npm")
+	if _, _, err := in.Install(context.Background(), Request{Agent: npxManifest("--global@1.0.0")}); err == nil || !strings.Contains(err.Error(), "may not start with") {
+		t.Errorf("err = %v", err)
 	}
 }

@@ -145,6 +145,11 @@ func readReceipt(dir string) (*Receipt, error) {
 // Install all judge installs by it, so list, resolve and doctor agree.
 func (r *Receipt) Check() error {
 	cmd := r.Launch.Command
+	if r.Distribution == registry.KindNpx && r.Runtime != nil && len(r.Launch.Args) > 0 {
+		// The node is outside the install and is looked for again at
+		// resolve; the install is the package's bin script.
+		cmd = r.Launch.Args[0]
+	}
 	fi, err := os.Stat(cmd)
 	if err != nil || !fi.Mode().IsRegular() {
 		return fmt.Errorf("its command %s is missing", cmd)
@@ -264,7 +269,7 @@ func (in *Installer) Current(id string) (*Receipt, error) {
 	return &rs[0], nil
 }
 
-func (in *Installer) markCurrent(id, version string) error {
+func (in *Installer) markCurrent(ctx context.Context, id, version string) error {
 	tmp, err := os.CreateTemp(in.agentDir(id), ".cur-*")
 	if err != nil {
 		return err
@@ -277,7 +282,7 @@ func (in *Installer) markCurrent(id, version string) error {
 		err = cerr
 	}
 	if err == nil {
-		err = rename(tmp.Name(), filepath.Join(in.agentDir(id), currentFile))
+		err = rename(ctx, tmp.Name(), filepath.Join(in.agentDir(id), currentFile))
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
@@ -313,17 +318,28 @@ func (in *Installer) List() ([]Receipt, error) {
 
 // rename retries on Windows, where antivirus scanners and indexers hold
 // freshly written files open for a moment and renames fail with "access is
-// denied".
-func rename(from, to string) error {
-	err := os.Rename(from, to)
-	if err == nil || runtime.GOOS != "windows" {
-		return err
+// denied", for up to ~3 s, but no longer than ctx lasts (a Ctrl-C is not
+// kept waiting).
+func rename(ctx context.Context, from, to string) error {
+	if runtime.GOOS != "windows" {
+		return os.Rename(from, to)
 	}
-	for wait := 50 * time.Millisecond; wait <= 1600*time.Millisecond; wait *= 2 {
-		time.Sleep(wait)
-		if err = os.Rename(from, to); err == nil {
-			return nil
+	return retryRename(ctx, from, to, os.Rename, isInUseErr)
+}
+
+// retryRename calls mv until it succeeds, fails for a reason that waiting
+// does not cure (transient says which), ~3 s have passed, or ctx ends.
+func retryRename(ctx context.Context, from, to string, mv func(from, to string) error, transient func(error) bool) error {
+	err := mv(from, to)
+	for wait := 50 * time.Millisecond; err != nil && transient(err) && wait <= 1600*time.Millisecond; wait *= 2 {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return &kindError{msg: err.Error() + " (gave up waiting: " + stopped(ctx).Error() + ")", kind: ctx.Err(), err: err}
+		case <-t.C:
 		}
+		err = mv(from, to)
 	}
 	return err
 }

@@ -6,15 +6,18 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"os/exec"
+	"sync"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // LaunchSpec says exactly how to start an installed agent. Command is an
-// absolute path; Env holds only the manifest's additions. Args and Env are
-// never null in JSON.
+// absolute path that does not depend on PATH (for npx, a node; Args then
+// start with the package's script); Env holds only the manifest's
+// additions. Args and Env are never null in JSON. The working directory is
+// the caller's choice (the editor's project).
 type LaunchSpec struct {
 	ID           string            `json:"id"`
 	Version      string            `json:"version"`
@@ -22,7 +25,10 @@ type LaunchSpec struct {
 	Command      string            `json:"command"`
 	Args         []string          `json:"args"`
 	Env          map[string]string `json:"env"`
-	Cwd          string            `json:"cwd"`
+	// Warnings are what a person should know before launching (a node
+	// older than the package asks for); they were also reported on the
+	// Installer's Progress.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Receipt is receipt.json inside an install directory: what was installed,
@@ -43,6 +49,9 @@ type Receipt struct {
 	// ToolDir is uv's tool environment (a name under agents/<id>/) for uvx
 	// installs; removed together with the version.
 	ToolDir string `json:"toolDir,omitempty"`
+	// Runtime is the node an npx install launches with (nil otherwise, and
+	// in receipts written before it existed).
+	Runtime *Runtime `json:"runtime,omitempty"`
 	// Dir is the install directory; filled in when read, not stored.
 	Dir string `json:"-"`
 }
@@ -58,11 +67,14 @@ type Installer struct {
 	// Platform picks the binary target. Default: platform.Current() (which
 	// honours ACP_PLATFORM).
 	Platform registry.Platform
-	// Stderr receives npm/uv output and log lines. Default: discarded.
+	// Stderr receives warnings when Progress is nil. npm's and uv's own
+	// output never goes here: it is kept, and shown in the error when they
+	// fail. Default: discarded.
 	Stderr io.Writer
-	// Progress draws a progress bar on Stderr; set it only when Stderr is a
-	// terminal.
-	Progress bool
+	// Progress receives phases, download bytes and warnings (see package
+	// progress). Default: warnings go to Stderr as "warning: ..." lines,
+	// nothing else is shown.
+	Progress progress.Reporter
 	// LookPath finds runners (node, npm, uv). Default exec.LookPath.
 	LookPath func(string) (string, error)
 	// Now stamps receipts. Default time.Now.
@@ -89,6 +101,23 @@ type Installer struct {
 	UVArgs []string
 	// Limits bound archive extraction. Zero fields take the defaults.
 	Limits Limits
+	// Node is the node an npx agent launches with. Default: the newest
+	// node that satisfies the package's engines.node, on PATH or in the
+	// usual install locations (nvm, fnm, volta, Homebrew, /usr/local).
+	Node string
+	// InstallTimeout stops an npm or uv install that has not finished
+	// (its whole process group is killed). Default 10 minutes.
+	InstallTimeout time.Duration
+	// Offline fetches nothing: binaries are not downloaded, npm and uv run
+	// with their own --offline (installing only from their caches).
+	Offline bool
+	// CacheDir is acp's cache directory: npm's cache (npm/), uv's (uv/)
+	// and the memory of failed installs (failed/) live there. "": npm and
+	// uv use their own defaults and failures are not remembered.
+	CacheDir string
+	// FailureMemory is how long a failed install is reported again at
+	// once instead of retried (Request.Force retries). Default 5 minutes.
+	FailureMemory time.Duration
 
 	// retryWait replaces the pause between download attempts (tests).
 	retryWait func(attempt int) time.Duration
@@ -109,7 +138,11 @@ type Installer struct {
 	// (0: wait until ctx ends). After a second of waiting a line says so.
 	// resolve and run set a bound; install waits.
 	LockWait time.Duration
-	// Force makes gc and uninstall remove versions a running process uses.
+	// Force makes gc and uninstall remove versions a running process
+	// uses, and lets a forced reinstall (Request.Force) replace the files
+	// of a version a running agent uses, which Install otherwise refuses
+	// with ErrInUse. A stronger switch than Request.Force: a CLI should
+	// not set it from `install --force` alone.
 	Force bool
 	// RecentUse is how long a version resolved (MarkUsed) counts as in use
 	// where the OS cannot tell which files running processes use (all but
@@ -124,6 +157,8 @@ type Installer struct {
 	// osCannotTell makes gc behave as where running processes' files are
 	// unknown (all but Linux).
 	osCannotTell bool
+	nodeMu       sync.Mutex
+	nodeCache    map[string]nodeProbe // node path -> version, by file stamp
 }
 
 // Request asks for one agent to be installed or resolved.
@@ -134,7 +169,10 @@ type Request struct {
 	Dist registry.Kind
 	// Preview uses the manifest's preview block.
 	Preview bool
-	// Force reinstalls even when the version is installed.
+	// Force reinstalls even when the version is installed, and retries a
+	// remembered failure. A version a running agent uses (acp run's Hold,
+	// or a process found through /proc on Linux) is not replaced: the
+	// error wraps ErrInUse, unless Installer.Force.
 	Force bool
 	// Version, when set, must equal the version the registry offers.
 	Version string
@@ -178,12 +216,48 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
+// lookPath finds a runner. Without an injected LookPath, node and npm are
+// also looked for where version managers and installers put them, since a
+// desktop editor's PATH often has neither.
 func (in *Installer) lookPath(name string) (string, error) {
-	if in.LookPath != nil {
-		return in.LookPath(name)
+	if name == "node" && in.Node != "" {
+		return in.Node, nil
 	}
-	return exec.LookPath(name)
+	p, err := in.pathLookup(name)
+	if err == nil || in.LookPath != nil {
+		return p, err
+	}
+	switch name {
+	case "node":
+		if found, _ := in.nodes(context.Background()); len(found) > 0 {
+			return found[0].path, nil
+		}
+	case "npm":
+		if np, nerr := in.npmNear(context.Background()); nerr == nil {
+			return np, nil
+		}
+	}
+	return p, err
 }
+
+// reporter is Progress, or one that writes only warnings to Stderr.
+func (in *Installer) reporter() progress.Reporter {
+	if in.Progress != nil {
+		return in.Progress
+	}
+	return progress.WarningsOnly(in.stderr())
+}
+
+func (in *Installer) installTimeout() time.Duration {
+	if in.InstallTimeout > 0 {
+		return in.InstallTimeout
+	}
+	return DefaultInstallTimeout
+}
+
+// DefaultInstallTimeout bounds an npm or uv install: the largest agents
+// install in a minute or two on a slow line.
+const DefaultInstallTimeout = 10 * time.Minute
 
 func (in *Installer) now() time.Time {
 	if in.Now != nil {

@@ -45,10 +45,13 @@ func SandboxEnv(host []string, home, tmp string, extra map[string]string) []stri
 	return sandboxEnv(host, home, tmp, extra, runtime.GOOS == "windows")
 }
 
-// sandboxEnv is SandboxEnv; foldCase says variable names are
-// case-insensitive (Windows), where a manifest's "Home" or "userprofile"
-// would otherwise sit beside ours and win.
-func sandboxEnv(host []string, home, tmp string, extra map[string]string, foldCase bool) []string {
+// sandboxEnv is SandboxEnv; windows says variable names are
+// case-insensitive, where a manifest's "Home" or "userprofile" would
+// otherwise sit beside ours and win, and that APPDATA and LOCALAPPDATA
+// must point into the sandbox too: agents keep their credentials and
+// caches there, and one that found the user's real folders would read
+// the user's sign-ins.
+func sandboxEnv(host []string, home, tmp string, extra map[string]string, windows bool) []string {
 	env := map[string]string{}
 	for _, kv := range host {
 		k, v, ok := strings.Cut(kv, "=")
@@ -59,7 +62,7 @@ func sandboxEnv(host []string, home, tmp string, extra map[string]string, foldCa
 	for k, v := range extra {
 		env[k] = v
 	}
-	for k, v := range map[string]string{
+	fixed := map[string]string{
 		"HOME": home, "USERPROFILE": home,
 		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
 		"XDG_DATA_HOME":   filepath.Join(home, ".local", "share"),
@@ -67,8 +70,13 @@ func sandboxEnv(host []string, home, tmp string, extra map[string]string, foldCa
 		"XDG_STATE_HOME":  filepath.Join(home, ".local", "state"),
 		"TMPDIR":          tmp, "TMP": tmp, "TEMP": tmp,
 		"TERM": "dumb", "NO_COLOR": "1",
-	} {
-		if foldCase {
+	}
+	if windows {
+		fixed["APPDATA"] = filepath.Join(home, "AppData", "Roaming")
+		fixed["LOCALAPPDATA"] = filepath.Join(home, "AppData", "Local")
+	}
+	for k, v := range fixed {
+		if windows {
 			for have := range env {
 				if strings.EqualFold(have, k) {
 					delete(env, have)

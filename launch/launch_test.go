@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,16 +38,23 @@ func TestSandboxEnv(t *testing.T) {
 	}
 }
 
-// Stop must take the agent's children with it: npx and shell wrappers
-// start the real agent as a grandchild.
 // On Windows names are case-insensitive: a manifest's "Home" or
 // "userprofile" must not survive beside the sandbox's HOME and USERPROFILE
 // (the process would see whichever Windows picks).
 func TestSandboxEnvFoldsCaseOnWindows(t *testing.T) {
-	extra := map[string]string{"Home": `C:\Users\me`, "userprofile": `C:\Users\me`, "Tmp": `C:\x`, "AGENT_FLAG": "1"}
-	got := strings.Join(sandboxEnv(nil, `C:\sb\home`, `C:\sb\tmp`, extra, true), "\n")
+	extra := map[string]string{"Home": `C:\Users\me`, "userprofile": `C:\Users\me`, "Tmp": `C:\x`, "AppData": `C:\Users\me\AppData\Roaming`, "AGENT_FLAG": "1"}
+	host := []string{`APPDATA=C:\Users\me\AppData\Roaming`, `LOCALAPPDATA=C:\Users\me\AppData\Local`, `SystemRoot=C:\Windows`}
+	env := sandboxEnv(host, `C:\sb\home`, `C:\sb\tmp`, extra, true)
+	got := strings.Join(env, "\n")
 	if strings.Contains(got, `C:\Users\me`) || strings.Contains(got, `C:\x`) || !strings.Contains(got, "AGENT_FLAG=1") {
 		t.Errorf("env:\n%s", got)
+	}
+	// Agents keep sign-ins under APPDATA and LOCALAPPDATA: the sandbox's,
+	// never the user's.
+	for _, want := range []string{"APPDATA=" + filepath.Join(`C:\sb\home`, "AppData", "Roaming"), "LOCALAPPDATA=" + filepath.Join(`C:\sb\home`, "AppData", "Local"), `USERPROFILE=C:\sb\home`, `TMP=C:\sb\tmp`, `TEMP=C:\sb\tmp`, `HOME=C:\sb\home`} {
+		if !slices.Contains(env, want) {
+			t.Errorf("missing %s in:\n%s", want, got)
+		}
 	}
 	// Elsewhere "Home" is another variable, and stays.
 	got = strings.Join(sandboxEnv(nil, "/sb/home", "/sb/tmp", extra, false), "\n")
@@ -70,50 +81,72 @@ func TestToolEnv(t *testing.T) {
 	}
 }
 
-func TestStopKillsGroup(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("process groups are Unix")
+// Stop must take the agent's children with it: npx and shell wrappers
+// start the real agent as a grandchild, and a hostile agent daemonizes
+// (setsid, double fork) to outlive the check.
+func TestStopKillsEveryDescendant(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the supervisor that catches setsid children is Linux's")
 	}
-	p, err := Start(Spec{Command: "/bin/sh", Args: []string{"-c", "sleep 300 & echo $!; wait"}}, []string{"PATH=/bin:/usr/bin"})
-	if err != nil {
-		t.Fatal(err)
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid program")
 	}
-	line, err := bufio.NewReader(p.Stdout).ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
+	for _, o := range []Options{{}, {NoNamespaces: true}} {
+		t.Run(fmt.Sprintf("namespaces=%v", !o.NoNamespaces), func(t *testing.T) {
+			// A sleep of a unique length finds the grandchildren in /proc
+			// whatever PID namespace they live in.
+			secs := strconv.Itoa(700000 + rand.IntN(99999))
+			script := "sleep " + secs + " & (setsid sh -c 'sleep " + secs + " & sleep " + secs + "' &) ; sleep 0.3; echo ready; wait"
+			p, err := StartWith(Spec{Command: "/bin/sh", Args: []string{"-c", script}}, []string{"PATH=/bin:/usr/bin"}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := bufio.NewReader(p.Stdout).ReadString('\n'); err != nil {
+				t.Fatal(err)
+			}
+			if n := len(sleepers(secs)); n != 3 {
+				t.Fatalf("%d sleepers running before Stop, want 3 (the test is broken)", n)
+			}
+			start := time.Now()
+			p.Stop()
+			if el := time.Since(start); el > 2*time.Second {
+				t.Errorf("Stop took %s", el)
+			}
+			select {
+			case <-p.Exited():
+			default:
+				t.Fatal("Stop returned before the process was reaped")
+			}
+			if left := sleepers(secs); len(left) > 0 {
+				t.Errorf("processes %v outlived Stop", left)
+			}
+			if d := p.ExitDescription(); d != "was killed by signal killed" {
+				t.Errorf("exit description %q", d)
+			}
+			p.Stop() // idempotent
+		})
 	}
-	child, _ := strconv.Atoi(strings.TrimSpace(line))
-	start := time.Now()
-	p.Stop()
-	if el := time.Since(start); el > 2*time.Second {
-		t.Errorf("Stop took %s", el)
-	}
-	select {
-	case <-p.Exited():
-	default:
-		t.Fatal("Stop returned before the process was reaped")
-	}
-	// The grandchild is gone or a zombie waiting for init: not running.
-	deadline := time.Now().Add(2 * time.Second)
-	for alive(child) {
-		if time.Now().After(deadline) {
-			t.Fatalf("grandchild %d still running after Stop", child)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if d := p.ExitDescription(); d != "was killed by signal killed" {
-		t.Errorf("exit description %q", d)
-	}
-	p.Stop() // idempotent
 }
 
-func alive(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
+// sleepers are the live (not zombie) processes "sleep secs".
+func sleepers(secs string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if string(cmdline) != "sleep\x00"+secs+"\x00" {
+			continue
+		}
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if f := strings.Fields(string(stat)); len(f) > 2 && f[2] != "Z" && f[2] != "X" {
+			out = append(out, pid)
+		}
 	}
-	f := strings.Fields(string(data))
-	return len(f) > 2 && f[2] != "Z" && f[2] != "X"
+	return out
 }
 
 func TestStartErrors(t *testing.T) {
@@ -140,5 +173,65 @@ func TestInteractiveExitStatus(t *testing.T) {
 func TestQuote(t *testing.T) {
 	if got := Quote([]string{"/usr/bin/node", "a b", "it's", "--x=1", ""}); got != `/usr/bin/node 'a b' 'it'\''s' --x=1 ''` {
 		t.Errorf("got %s", got)
+	}
+}
+
+// A file that is not a program fails at Start, with the OS's reason,
+// whether the supervisor or we ran it.
+func TestStartNotAProgram(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("exec permissions are Unix")
+	}
+	f := filepath.Join(t.TempDir(), "agent")
+	os.WriteFile(f, []byte("\x00\x01not a program"), 0o755)
+	_, err := Start(Spec{Command: f}, nil)
+	if err == nil || !strings.Contains(err.Error(), "start "+f+": exec format error") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// A sign-in (acp login) runs in the foreground, and what it leaves behind
+// is removed when it returns.
+func TestInteractiveLeavesNoProcess(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the supervisor that catches setsid children is Linux's")
+	}
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid program")
+	}
+	secs := strconv.Itoa(800000 + rand.IntN(99999))
+	var out bytes.Buffer
+	script := "(setsid sleep " + secs + " > /dev/null 2>&1 &); sleep 0.3; echo signed in"
+	code, err := Interactive(context.Background(), Spec{Command: "/bin/sh", Args: []string{"-c", script}}, []string{"PATH=/bin:/usr/bin"}, strings.NewReader(""), &out, &out)
+	if err != nil || code != 0 || out.String() != "signed in\n" {
+		t.Fatalf("code %d, err %v, output %q", code, err, out.String())
+	}
+	if left := sleepers(secs); len(left) > 0 {
+		t.Errorf("processes %v outlived the sign-in", left)
+	}
+}
+
+// With a private /proc the agent sees only its own PID namespace (PID 1
+// is the supervisor, not the host's init), keeps the caller's uid, and
+// cannot unmount that /proc to reach the host's beneath, even as root.
+func TestPrivateProc(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Linux namespaces")
+	}
+	p, err := Start(Spec{Command: "/bin/sh", Args: []string{"-c", "id -u; tr '\\0' ' ' < /proc/1/cmdline; echo; umount /proc 2>/dev/null; echo umount=$?"}}, []string{"PATH=/bin:/usr/bin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := io.ReadAll(p.Stdout)
+	p.Stop()
+	if p.Isolation() != "private PID namespace and /proc" {
+		t.Skipf("no private /proc here (%s)", p.Isolation())
+	}
+	lines := strings.Split(string(out), "\n")
+	if len(lines) < 3 || lines[0] != strconv.Itoa(os.Getuid()) || lines[1] != "acp-agent-supervisor " {
+		t.Fatalf("output %q, want our uid, then the supervisor as PID 1", out)
+	}
+	if strings.HasSuffix(string(out), "umount=0\n") {
+		t.Errorf("the agent unmounted its /proc: %q", out)
 	}
 }

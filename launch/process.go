@@ -24,6 +24,17 @@ type Spec struct {
 // String is the command line, for messages.
 func (s Spec) String() string { return Quote(append([]string{s.Command}, s.Args...)) }
 
+// Options choose how far an agent is contained.
+type Options struct {
+	// NoNamespaces turns off the private PID namespace and /proc that Start
+	// gives an agent where the OS allows it (Linux with user namespaces),
+	// as if the OS refused them: the agent still gets a session of its
+	// own, Stop still removes every process it started, and this process
+	// makes itself non-dumpable, after which no agent it starts gets
+	// namespaces. For tests of the fallback.
+	NoNamespaces bool
+}
+
 // Process is a started agent with its stdio on pipes that we own. Pipes
 // are made with os.Pipe rather than exec's StdoutPipe so that Wait never
 // closes them under a reader that is still draining them.
@@ -32,24 +43,33 @@ type Process struct {
 	Stdout io.ReadCloser
 	Stderr io.ReadCloser
 
-	cmd    *exec.Cmd
+	c      *contained
 	exited chan struct{}
-	state  *os.ProcessState
-	err    error
 	stop   sync.Once
 }
 
-// Start runs spec with exactly env as its environment, in a new process
-// group, with stdin, stdout and stderr on pipes.
+// Start runs spec with exactly env as its environment, with stdin, stdout
+// and stderr on pipes, contained: in a session of its own without a
+// controlling terminal (it cannot write to the caller's terminal or join
+// its process group), and on Linux under a small supervisor (this same
+// executable, re-run) that collects every process the agent starts, so
+// that Stop leaves none behind, setsid and double forks included. Where
+// user namespaces are allowed, the agent also gets a private PID namespace
+// and /proc: the caller's environment and descriptors are out of its
+// reach. Isolation reports what was obtained.
 func Start(spec Spec, env []string) (*Process, error) {
+	return StartWith(spec, env, Options{})
+}
+
+// StartWith is Start with options.
+func StartWith(spec Spec, env []string, o Options) (*Process, error) {
 	if spec.Command == "" {
 		return nil, ErrNoCommand
 	}
-	cmd := exec.Command(spec.Command, spec.Args...)
-	cmd.Env = env
-	cmd.Dir = spec.Dir
-	setGroup(cmd)
-
+	path, err := exec.LookPath(spec.Command)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", spec.Command, err)
+	}
 	var closers []io.Closer
 	fail := func(err error) (*Process, error) {
 		for _, c := range closers {
@@ -72,8 +92,8 @@ func Start(spec Spec, env []string) (*Process, error) {
 		return fail(fmt.Errorf("create stderr pipe: %w", err))
 	}
 	closers = append(closers, errR, errW)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
+	c, err := startContained(path, spec, env, inR, outW, errW, false, o)
+	if err != nil {
 		return fail(fmt.Errorf("start %s: %w", spec.Command, err))
 	}
 	// The child holds its own copies; ours must go, or we would never see
@@ -82,41 +102,37 @@ func Start(spec Spec, env []string) (*Process, error) {
 	outW.Close()
 	errW.Close()
 
-	p := &Process{Stdin: inW, Stdout: outR, Stderr: errR, cmd: cmd, exited: make(chan struct{})}
+	p := &Process{Stdin: inW, Stdout: outR, Stderr: errR, c: c, exited: make(chan struct{})}
 	go func() {
-		p.err = cmd.Wait()
-		p.state = cmd.ProcessState
+		c.wait()
 		close(p.exited)
 	}()
 	return p, nil
 }
 
-// Pid is the process id (and process-group id on Unix).
-func (p *Process) Pid() int { return p.cmd.Process.Pid }
+// Isolation says how the agent is contained, for reports: "pid
+// namespace, private /proc", "supervised session" or "session".
+func (p *Process) Isolation() string { return p.c.isolation() }
 
 // Exited is closed once the process has exited and been reaped.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
 
 // ExitDescription says how the process ended ("exited with status 1",
-// "was killed by signal: killed"); call it after Exited is closed.
+// "was killed by signal killed"); call it after Exited is closed.
 func (p *Process) ExitDescription() string {
-	if p.state == nil {
-		if p.err != nil {
-			return p.err.Error()
-		}
+	select {
+	case <-p.exited:
+	default:
 		return "is still running"
 	}
-	if code := p.state.ExitCode(); code >= 0 {
-		return fmt.Sprintf("exited with status %d", code)
-	}
-	return "was " + describeSignal(p.state)
+	return p.c.describe()
 }
 
 // ExitCode is the exit status, -1 when killed by a signal or still running.
 func (p *Process) ExitCode() int {
 	select {
 	case <-p.exited:
-		return p.state.ExitCode()
+		return p.c.code()
 	default:
 		return -1
 	}
@@ -134,17 +150,23 @@ func (p *Process) WaitExit(d time.Duration) bool {
 	}
 }
 
-// Stop kills the whole process group, waits for the process to be reaped
-// and closes our ends of the pipes (which ends any reader blocked on a
-// pipe that a stray grandchild outside the group still holds). It is safe
-// to call more than once.
+// stopGrace is how long the supervisor has to remove the agent's
+// processes before it is killed itself.
+const stopGrace = 3 * time.Second
+
+// Stop ends the agent and every process it started, waits for it to be
+// reaped and closes our ends of the pipes. It is safe to call more than
+// once.
 func (p *Process) Stop() {
 	p.stop.Do(func() {
-		killGroup(p.cmd)
-		<-p.exited
-		// Members of the group that outlived the leader were killed with
-		// it; kill again in case one forked while we waited.
-		killGroup(p.cmd)
+		p.c.terminate()
+		if !p.WaitExit(stopGrace) {
+			p.c.kill()
+			<-p.exited
+		}
+		// Members of the session that outlived the leader: kill again in
+		// case one forked while we waited.
+		p.c.kill()
 		p.Stdin.Close()
 		p.Stdout.Close()
 		p.Stderr.Close()
@@ -154,37 +176,45 @@ func (p *Process) Stop() {
 // Interactive runs spec with the caller's terminal (stdin, stdout,
 // stderr) and env, and returns its exit status. It stays in our process
 // group: a terminal sign-in must be in the foreground to read the
-// keyboard, and Ctrl-C reaches it directly. When ctx ends first the
-// process is killed.
+// keyboard, and Ctrl-C reaches it directly. Every process it started is
+// gone when it returns (on Linux; elsewhere those that stayed in its
+// process group). When ctx ends first the process is killed.
 func Interactive(ctx context.Context, spec Spec, env []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	if spec.Command == "" {
 		return -1, ErrNoCommand
 	}
-	cmd := exec.Command(spec.Command, spec.Args...)
-	cmd.Env = env
-	cmd.Dir = spec.Dir
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	if err := cmd.Start(); err != nil {
+	path, err := exec.LookPath(spec.Command)
+	if err != nil {
 		return -1, fmt.Errorf("start %s: %w", spec.Command, err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
+	c, err := startContained(path, spec, env, stdin, stdout, stderr, true, Options{NoNamespaces: true})
+	if err != nil {
+		return -1, fmt.Errorf("start %s: %w", spec.Command, err)
+	}
+	done := make(chan struct{})
+	go func() { c.wait(); close(done) }()
 	select {
-	case err = <-done:
+	case <-done:
 	case <-ctx.Done():
 		// Ctrl-C already reached the child through the terminal; give it
 		// a moment to clean up before forcing it.
 		select {
-		case err = <-done:
+		case <-done:
 		case <-time.After(3 * time.Second):
-			_ = cmd.Process.Kill()
-			err = <-done
+			c.terminate()
+			select {
+			case <-done:
+			case <-time.After(stopGrace):
+				c.kill()
+				<-done
+			}
 		}
 	}
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		return -1, fmt.Errorf("run %s: %w", spec.Command, err)
+	if err := c.waitErr(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			return -1, fmt.Errorf("run %s: %w", spec.Command, err)
+		}
 	}
-	return cmd.ProcessState.ExitCode(), nil
+	return c.code(), nil
 }

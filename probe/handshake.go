@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/agentclientprotocol/acp-registry-go/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/launch"
@@ -29,6 +29,12 @@ type HandshakeOptions struct {
 	Client acpclient.Implementation
 	// Limits for what the agent may send; zero values take the defaults.
 	Limits acpclient.Options
+	// Launch tunes the containment (tests of the fallback).
+	Launch launch.Options
+	// AfterInit, when set, goes on talking to an agent that answered
+	// initialize (the protocol matrix's session probes), in the agent's
+	// working folder, before the agent is stopped.
+	AfterInit func(ctx context.Context, c *acpclient.Client, workDir string)
 }
 
 // exitGrace is how long an answer may still arrive after the agent's
@@ -51,6 +57,9 @@ type Outcome struct {
 	// breach worth a warning).
 	NonJSON []string
 	Stats   acpclient.Stats
+	// Isolation is how the agent was contained (launch.Process.Isolation),
+	// empty when it could not be launched.
+	Isolation string
 }
 
 // Handshake launches spec in a sandbox, sends initialize and waits for the
@@ -77,11 +86,20 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 			return &Outcome{Failure: fmt.Sprintf("could not prepare the sandbox: %v", err)}
 		}
 	}
+	if runtime.GOOS == "windows" {
+		// APPDATA and LOCALAPPDATA point here (launch.SandboxEnv); agents
+		// expect them to exist.
+		for _, d := range []string{filepath.Join(home, "AppData", "Roaming"), filepath.Join(home, "AppData", "Local")} {
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				return &Outcome{Failure: fmt.Sprintf("could not prepare the sandbox: %v", err)}
+			}
+		}
+	}
 	if spec.Dir == "" {
 		spec.Dir = work
 	}
 	start := time.Now()
-	p, err := launch.Start(spec, launch.SandboxEnv(host, home, tmp, spec.Env))
+	p, err := launch.StartWith(spec, launch.SandboxEnv(host, home, tmp, spec.Env), o.Launch)
 	if err != nil {
 		return &Outcome{Failure: fmt.Sprintf("could not launch %s: %v", spec.Command, err)}
 	}
@@ -110,13 +128,18 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 	close(watchDone)
 	cancelExit(nil)
 	cancel()
-	out := &Outcome{Init: res, Duration: time.Since(start)}
+	out := &Outcome{Init: res, Duration: time.Since(start), Isolation: p.Isolation()}
+	if err == nil && o.AfterInit != nil {
+		o.AfterInit(ctx, c, spec.Dir)
+	}
 	if err != nil {
 		out.Init = nil
 		if exited {
 			err = errExited
 		}
-		out.Failure = Printable(explain(ctx, err, p, c, o.Timeout))
+		// Raw: JSON keeps it exact, and every text printer passes it
+		// through safetext.
+		out.Failure = explain(ctx, err, p, c, o.Timeout)
 	}
 	p.Stop()
 	// Stop closed the pipes; the stderr drain ends at once.
@@ -130,12 +153,15 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 // explain turns a failed initialize into a sentence a maintainer can act on.
 func explain(ctx context.Context, err error, p *launch.Process, c *acpclient.Client, timeout time.Duration) string {
 	var rpcErr *acpclient.RPCError
+	var idErr *acpclient.IDTypeError
 	switch {
 	case errors.As(err, &rpcErr):
 		return "initialize returned an " + rpcErr.Error()
+	case errors.As(err, &idErr):
+		return "the agent " + idErr.Error() + " (JSON-RPC matches ids by type and value: no client takes this answer)"
 	case errors.Is(err, acpclient.ErrBadResult):
 		return "initialize answer is unusable: " + strings.TrimPrefix(err.Error(), acpclient.ErrBadResult.Error()+": ")
-	case errors.Is(err, acpclient.ErrLineTooLong), errors.Is(err, acpclient.ErrTooMuchOutput):
+	case errors.Is(err, acpclient.ErrLineTooLong), errors.Is(err, acpclient.ErrTooMuchOutput), errors.Is(err, acpclient.ErrTooDeep):
 		msg := c.Err().Error()
 		_, after, _ := strings.Cut(msg, ": ")
 		return after + " before answering initialize"
@@ -182,18 +208,4 @@ func Seconds(d time.Duration) string {
 		return fmt.Sprintf("%ds", d/time.Second)
 	}
 	return d.String()
-}
-
-// Printable drops control characters (terminal escapes, NULs) from text
-// an agent chose, before it reaches a terminal or a CI log.
-func Printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' {
-			return ' '
-		}
-		if unicode.IsControl(r) {
-			return -1
-		}
-		return r
-	}, s)
 }

@@ -3,9 +3,13 @@ package probe
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +48,10 @@ func TestHandshakeVerdicts(t *testing.T) {
 		{fakeagent.HalfLine, StatusFail, "no answer to initialize within 3s", ""},
 		{fakeagent.StdoutFlood, StatusFail, "the agent wrote a stdout line longer than 16 MiB before answering initialize", ""},
 		{fakeagent.OrphanExit, StatusFail, "agent exited with status 3 before answering initialize; stderr: launcher: handing over to the agent", ""},
+		{fakeagent.WrongIDType, StatusFail, `the agent answered with id "1", a string; expected 1`, ""},
+		{fakeagent.DeepJSON, StatusFail, "the agent sent a JSON message nested 100,002 levels deep (at most 128 are read) before answering initialize", ""},
+		{fakeagent.ManyMethods, StatusFail, "(methods: env_var V0, env_var V1, env_var V2, env_var V3, env_var V4, env_var V5, env_var V6, env_var V7, env_var V8, env_var V9, … and 9,990 more)", ""},
+		{fakeagent.DuplicateKeys, StatusPass, "", "terminal,env_var"},
 		{fakeagent.ExitNow, StatusFail, "agent exited with status 1 before answering initialize; stderr: fatal: cannot find configuration", ""},
 	}
 	for _, tt := range tests {
@@ -159,12 +167,6 @@ func TestHandshakeLaunchFailure(t *testing.T) {
 	}
 }
 
-func TestPrintable(t *testing.T) {
-	if got := Printable("bad\x1b[31m red\x00\nnext"); got != "bad[31m red next" {
-		t.Errorf("got %q", got)
-	}
-}
-
 // BenchmarkHandshake is the fixed cost of one probe: start a process in
 // a sandbox, initialize, kill the group and reap it.
 func BenchmarkHandshake(b *testing.B) {
@@ -174,5 +176,120 @@ func BenchmarkHandshake(b *testing.B) {
 		if out := Handshake(context.Background(), spec, HandshakeOptions{Sandbox: dir, Timeout: 10 * time.Second, Client: testClient}); out.Init == nil {
 			b.Fatal(out.Failure)
 		}
+	}
+}
+
+// An agent that daemonizes (a double fork whose grandchild calls setsid,
+// or a child that calls setsid) must not outlive the handshake: such a
+// daemon would read the secrets of whatever runs next in a CI job. A
+// same-user agent must not read our environment through
+// /proc/<ppid>/environ or write into our stdout through /proc/<ppid>/fd/1
+// (the one-JSON-document promise of --json), nor reach the terminal.
+//
+// With namespaces first, then the fallback: once a process has run an
+// agent without them it stays without them (launch.Options).
+func TestHandshakeContainment(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("catching setsid descendants needs Linux's subreaper or PID namespaces; /proc is Linux's")
+	}
+	for _, lo := range []launch.Options{{}, {NoNamespaces: true}} {
+		t.Run(fmt.Sprintf("namespaces=%v", !lo.NoNamespaces), func(t *testing.T) {
+			for _, behaviour := range []string{fakeagent.Daemon, fakeagent.SetsidChild} {
+				t.Run(behaviour, func(t *testing.T) {
+					t.Parallel()
+					leavesNoProcess(t, behaviour, lo)
+				})
+			}
+			t.Run("snoop", func(t *testing.T) {
+				t.Parallel()
+				if lo.NoNamespaces && os.Geteuid() == 0 {
+					t.Skip("root's agents pass the fallback's ptrace check (README says so); it would write into this test's stdout")
+				}
+				snoop(t, lo)
+			})
+		})
+	}
+}
+
+func leavesNoProcess(t *testing.T, behaviour string, lo launch.Options) {
+	token := strconv.Itoa(rand.Int())
+	ready := filepath.Join(t.TempDir(), "ready")
+	spec := fakeagent.Spec(t, behaviour, "ACP_FAKE_TOKEN", token, "ACP_FAKE_READY", ready)
+	out := Handshake(context.Background(), spec, HandshakeOptions{Sandbox: t.TempDir(), Timeout: 10 * time.Second, Client: testClient, Launch: lo})
+	if out.Init == nil {
+		t.Fatalf("no answer: %s", out.Failure)
+	}
+	if _, err := os.Stat(ready); err != nil {
+		t.Fatalf("the daemon never ran (the test is broken): %v", err)
+	}
+	if left := withArg("--fake-token=" + token); len(left) > 0 {
+		t.Errorf("processes %v outlived the handshake (%s)", left, out.Isolation)
+	}
+}
+
+// withArg lists live processes with arg on their command line.
+func withArg(arg string) []int {
+	ents, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if !slices.Contains(strings.Split(string(cmdline), "\x00"), arg) {
+			continue
+		}
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if i := strings.LastIndexByte(string(stat), ')'); i > 0 {
+			if f := strings.Fields(string(stat)[i+1:]); len(f) > 0 && f[0] != "Z" && f[0] != "X" {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
+func snoop(t *testing.T, lo launch.Options) {
+	rep := filepath.Join(t.TempDir(), "report.json")
+	spec := fakeagent.Spec(t, fakeagent.Snoop, "ACP_FAKE_REPORT", rep, "ACP_FAKE_TARGET_PID", strconv.Itoa(os.Getpid()))
+	out := Handshake(context.Background(), spec, HandshakeOptions{Sandbox: t.TempDir(), Timeout: 10 * time.Second, Client: testClient, Launch: lo})
+	if out.Init == nil {
+		t.Fatalf("no answer: %s", out.Failure)
+	}
+	data, err := os.ReadFile(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]string
+	json.Unmarshal(data, &got)
+	if !strings.HasPrefix(got["tty"], "refused") {
+		t.Errorf("the agent opened /dev/tty: %s", got["tty"])
+	}
+	private := out.Isolation == "private PID namespace and /proc"
+	if !lo.NoNamespaces && !private {
+		t.Logf("no private /proc on this machine (%s): only the fallback is checked", out.Isolation)
+	}
+	if !private && os.Geteuid() == 0 {
+		return
+	}
+	for _, k := range []string{"parent environ", "parent stdout", "target environ", "target stdout"} {
+		if !strings.HasPrefix(got[k], "refused") {
+			t.Errorf("%s: %s (%s)", k, got[k], out.Isolation)
+		}
+	}
+}
+
+// An answer whose id has the wrong type is called that at once, not a
+// timeout 120 s later; a key sent twice is a warning.
+func TestHandshakeAnswerOddities(t *testing.T) {
+	start := time.Now()
+	out := Handshake(context.Background(), fakeagent.Spec(t, fakeagent.WrongIDType), HandshakeOptions{Sandbox: t.TempDir(), Timeout: 60 * time.Second, Client: testClient})
+	if el := time.Since(start); out.Init != nil || el > 10*time.Second {
+		t.Errorf("wrong id type: %q after %s, want a failure within seconds", out.Failure, el)
+	}
+	out = Handshake(context.Background(), fakeagent.Spec(t, fakeagent.DuplicateKeys), HandshakeOptions{Sandbox: t.TempDir(), Timeout: 10 * time.Second, Client: testClient})
+	if out.Init == nil || len(out.Init.Warnings) != 1 || !strings.Contains(out.Init.Warnings[0], `the key "/authMethods" twice`) {
+		t.Errorf("duplicate keys: %+v", out.Init)
 	}
 }

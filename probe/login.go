@@ -3,10 +3,12 @@ package probe
 import (
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 
 	"github.com/agentclientprotocol/acp-registry-go/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/launch"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 // ChoiceError is returned by ChooseTerminalMethod when the user must pick
@@ -21,7 +23,7 @@ func (e *ChoiceError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Msg)
 	for _, m := range e.Methods {
-		fmt.Fprintf(&b, "\n  %s\t%s", m.ID, m.Name)
+		fmt.Fprintf(&b, "\n  %s\t%s", safetext.Terminal(m.ID), safetext.Terminal(m.Name))
 	}
 	return b.String()
 }
@@ -43,10 +45,10 @@ func ChooseTerminalMethod(id string, methods []acpclient.AuthMethod, want string
 		}
 		for _, m := range methods {
 			if m.ID == want {
-				return acpclient.AuthMethod{}, &ChoiceError{Msg: fmt.Sprintf("%s's auth method %q is of type %s, not terminal: sign in to it from your editor; terminal methods:", id, want, m.Type), Methods: terms}
+				return acpclient.AuthMethod{}, &ChoiceError{Msg: fmt.Sprintf("%s's auth method %s is of type %s, not terminal: sign in to it from your editor; terminal methods:", id, safetext.Terminal(strconv.Quote(want)), safetext.Terminal(m.Type)), Methods: terms}
 			}
 		}
-		return acpclient.AuthMethod{}, &ChoiceError{Msg: fmt.Sprintf("%s offers no auth method %q; terminal methods:", id, want), Methods: terms}
+		return acpclient.AuthMethod{}, &ChoiceError{Msg: fmt.Sprintf("%s offers no auth method %s; terminal methods:", id, safetext.Terminal(strconv.Quote(want))), Methods: terms}
 	}
 	switch len(terms) {
 	case 1:
@@ -54,7 +56,7 @@ func ChooseTerminalMethod(id string, methods []acpclient.AuthMethod, want string
 	case 0:
 		descs := make([]string, len(methods))
 		for i, m := range methods {
-			descs[i] = describeMethod(m)
+			descs[i] = safetext.Terminal(describeMethod(m))
 		}
 		if len(descs) == 0 {
 			descs = []string{"none"}

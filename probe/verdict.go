@@ -32,12 +32,20 @@ func Judge(init *acpclient.InitializeResult) (Status, string) {
 	case len(init.AuthMethods) == 0:
 		return StatusFail, rule + " (authMethods is empty)"
 	}
-	descs := make([]string, len(init.AuthMethods))
+	var descs []string
 	for i, m := range init.AuthMethods {
-		descs[i] = describeMethod(m)
+		if i == maxMethodsNamed {
+			descs = append(descs, "… and "+acpclient.FormatCount(len(init.AuthMethods)-i)+" more")
+			break
+		}
+		descs = append(descs, describeMethod(m))
 	}
 	return StatusFail, rule + " (methods: " + strings.Join(descs, ", ") + ")"
 }
+
+// maxMethodsNamed caps the methods a reason names: an agent may send ten
+// thousand.
+const maxMethodsNamed = 10
 
 func describeMethod(m acpclient.AuthMethod) string {
 	what := m.ID

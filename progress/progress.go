@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 // Mode is the value of --progress / ACP_PROGRESS.
@@ -144,10 +146,27 @@ func New(mode Mode, w io.Writer, terminal bool) Reporter {
 		return NewPlain(w)
 	case Auto, "":
 		if terminal {
-			return NewPlain(w) // replaced by a redrawing bar/spinner renderer
+			return NewTerminal(w)
 		}
 	}
-	return Discard
+	// Nothing is drawn, but a warning is not progress: it is still said.
+	return WarningsOnly(w)
+}
+
+// WarningsOnly shows warnings as "warning: ..." lines and nothing else.
+func WarningsOnly(w io.Writer) Reporter { return &warnOnly{w: w} }
+
+type warnOnly struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (r *warnOnly) Phase(string, string, string) {}
+func (r *warnOnly) Bytes(string, int64, int64)   {}
+func (r *warnOnly) Warn(msg string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintf(r.w, "warning: %s\n", safetext.Terminal(msg))
 }
 
 // NewPlain writes one line per phase and per warning, never redrawing:
@@ -163,9 +182,9 @@ type plainReporter struct {
 func (r *plainReporter) Phase(agent, phase, what string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	line := agent + ": " + phase
+	line := safetext.Terminal(agent) + ": " + phase
 	if what != "" {
-		line += " " + what
+		line += " " + safetext.Terminal(what)
 	}
 	fmt.Fprintf(r.w, "%s (%.1fs)\n", line, time.Since(r.start).Seconds())
 }
@@ -175,5 +194,25 @@ func (r *plainReporter) Bytes(string, int64, int64) {}
 func (r *plainReporter) Warn(msg string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	fmt.Fprintf(r.w, "warning: %s\n", msg)
+	fmt.Fprintf(r.w, "warning: %s\n", safetext.Terminal(msg))
+}
+
+// Counter is an io.Writer that reports how many bytes went through it as
+// agent's download of total bytes (-1: unknown): put it in an
+// io.MultiWriter beside the file being written.
+func Counter(r Reporter, agent string, total int64) io.Writer {
+	return &counter{r: r, agent: agent, total: total}
+}
+
+type counter struct {
+	r     Reporter
+	agent string
+	n     int64
+	total int64
+}
+
+func (c *counter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	c.r.Bytes(c.agent, c.n, c.total)
+	return len(p), nil
 }

@@ -2,6 +2,8 @@ package publish
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +18,7 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/remote/githubapi"
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v89/github"
 )
 
 // LatestTag is the tag of the rolling release.
@@ -50,6 +52,8 @@ type Result struct {
 	Uploaded []string `json:"uploaded"` // assets uploaded (or replaced)
 	Kept     []string `json:"kept"`     // assets already there with the right size
 	Latest   bool     `json:"latest"`   // the latest release was updated
+	// LatestUploaded are the assets of the latest release that changed.
+	LatestUploaded []string `json:"latestUploaded"`
 }
 
 var tagRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -129,7 +133,7 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Tag: o.Tag, URL: rel.GetHTMLURL(), Created: created, Uploaded: []string{}, Kept: []string{}}
+	res := &Result{Tag: o.Tag, URL: rel.GetHTMLURL(), Created: created, Uploaded: []string{}, Kept: []string{}, LatestUploaded: []string{}}
 	if err := p.sync(ctx, rel, files, false, res); err != nil {
 		return res, err
 	}
@@ -138,13 +142,15 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 			return res, err
 		}
 		res.Latest = true
+		res.LatestUploaded = append([]string{}, p.latestUploaded...)
 	}
 	return res, nil
 }
 
 type publisher struct {
 	Options
-	owner, repo string
+	owner, repo    string
+	latestUploaded []string
 }
 
 func (p *publisher) where() string { return p.owner + "/" + p.repo }
@@ -175,7 +181,7 @@ func (p *publisher) preflight(ctx context.Context) error {
 		}
 		return fmt.Errorf("check access to %s: %w", p.where(), err)
 	}
-	if !r.GetPermissions()["push"] {
+	if !r.GetPermissions().GetPush() {
 		return fmt.Errorf("check access to %s: GITHUB_TOKEN cannot push to it: %w: give the token contents: write (in Actions: permissions: contents: write)", p.where(), ErrPermission)
 	}
 	return nil
@@ -203,14 +209,14 @@ func (p *publisher) release(ctx context.Context) (*github.RepositoryRelease, boo
 }
 
 func (p *publisher) create(ctx context.Context, tag, makeLatest string) (*github.RepositoryRelease, bool, error) {
-	req := &github.RepositoryRelease{
-		TagName:    github.String(tag),
-		Name:       github.String(tag),
-		Body:       github.String("ACP registry build " + tag + "."),
-		MakeLatest: github.String(makeLatest),
+	req := github.CreateReleaseRequest{
+		TagName:    tag,
+		Name:       github.Ptr(tag),
+		Body:       github.Ptr("ACP registry build " + tag + "."),
+		MakeLatest: github.Ptr(makeLatest),
 	}
 	if p.Target != "" {
-		req.TargetCommitish = github.String(p.Target)
+		req.TargetCommitish = github.Ptr(p.Target)
 	}
 	rel, resp, err := p.GitHub.Repositories.CreateRelease(ctx, p.owner, p.repo, req)
 	if err != nil {
@@ -260,68 +266,135 @@ func (p *publisher) assets(ctx context.Context, id int64) (map[string]*github.Re
 	}
 }
 
-// sync makes the release's assets match files. With replace, every file
-// is uploaded again (the latest release's contents change at equal size)
-// and assets that are not in files are deleted.
-func (p *publisher) sync(ctx context.Context, rel *github.RepositoryRelease, files []file, replace bool, res *Result) error {
+// sync makes the release's assets match files, uploading only what
+// differs: an asset whose sha256 (GitHub's digest, or the downloaded bytes
+// where the API gives none) equals the file's is kept. A changed asset is
+// replaced without a gap longer than one request: the new copy is uploaded
+// beside it under a temporary name, then the old one is deleted and the
+// new one renamed. With prune, assets that are not in files are deleted
+// last.
+func (p *publisher) sync(ctx context.Context, rel *github.RepositoryRelease, files []file, prune bool, res *Result) error {
 	have, err := p.assets(ctx, rel.GetID())
 	if err != nil {
 		return err
 	}
+	want := map[string]bool{}
 	for _, f := range files {
-		if a, ok := have[f.name]; ok {
-			if !replace && int64(a.GetSize()) == f.size && (a.GetState() == "" || a.GetState() == "uploaded") {
+		want[f.name] = true
+	}
+	for _, f := range files {
+		a, ok := have[f.name]
+		if ok && (a.GetState() == "" || a.GetState() == "uploaded") {
+			same, err := p.same(ctx, a, f)
+			if err != nil {
+				return fmt.Errorf("compare %s with the asset of release %s: %w", f.name, rel.GetTagName(), err)
+			}
+			if same {
 				if res != nil {
 					res.Kept = append(res.Kept, f.name)
 				}
 				continue
 			}
-			// An interrupted upload leaves an "open" asset; a different size is
-			// an older or broken copy. Either way it goes.
-			if _, err := p.GitHub.Repositories.DeleteReleaseAsset(ctx, p.owner, p.repo, a.GetID()); err != nil {
-				return fmt.Errorf("replace %s in release %s: delete the old asset: %w", f.name, rel.GetTagName(), err)
-			}
 		}
-		if err := p.upload(ctx, rel, f); err != nil {
+		if err := p.replace(ctx, rel, f, a, have[tempName(f.name)]); err != nil {
 			return err
 		}
+		delete(have, tempName(f.name))
 		if res != nil {
 			res.Uploaded = append(res.Uploaded, f.name)
 		}
 	}
-	if replace {
-		want := map[string]bool{}
-		for _, f := range files {
-			want[f.name] = true
+	for name, a := range have {
+		// Temporary copies of an interrupted run go in any case.
+		if want[name] || (!prune && !isTempName(name, want)) {
+			continue
 		}
-		for name, a := range have {
-			if !want[name] {
-				if _, err := p.GitHub.Repositories.DeleteReleaseAsset(ctx, p.owner, p.repo, a.GetID()); err != nil {
-					return fmt.Errorf("remove %s from release %s: %w", name, rel.GetTagName(), err)
-				}
-			}
+		if _, err := p.GitHub.Repositories.DeleteReleaseAsset(ctx, p.owner, p.repo, a.GetID()); err != nil {
+			return fmt.Errorf("remove %s from release %s: %w", name, rel.GetTagName(), err)
 		}
 	}
 	return nil
 }
 
-func (p *publisher) upload(ctx context.Context, rel *github.RepositoryRelease, f file) error {
+// tempName is where a new copy of name is uploaded before it replaces
+// the old one: a plain asset name (GitHub keeps it as it is).
+func tempName(name string) string { return name + ".next" }
+
+func isTempName(name string, files map[string]bool) bool {
+	base, ok := strings.CutSuffix(name, ".next")
+	return ok && files[base]
+}
+
+// replace puts f in place of old (nil: there is none). An asset that is
+// not complete (an interrupted upload) cannot be served, so it is simply
+// replaced; a served one stays until its successor is uploaded.
+func (p *publisher) replace(ctx context.Context, rel *github.RepositoryRelease, f file, old, staleTemp *github.ReleaseAsset) error {
+	if old == nil || (old.GetState() != "" && old.GetState() != "uploaded") {
+		if old != nil {
+			if _, err := p.GitHub.Repositories.DeleteReleaseAsset(ctx, p.owner, p.repo, old.GetID()); err != nil {
+				return fmt.Errorf("replace %s in release %s: delete the incomplete asset: %w", f.name, rel.GetTagName(), err)
+			}
+		}
+		_, err := p.upload(ctx, rel, f, f.name)
+		return err
+	}
+	if staleTemp != nil {
+		if _, err := p.GitHub.Repositories.DeleteReleaseAsset(ctx, p.owner, p.repo, staleTemp.GetID()); err != nil {
+			return fmt.Errorf("replace %s in release %s: delete %s left by an earlier run: %w", f.name, rel.GetTagName(), staleTemp.GetName(), err)
+		}
+	}
+	next, err := p.upload(ctx, rel, f, tempName(f.name))
+	if err != nil {
+		return err
+	}
+	if _, err := p.GitHub.Repositories.DeleteReleaseAsset(ctx, p.owner, p.repo, old.GetID()); err != nil {
+		return fmt.Errorf("replace %s in release %s: delete the old asset: %w", f.name, rel.GetTagName(), err)
+	}
+	if _, _, err := p.GitHub.Repositories.UpdateReleaseAsset(ctx, p.owner, p.repo, next.GetID(), github.UpdateReleaseAssetRequest{Name: github.Ptr(f.name)}); err != nil {
+		return fmt.Errorf("replace %s in release %s: rename %s: %w; run publish again to complete the release", f.name, rel.GetTagName(), tempName(f.name), err)
+	}
+	return nil
+}
+
+// same reports whether asset a holds exactly f's bytes.
+func (p *publisher) same(ctx context.Context, a *github.ReleaseAsset, f file) (bool, error) {
+	if int64(a.GetSize()) != f.size {
+		return false, nil
+	}
+	if d := a.GetDigest(); d != "" {
+		return strings.EqualFold(d, "sha256:"+f.sha256), nil
+	}
+	// An API without digests: the bytes decide.
+	rc, _, err := p.GitHub.Repositories.DownloadReleaseAsset(ctx, p.owner, p.repo, a.GetID(), http.DefaultClient)
+	if err != nil {
+		return false, err
+	}
+	defer rc.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(rc, f.size+1)); err != nil {
+		return false, err
+	}
+	return hex.EncodeToString(h.Sum(nil)) == f.sha256, nil
+}
+
+func (p *publisher) upload(ctx context.Context, rel *github.RepositoryRelease, f file, name string) (*github.ReleaseAsset, error) {
 	fh, err := os.Open(f.path)
 	if err != nil {
-		return fmt.Errorf("upload %s: %w", f.path, err)
+		return nil, fmt.Errorf("upload %s: %w", f.path, err)
 	}
 	defer fh.Close()
-	opts := &github.UploadOptions{Name: f.name}
+	opts := &github.UploadOptions{Name: name}
 	if strings.HasSuffix(f.name, ".json") {
 		opts.MediaType = "application/json"
 	} else if strings.HasSuffix(f.name, ".svg") {
 		opts.MediaType = "image/svg+xml"
 	}
-	if _, _, err := p.GitHub.Repositories.UploadReleaseAsset(ctx, p.owner, p.repo, rel.GetID(), opts, fh); err != nil {
-		return fmt.Errorf("upload %s to release %s: %w; run publish again to complete the release", f.name, rel.GetTagName(), err)
+	asset, _, err := p.GitHub.Repositories.UploadReleaseAsset(ctx, p.owner, p.repo, rel.GetID(), opts, fh)
+	if err != nil {
+		return nil, fmt.Errorf("upload %s to release %s: %w; run publish again to complete the release", f.name, rel.GetTagName(), err)
 	}
-	fmt.Fprintf(p.Log, "uploaded %s\n", f.name)
-	return nil
+	fmt.Fprintf(p.Log, "uploaded %s to %s\n", f.name, rel.GetTagName())
+	return asset, nil
 }
 
 // latest points the latest tag at the dated tag's commit and replaces the
@@ -331,13 +404,15 @@ func (p *publisher) latest(ctx context.Context, files []file) error {
 	if err != nil {
 		return fmt.Errorf("update the latest release: look up tag %s: %w", p.Tag, err)
 	}
-	want := &github.Reference{Ref: github.String("refs/tags/" + LatestTag), Object: &github.GitObject{SHA: ref.GetObject().SHA}}
-	_, resp, err := p.GitHub.Git.GetRef(ctx, p.owner, p.repo, "tags/"+LatestTag)
+	sha := ref.GetObject().GetSHA()
+	cur, resp, err := p.GitHub.Git.GetRef(ctx, p.owner, p.repo, "tags/"+LatestTag)
 	switch {
+	case err == nil && cur.GetObject().GetSHA() == sha:
+		// Already there: moving a tag to where it is changes nothing.
 	case err == nil:
-		_, _, err = p.GitHub.Git.UpdateRef(ctx, p.owner, p.repo, want, true)
+		_, _, err = p.GitHub.Git.UpdateRef(ctx, p.owner, p.repo, "tags/"+LatestTag, github.UpdateRef{SHA: sha, Force: github.Ptr(true)})
 	case status(resp) == http.StatusNotFound:
-		_, _, err = p.GitHub.Git.CreateRef(ctx, p.owner, p.repo, want)
+		_, _, err = p.GitHub.Git.CreateRef(ctx, p.owner, p.repo, github.CreateRef{Ref: "refs/tags/" + LatestTag, SHA: sha})
 	}
 	if err != nil {
 		return fmt.Errorf("update the latest release: move tag %s: %w", LatestTag, err)
@@ -349,9 +424,11 @@ func (p *publisher) latest(ctx context.Context, files []file) error {
 	if err != nil {
 		return fmt.Errorf("update the latest release: %w", err)
 	}
-	if err := p.sync(ctx, rel, files, true, nil); err != nil {
+	var lr Result
+	if err := p.sync(ctx, rel, files, true, &lr); err != nil {
 		return fmt.Errorf("update the latest release: %w", err)
 	}
+	p.latestUploaded = lr.Uploaded
 	fmt.Fprintf(p.Log, "release %s now holds %s\n", LatestTag, p.Tag)
 	return nil
 }
@@ -359,6 +436,7 @@ func (p *publisher) latest(ctx context.Context, files []file) error {
 type file struct {
 	name, path string
 	size       int64
+	sha256     string // hex
 }
 
 // listFiles lists the regular files of a flat folder, sorted.
@@ -386,13 +464,30 @@ func listFiles(dir string) ([]file, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", path, err)
 		}
-		files = append(files, file{name: e.Name(), path: path, size: info.Size()})
+		sum, err := fileSHA256(path)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		files = append(files, file{name: e.Name(), path: path, size: info.Size(), sha256: sum})
 	}
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%s is empty: nothing to publish (run acp-registry build first)", dir)
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
 	return files, nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // plainAssetName reports whether GitHub keeps name as it is for a release

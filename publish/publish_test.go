@@ -2,6 +2,7 @@ package publish
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,7 +35,12 @@ type fakeGitHub struct {
 	failAfter int    // fail uploads after this many (0: never)
 	uploads   int    // successful uploads
 	rejectNew string // when set, creating a release answers 422 with this code
+	noDigest  bool   // list assets without "digest", as older GitHub APIs do
 	log       []string
+	// missing records every moment a latest-release asset was absent
+	// while a request other than its own rename was served.
+	missing []string
+	gone    string // a latest asset deleted and not yet replaced
 }
 
 type fakeRelease struct {
@@ -75,6 +81,10 @@ func (f *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 	defer f.mu.Unlock()
 	p := r.URL.Path
 	f.log = append(f.log, r.Method+" "+p)
+	if f.gone != "" && !(r.Method == "PATCH" && reAsset.MatchString(p)) {
+		// Only the rename that follows the deletion may see the gap.
+		f.missing = append(f.missing, f.gone+" during "+r.Method+" "+p)
+	}
 	if r.Header.Get("Authorization") != "Bearer "+f.token {
 		w.WriteHeader(http.StatusUnauthorized)
 		fmt.Fprint(w, `{"message":"Bad credentials"}`)
@@ -128,7 +138,11 @@ func (f *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		var out []map[string]any
 		for name, a := range rel.Assets {
-			out = append(out, map[string]any{"id": a.ID, "name": name, "size": len(a.Data), "state": "uploaded"})
+			asset := map[string]any{"id": a.ID, "name": name, "size": len(a.Data), "state": "uploaded"}
+			if !f.noDigest {
+				asset["digest"] = fmt.Sprintf("sha256:%x", sha256.Sum256(a.Data))
+			}
+			out = append(out, asset)
 		}
 		sort.Slice(out, func(i, j int) bool { return out[i]["name"].(string) < out[j]["name"].(string) })
 		json.NewEncoder(w).Encode(out)
@@ -161,12 +175,41 @@ func (f *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 			for name, a := range rel.Assets {
 				if a.ID == id {
 					delete(rel.Assets, name)
+					if rel.Tag == "latest" && !strings.HasSuffix(name, ".next") {
+						f.gone = name
+					}
 					w.WriteHeader(http.StatusNoContent)
 					return
 				}
 			}
 		}
 		notFound()
+	case r.Method == "GET" && match(reAsset):
+		if a, _ := f.asset(m[1]); a != nil {
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Write(a.Data)
+			return
+		}
+		notFound()
+	case r.Method == "PATCH" && match(reAsset):
+		var req struct{ Name string }
+		json.NewDecoder(r.Body).Decode(&req)
+		a, rel := f.asset(m[1])
+		if a == nil || req.Name == "" || rel.Assets[req.Name] != nil {
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			fmt.Fprint(w, `{"message":"Validation Failed"}`)
+			return
+		}
+		for name, x := range rel.Assets {
+			if x == a {
+				delete(rel.Assets, name)
+			}
+		}
+		rel.Assets[req.Name] = a
+		if f.gone == req.Name {
+			f.gone = ""
+		}
+		fmt.Fprintf(w, `{"id": %d, "name": %q, "size": %d}`, a.ID, req.Name, len(a.Data))
 	case r.Method == "GET" && match(reRef):
 		if sha, ok := f.refs[m[1]]; ok {
 			fmt.Fprintf(w, `{"ref": "refs/tags/%s", "object": {"sha": %q, "type": "commit"}}`, m[1], sha)
@@ -188,6 +231,18 @@ func (f *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 		f.t.Errorf("unexpected request %s %s", r.Method, p)
 		notFound()
 	}
+}
+
+func (f *fakeGitHub) asset(s string) (*fakeAsset, *fakeRelease) {
+	id, _ := strconv.ParseInt(s, 10, 64)
+	for _, rel := range f.releases {
+		for _, a := range rel.Assets {
+			if a.ID == id {
+				return a, rel
+			}
+		}
+	}
+	return nil, nil
 }
 
 func (f *fakeGitHub) byID(s string) *fakeRelease {
@@ -395,7 +450,67 @@ func TestNewClientRefusesRelativeURL(t *testing.T) {
 			t.Errorf("%q: err = %v", u, err)
 		}
 	}
-	if c, err := NewClient(nil, "https://ghe.example.com/api/v3", ""); err != nil || c.BaseURL.String() != "https://ghe.example.com/api/v3/" {
+	if c, err := NewClient(nil, "https://ghe.example.com/api/v3", ""); err != nil || c.BaseURL() != "https://ghe.example.com/api/v3/" {
 		t.Errorf("GHE URL: %v, %v", c, err)
+	}
+}
+
+// Publishing an unchanged dist changes nothing: no upload, no deletion,
+// with GitHub's digests or, where the API has none, by the bytes.
+func TestPublishUnchangedDistUploadsNothing(t *testing.T) {
+	for _, noDigest := range []bool{false, true} {
+		f := newFakeGitHub(t)
+		f.noDigest = noDigest
+		dir := dist(t, build1)
+		opts := f.options(t, dir, "good")
+		if _, err := Publish(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+		f.mu.Lock()
+		f.uploads, f.log = 0, nil
+		f.mu.Unlock()
+		res, err := Publish(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var writes []string
+		for _, l := range f.log {
+			if !strings.HasPrefix(l, "GET ") {
+				writes = append(writes, l)
+			}
+		}
+		if f.uploadCount() != 0 || len(writes) != 0 || len(res.Uploaded) != 0 || len(res.LatestUploaded) != 0 || len(res.Kept) != 3 {
+			t.Errorf("noDigest=%v: second run wrote %v (result %+v)", noDigest, writes, res)
+		}
+	}
+}
+
+// The rolling latest release never lacks an asset while a new build
+// replaces it: each new copy is uploaded beside the old one, and the old
+// one is deleted only right before the new one takes its name.
+func TestPublishLatestNeverLacksAnAsset(t *testing.T) {
+	f := newFakeGitHub(t)
+	opts := f.options(t, dist(t, build1), "good")
+	if _, err := Publish(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	build2 := map[string]string{"registry.json": `{"agents":[2]}`, "a.svg": "<svg>A</svg>", "b.svg": "<svg>b</svg>"}
+	opts = f.options(t, dist(t, build2), "good")
+	opts.Tag, opts.Target = "v2", "def456full"
+	res, err := Publish(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.missing) != 0 {
+		t.Errorf("latest lacked an asset while serving other requests: %v", f.missing)
+	}
+	if !reflect.DeepEqual(res.LatestUploaded, []string{"a.svg", "registry.json"}) {
+		t.Errorf("latest uploads %v, want only the changed files", res.LatestUploaded)
+	}
+	if got := f.assetNames("latest"); !reflect.DeepEqual(got, []string{"a.svg", "b.svg", "registry.json"}) {
+		t.Errorf("latest assets %v", got)
+	}
+	if string(f.releases["latest"].Assets["registry.json"].Data) != `{"agents":[2]}` {
+		t.Error("latest does not hold the new registry.json")
 	}
 }

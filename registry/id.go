@@ -1,15 +1,25 @@
 package registry
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 )
 
-var idRe = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
-
-// ValidID reports whether id matches ^[a-z][a-z0-9-]*$.
-func ValidID(id string) bool { return idRe.MatchString(id) }
+// ValidID reports whether id matches ^[a-z][a-z0-9-]*$. Written out rather
+// than a regexp: every acp command pays for package init, and this is the
+// check every index load makes.
+func ValidID(id string) bool {
+	if id == "" || id[0] < 'a' || id[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // Slug writes a display name in lowercase with hyphens ("Claude Agent" ->
 // "claude-agent"), the form `acp` accepts in place of an id.

@@ -30,7 +30,7 @@ func ParseIndex(data []byte) (*Index, error) {
 	}
 	seen := map[string]bool{}
 	for i, a := range x.Agents {
-		if !idRe.MatchString(a.ID) {
+		if !ValidID(a.ID) {
 			return nil, fmt.Errorf("registry index: agent %d has invalid id %q", i, a.ID)
 		}
 		if seen[a.ID] {
@@ -44,6 +44,9 @@ func ParseIndex(data []byte) (*Index, error) {
 			if !p.Known() {
 				return nil, fmt.Errorf("registry index: agent %q has unknown platform %q", a.ID, p)
 			}
+		}
+		if err := CheckAgent(&x.Agents[i]); err != nil {
+			return nil, fmt.Errorf("registry index: agent %q refused: %w", a.ID, err)
 		}
 	}
 	if x.Extensions == nil {

@@ -20,6 +20,19 @@ func TestParseNPM(t *testing.T) {
 		{"@stdiobus/workers-registry", "@stdiobus/workers-registry", "", false},
 		{"aider-acp@latest", "aider-acp", "latest", false},
 		{"cline@", "", "", true},
+		{"x@npm:y@1.0.0", "", "", true},
+		{"x@file:../y", "", "", true},
+		{"x@git+https://github.com/a/b", "", "", true},
+		{"x@https://evil.example/x.tgz", "", "", true},
+		{"x@next", "", "", true},
+		{"--global", "", "", true},
+		{"-g", "", "", true},
+		{"x@1.0.0 --global", "", "", true},
+		{"x@1.0.0\n--global", "", "", true},
+		{"x@1.0.0\t", "", "", true},
+		{"pkg@1.2", "pkg", "1.2", false},
+		{"pkg@^1.2.0", "pkg", "^1.2.0", false},
+		{"pkg@v1.2.3", "pkg", "v1.2.3", false},
 		{"Bad_Name@1.0.0", "", "", true},
 		{"@scope@1.0.0", "", "", true},
 		{"", "", "", true},
@@ -51,10 +64,16 @@ func TestParsePyPI(t *testing.T) {
 		{"gptme-acp", "gptme-acp", "", "", false},
 		{"mistral-vibe[acp]==1.2.0", "mistral-vibe", "[acp]", "1.2.0", false},
 		{"superqode@0.2.7", "superqode", "", "0.2.7", false},
-		{"pkg>=1.0", "", "", "", true},
 		{"pkg==", "", "", "", true},
 		{"-pkg==1.0", "", "", "", true},
 		{"pkg[==1.0", "", "", "", true},
+		{"pkg @ https://evil.example/pkg.whl", "", "", "", true},
+		{"pkg@https://evil.example/pkg.whl", "", "", "", true},
+		{"pkg@file:///tmp/x", "", "", "", true},
+		{"pkg==1.0\n--index-url=https://evil.example", "", "", "", true},
+		{"--with=evil", "", "", "", true},
+		{"git+https://github.com/a/b", "", "", "", true},
+		{"pkg==1.0 ", "", "", "", true},
 	}
 	for _, c := range cases {
 		s, err := ParsePyPI(c.spec)
@@ -68,8 +87,37 @@ func TestParsePyPI(t *testing.T) {
 			t.Errorf("ParsePyPI(%q) = %+v, %v", c.spec, s, err)
 		}
 	}
+	for spec, rng := range map[string]string{"pkg>=1.0.0": ">=1.0.0", "pkg~=1.2": "~=1.2", "pkg==1.*": "==1.*", "pkg[x]>=1,<2": ">=1,<2"} {
+		s, err := ParsePyPI(spec)
+		if err != nil || s.Range != rng || s.Version != "" || s.String() != spec {
+			t.Errorf("ParsePyPI(%q) = %+v, %v; want the range %q and no version", spec, s, err, rng)
+		}
+	}
 	if got := NormalizePyPIName("Fast_Agent..ACP"); got != "fast-agent-acp" {
 		t.Errorf("NormalizePyPIName = %q", got)
+	}
+}
+
+func TestExactNPMVersion(t *testing.T) {
+	for v, want := range map[string]bool{"1.2.3": true, "v1.2.3": true, "1.2.3-preview.4": true, "1.2.3+b.1": true,
+		"1.2": false, "^1.2.0": false, "~1.2.3": false, ">=1.0.0": false, "1.x": false, "1.2.3.4": false, "latest": false, "1.2.3-": false} {
+		if got := ExactNPMVersion(v); got != want {
+			t.Errorf("ExactNPMVersion(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+func TestReservedEnv(t *testing.T) {
+	for _, name := range []string{"PATH", "path", "LD_PRELOAD", "DYLD_INSERT_LIBRARIES", "NODE_OPTIONS", "PYTHONPATH", "https_proxy",
+		"SSL_CERT_FILE", "ComSpec", "SystemRoot", "USERPROFILE", "AppData", "LOCALAPPDATA", "PathExt"} {
+		if !ReservedEnv(name) {
+			t.Errorf("ReservedEnv(%q) = false, want true", name)
+		}
+	}
+	for _, name := range []string{"GEMINI_API_KEY", "DEBUG", "PATHS_DIR"} {
+		if ReservedEnv(name) {
+			t.Errorf("ReservedEnv(%q) = true, want false", name)
+		}
 	}
 }
 
@@ -79,6 +127,16 @@ func TestVersions(t *testing.T) {
 	}
 	if !HasLeadingZero("2026.10.01") || HasLeadingZero("2026.10.10") || HasLeadingZero("0.1.0") {
 		t.Error("HasLeadingZero is wrong")
+	}
+	for _, c := range [][2]string{{"1.2", "1.2.0"}, {"v1.2.3", "1.2.3"}, {"2026.10.01", "2026.10.1"}, {"1", "1.0.0"}, {"1.2.3-preview.1", "1.2.3-preview.1"}} {
+		if !SameVersion(c[0], c[1]) || !SameVersion(c[1], c[0]) {
+			t.Errorf("SameVersion(%q, %q) = false", c[0], c[1])
+		}
+	}
+	for _, c := range [][2]string{{"1.2.1", "1.2.0"}, {"1.2.3-preview.1", "1.2.3"}, {"1.2.3", "1.2.3.4"}, {"1.10.0", "1.1.0"}, {"x", "1.0.0"}} {
+		if SameVersion(c[0], c[1]) || SameVersion(c[1], c[0]) {
+			t.Errorf("SameVersion(%q, %q) = true", c[0], c[1])
+		}
 	}
 	if !SameVersion("1.2", "1.2.0") || SameVersion("1.2.1", "1.2.0") {
 		t.Error("SameVersion should compare semantically")
@@ -128,6 +186,12 @@ func TestParseIndexRefusesHostileInput(t *testing.T) {
 		"bad platform":  `{"version":"1.0.0","agents":[{"id":"a","distribution":{"binary":{"beos-m68k":{"archive":"x","cmd":"y"}}}}]}`,
 		"wrong types":   `{"version":"1.0.0","agents":[{"id":7}]}`,
 		"empty version": `{"agents":[]}`,
+		"npm alias":     `{"version":"1.0.0","agents":[{"id":"a","distribution":{"npx":{"package":"a@npm:evil@1.0.0"}}}]}`,
+		"npm option":    `{"version":"1.0.0","agents":[{"id":"a","distribution":{"npx":{"package":"--global"}}}]}`,
+		"uvx newline":   `{"version":"1.0.0","agents":[{"id":"a","distribution":{"uvx":{"package":"a==1.0\n--index-url=x"}}}]}`,
+		"preview alias": `{"version":"1.0.0","agents":[{"id":"a","distribution":{"npx":{"package":"a@1.0.0"}},"preview":{"version":"1.1.0","distribution":{"npx":{"package":"a@file:/tmp"}}}}]}`,
+		"env LD":        `{"version":"1.0.0","agents":[{"id":"a","distribution":{"npx":{"package":"a@1.0.0","env":{"LD_PRELOAD":"/tmp/x.so"}}}}]}`,
+		"env win":       `{"version":"1.0.0","agents":[{"id":"a","distribution":{"binary":{"windows-x86_64":{"archive":"https://x/a.zip","cmd":"a.exe","env":{"PathExt":".JS"}}}}}]}`,
 	} {
 		if _, err := ParseIndex([]byte(body)); err == nil {
 			t.Errorf("%s: ParseIndex accepted %s", name, body)
@@ -208,5 +272,14 @@ func TestDecodeCorpusManifests(t *testing.T) {
 	}
 	if n < 100 {
 		t.Errorf("decoded only %d corpus manifests", n)
+	}
+}
+
+// A refused agent is named with the rule, so the user knows which agent of
+// a mirror or folder is at fault and why.
+func TestParseIndexNamesTheRule(t *testing.T) {
+	_, err := ParseIndex([]byte(`{"version":"1.0.0","agents":[{"id":"a","distribution":{"npx":{"package":"a@1.0.0","env":{"NODE_OPTIONS":"--require /tmp/x.js"}}}}]}`))
+	if err == nil || !strings.Contains(err.Error(), `agent "a"`) || !strings.Contains(err.Error(), "env sets NODE_OPTIONS") || !strings.Contains(err.Error(), "env-reserved") {
+		t.Fatalf("ParseIndex = %v, want the agent, the variable and the rule named", err)
 	}
 }

@@ -26,6 +26,7 @@ const MaxManifestSize = 1 << 20
 type AgentDir struct {
 	Name string // folder name, which must equal the manifest id
 	Dir  string // path as given by the caller joined with Name
+	Link bool   // the folder is a symbolic link (it may lead out of the root)
 }
 
 // ManifestPath is Dir/agent.json.
@@ -54,7 +55,8 @@ func ScanRoot(root string) ([]AgentDir, error) {
 			continue
 		}
 		isDir := e.IsDir()
-		if e.Type()&fs.ModeSymlink != 0 {
+		link := e.Type()&fs.ModeSymlink != 0
+		if link {
 			if st, err := os.Stat(filepath.Join(root, e.Name())); err == nil {
 				isDir = st.IsDir()
 			}
@@ -62,7 +64,7 @@ func ScanRoot(root string) ([]AgentDir, error) {
 		if !isDir {
 			continue
 		}
-		dirs = append(dirs, AgentDir{Name: e.Name(), Dir: filepath.Join(root, e.Name())})
+		dirs = append(dirs, AgentDir{Name: e.Name(), Dir: filepath.Join(root, e.Name()), Link: link})
 	}
 	sort.Slice(dirs, func(i, j int) bool { return dirs[i].Name < dirs[j].Name })
 	return dirs, nil

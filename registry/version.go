@@ -3,20 +3,25 @@ package registry
 import (
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/Masterminds/semver/v3"
 )
 
-var strictVersionRe = regexp.MustCompile(`^(0|[1-9][0-9]*|[0-9]+)\.([0-9]+)\.([0-9]+)$`)
+// Compiled on first use: nothing heavy at package init (acp pays it on
+// every launch).
+var strictVersionRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(0|[1-9][0-9]*|[0-9]+)\.([0-9]+)\.([0-9]+)$`)
+})
 
 // StrictVersion reports whether v is exactly MAJOR.MINOR.PATCH with numeric
 // parts (leading zeros allowed here; see HasLeadingZero).
-func StrictVersion(v string) bool { return strictVersionRe.MatchString(v) }
+func StrictVersion(v string) bool { return strictVersionRe().MatchString(v) }
 
-var leadingZeroRe = regexp.MustCompile(`(^|\.)0[0-9]`)
+var leadingZeroRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|\.)0[0-9]`) })
 
 // HasLeadingZero reports a numeric part such as "01" in "2026.10.01".
-func HasLeadingZero(v string) bool { return leadingZeroRe.MatchString(v) }
+func HasLeadingZero(v string) bool { return leadingZeroRe().MatchString(v) }
 
 // ParseVersion parses a version with semver, tolerating a leading "v",
 // shorter forms ("1.2" is 1.2.0) and leading zeros. It rejects anything
@@ -32,6 +37,14 @@ func ParseVersion(v string) (*semver.Version, error) {
 // SameVersion compares two versions as semantic versions; unparsable ones
 // are compared as strings.
 func SameVersion(a, b string) bool {
+	// Nearly every call compares two plain release versions; semver's
+	// parser (a regular expression) costs more than the rest of a
+	// manifest's checks.
+	if x, ok := plainVersion(a); ok {
+		if y, ok := plainVersion(b); ok {
+			return x == y
+		}
+	}
 	va, errA := ParseVersion(a)
 	vb, errB := ParseVersion(b)
 	if errA != nil || errB != nil {
@@ -55,4 +68,30 @@ func Newer(a, b string) bool {
 func IsPrerelease(v string) bool {
 	sv, err := ParseVersion(v)
 	return err == nil && sv.Prerelease() != ""
+}
+
+// plainVersion parses "1", "1.2", "1.2.3", with an optional leading "v",
+// as ParseVersion would (missing parts are 0, leading zeros ignored); ok
+// is false for anything else, pre-releases included.
+func plainVersion(v string) (parts [3]uint64, ok bool) {
+	if v != "" && (v[0] == 'v' || v[0] == 'V') {
+		v = v[1:]
+	}
+	n, digits := 0, 0
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c >= '0' && c <= '9':
+			if digits == 18 {
+				return parts, false
+			}
+			parts[n] = parts[n]*10 + uint64(c-'0')
+			digits++
+		case c == '.' && digits > 0 && n < 2:
+			n++
+			digits = 0
+		default:
+			return parts, false
+		}
+	}
+	return parts, digits > 0
 }

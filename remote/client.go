@@ -336,13 +336,12 @@ func (c *Client) retry(ctx context.Context, rawURL string, trusted bool, try fun
 				return resp, nil
 			}
 			status := resp.StatusCode
-			ra := retryAfter(resp.Header.Get("Retry-After"), time.Now())
+			delay, again := c.policy().Delay(resp, i)
 			drainClose(resp.Body)
-			transient := status == http.StatusTooManyRequests || status >= 500
-			if !transient || i >= n || ctx.Err() != nil {
+			if !again || ctx.Err() != nil {
 				return nil, &URLError{URL: rawURL, Status: status, Attempts: i}
 			}
-			wait = max(c.backoff(i), min(ra, c.maxRetryAfter()))
+			wait = delay
 		} else {
 			if !retryable(ctx, err) || i >= n {
 				return nil, &URLError{URL: rawURL, Err: err, Attempts: i, Timeout: c.timeout()}

@@ -12,10 +12,12 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -61,7 +63,23 @@ type Options struct {
 	// Embedded is the registry folder built into the binary (agents.FS),
 	// used when the default source has neither network nor cache.
 	Embedded fs.FS
+	// ConnectTimeout bounds getting a connection: TCP, a proxy's CONNECT
+	// and TLS together. Default 3 s.
+	ConnectTimeout time.Duration
+	// FetchTimeout bounds a whole fetch, body included. Default 10 s.
+	FetchTimeout time.Duration
+	// RetryAfter: after a failed fetch of a URL, no new attempt for this
+	// long (remembered in CacheDir, so across commands). Default 5 min.
+	RetryAfter time.Duration
 }
+
+// Defaults of the fetch budget (cli.md: an editor never waits twice on a
+// dead network).
+const (
+	DefaultConnectTimeout = 3 * time.Second
+	DefaultFetchTimeout   = 10 * time.Second
+	DefaultRetryAfter     = 5 * time.Minute
+)
 
 // meta is registry.meta.json, kept beside a cached body.
 type meta struct {
@@ -75,8 +93,17 @@ const maxMetaSize = 64 << 10
 // Load returns the registry index from the source Options name, and where
 // it came from.
 func Load(ctx context.Context, o Options) (*registry.Index, Origin, error) {
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	if o.FetchTimeout <= 0 {
+		o.FetchTimeout = DefaultFetchTimeout
+	}
+	if o.RetryAfter <= 0 {
+		o.RetryAfter = DefaultRetryAfter
+	}
 	if o.HTTP == nil {
-		o.HTTP = &http.Client{Timeout: 30 * time.Second}
+		o.HTTP = DefaultClient()
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -96,16 +123,32 @@ func Load(ctx context.Context, o Options) (*registry.Index, Origin, error) {
 	if scheme, _, ok := strings.Cut(o.Registry, "://"); ok && !strings.EqualFold(scheme, "file") {
 		return o.loadURL(ctx, o.Registry, false)
 	}
-	return loadPath(strings.TrimPrefix(o.Registry, "file://"))
+	return loadPath(strings.TrimPrefix(o.Registry, "file://"), o.Stderr)
 }
 
-func loadPath(path string) (*registry.Index, Origin, error) {
+// DefaultClient is the registry's HTTP client: proxies from HTTPS_PROXY,
+// HTTP_PROXY and NO_PROXY. It has no timeouts of its own: Load's budget
+// covers the connection as a whole (TCP, CONNECT, TLS) and the fetch.
+func DefaultClient() *http.Client { return newClient(http.ProxyFromEnvironment) }
+
+func newClient(proxy func(*http.Request) (*url.URL, error)) *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		Proxy:                 proxy,
+		DialContext:           (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          4,
+		IdleConnTimeout:       30 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}}
+}
+
+func loadPath(path string, stderr io.Writer) (*registry.Index, Origin, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, "", fmt.Errorf("read registry %s: %w (--registry and ACP_REGISTRY take a URL, a registry.json file or a registry folder)", path, err)
 	}
 	if st.IsDir() {
-		idx, err := loadDir(path)
+		idx, err := loadDir(path, stderr)
 		if err != nil {
 			return nil, "", err
 		}
@@ -121,41 +164,112 @@ func loadPath(path string) (*registry.Index, Origin, error) {
 	if filepath.Base(path) == registry.ManifestFile {
 		// One agent's manifest: a registry of that agent alone, as
 		// acp-registry validate accepts it.
-		m, err := registry.DecodeManifest(data)
+		m, err := decodeManifest(path, data)
 		if err != nil {
-			return nil, "", fmt.Errorf("read agent manifest %s: %w (run acp-registry validate for details)", path, err)
+			return nil, "", fmt.Errorf("read agent manifest %w", err)
 		}
 		idx, err := indexOf([]registry.Manifest{*m})
 		if err != nil {
-			return nil, "", fmt.Errorf("read agent manifest %s: %w", path, err)
+			return nil, "", invalidf("read agent manifest %s: %w", path, err)
 		}
 		return idx, OriginFile, nil
 	}
 	idx, err := registry.ParseIndex(data)
 	if err != nil {
-		return nil, "", fmt.Errorf("read registry file %s: %w", path, err)
+		return nil, "", invalidf("read registry file %s: %w", path, err)
 	}
 	return idx, OriginFile, nil
 }
 
+// decodeManifest decodes one agent.json; its error starts with
+// path:line:col when the decoder knows where it stopped.
+func decodeManifest(path string, data []byte) (*registry.Manifest, error) {
+	m, err := registry.DecodeManifest(data)
+	if err == nil {
+		return m, nil
+	}
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	where := path
+	if off >= 0 {
+		line, col := lineCol(data, off)
+		where = fmt.Sprintf("%s:%d:%d", path, line, col)
+	}
+	return nil, invalidf("%s: %w (run acp-registry validate for details)", where, err)
+}
+
+// lineCol turns a byte offset into a 1-based line and column (in bytes).
+func lineCol(data []byte, off int64) (line, col int) {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(off) - (bytes.LastIndexByte(before, '\n') + 1)
+	if col == 0 {
+		col = 1
+	}
+	return line, col
+}
+
 // loadDir reads a registry folder (<id>/agent.json beneath it) or a single
 // agent's folder, and holds the result to the invariants of a
-// registry.json: a folder edited by hand has not been through build.
-func loadDir(path string) (*registry.Index, error) {
+// registry.json: a folder edited by hand has not been through build. One
+// broken agent.json does not take the others down: it is named once on
+// stderr, with line:col, and left out.
+func loadDir(path string, stderr io.Writer) (*registry.Index, error) {
 	if _, err := os.Stat(filepath.Join(path, registry.ManifestFile)); err == nil {
-		idx, _, err := loadPath(filepath.Join(path, registry.ManifestFile))
+		idx, _, err := loadPath(filepath.Join(path, registry.ManifestFile), stderr)
 		return idx, err
 	}
-	tree, err := registry.LoadTree(path)
+	dirs, err := registry.ScanRoot(path)
 	if err != nil {
-		return nil, fmt.Errorf("read registry folder %s: %w", path, err)
+		return nil, err
 	}
-	if len(tree.Agents) == 0 {
+	var agents []registry.Manifest
+	var broken []error
+	for _, d := range dirs {
+		p := d.ManifestPath()
+		data, err := readRegular(p, registry.MaxManifestSize)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		var m *registry.Manifest
+		if err == nil {
+			m, err = decodeManifest(p, data)
+		} else {
+			err = fmt.Errorf("read %s: %w", p, err)
+		}
+		if err == nil {
+			// The index's own checks (id, distributions, platforms), one
+			// agent at a time so that one bad agent is only its own loss.
+			if _, ierr := indexOf([]registry.Manifest{*m}); ierr != nil {
+				err = invalidf("%s: %w (run acp-registry validate for details)", p, ierr)
+			}
+		}
+		if err != nil {
+			broken = append(broken, err)
+			continue
+		}
+		agents = append(agents, *m)
+	}
+	if len(agents) == 0 {
+		if len(broken) > 0 {
+			return nil, fmt.Errorf("read registry folder %s: no usable agent in it: %w", path, errors.Join(broken...))
+		}
 		return nil, fmt.Errorf("read registry folder %s: no agents in it: a registry folder holds one <id>/%s per agent", path, registry.ManifestFile)
 	}
-	idx, err := indexOf(tree.Agents)
+	for _, err := range broken {
+		fmt.Fprintf(stderr, "warning: skipping %v\n", err)
+	}
+	idx, err := indexOf(agents)
 	if err != nil {
-		return nil, fmt.Errorf("read registry folder %s: %w (run acp-registry validate for details)", path, err)
+		return nil, invalidf("read registry folder %s: %w (run acp-registry validate for details)", path, err)
 	}
 	return idx, nil
 }
@@ -206,23 +320,30 @@ func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*regi
 	if cached != nil && m.URL != "" && m.URL != raw {
 		cached, m = nil, meta{} // cached from another default URL (an older acp)
 	}
-
 	if o.Offline {
 		if cached != nil {
 			return cached, OriginCache, nil
 		}
-		return o.fallback(raw, isDefault, errors.New("offline, and nothing cached yet"))
+		return o.fallback(raw, isDefault, fmt.Errorf("%w, and nothing cached yet", ErrOffline))
 	}
 	if cached != nil && age(o.Now(), m.FetchedAt) < o.MaxAge {
 		return cached, OriginCache, nil
 	}
-
+	// A fetch that failed a moment ago fails again: say so at once
+	// instead of waiting on the same dead network.
+	if f, ok := c.readFailure(raw); ok {
+		if ago := age(o.Now(), f.FailedAt); ago < o.RetryAfter {
+			cause := fmt.Errorf("fetch %s failed %s ago (%s); the next attempt is in %s", redacted(raw), roundAgo(ago), f.Error, roundAgo(o.RetryAfter-ago))
+			return o.useCache(raw, isDefault, cached, m, cause)
+		}
+	}
 	etag := ""
 	if cached != nil {
 		etag = m.ETag
 	}
 	idx, body, newETag, err := o.fetch(ctx, raw, etag)
 	if err == nil {
+		c.clearFailure()
 		now := o.Now().UTC()
 		if idx == nil { // 304: the cached body is current
 			if newETag != "" {
@@ -243,13 +364,33 @@ func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*regi
 		return idx, OriginURL, nil
 	}
 	if ctx.Err() != nil {
-		return nil, "", err
+		return nil, "", err // interrupted: not the network's fault
 	}
+	c.writeFailure(failure{URL: raw, FailedAt: o.Now().UTC(), Error: trimFetch(err, raw)})
+	return o.useCache(raw, isDefault, cached, m, err)
+}
+
+// useCache goes on without the network: the cached copy, else the
+// fallback, with one line on stderr.
+func (o Options) useCache(raw string, isDefault bool, cached *registry.Index, m meta, cause error) (*registry.Index, Origin, error) {
 	if cached != nil {
-		fmt.Fprintf(o.Stderr, "warning: %v; using the cached registry from %s\n", err, m.FetchedAt.Local().Format(time.DateTime))
+		fmt.Fprintf(o.Stderr, "warning: %v; using the cached registry from %s\n", cause, m.FetchedAt.Local().Format(time.DateTime))
 		return cached, OriginCache, nil
 	}
-	return o.fallback(raw, isDefault, err)
+	return o.fallback(raw, isDefault, cause)
+}
+
+// roundAgo shows a duration the way people say it: 1m30s, 4s.
+func roundAgo(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// trimFetch is err without its "fetch URL: " prefix, for the failure file.
+func trimFetch(err error, raw string) string {
+	return strings.TrimPrefix(err.Error(), "fetch "+redacted(raw)+": ")
 }
 
 // age is how old a fetch is; a time in the future (clock moved back) counts
@@ -274,10 +415,44 @@ func (o Options) fallback(raw string, isDefault bool, cause error) (*registry.In
 	return nil, "", fmt.Errorf("read registry %s: %w: %w", redacted(raw), ErrUnavailable, cause)
 }
 
-// fetch GETs raw, conditionally when etag is set. A nil index with a nil
-// error means 304 Not Modified.
-func (o Options) fetch(ctx context.Context, raw, etag string) (idx *registry.Index, body []byte, newETag string, err error) {
+// errConnect and errBudget end a fetch that overran its budget.
+var (
+	errConnect = errors.New("no connection")
+	errBudget  = errors.New("no complete answer")
+)
+
+// fetch GETs raw, conditionally when etag is set, within the budget:
+// ConnectTimeout to get a connection (TCP, proxy CONNECT, TLS: the
+// transport's own timeouts do not cover a proxy's CONNECT), FetchTimeout
+// for everything. A nil index with a nil error means 304 Not Modified.
+func (o Options) fetch(parent context.Context, raw, etag string) (idx *registry.Index, body []byte, newETag string, err error) {
 	shown := redacted(raw)
+	ctx, cancel := context.WithTimeoutCause(parent, o.FetchTimeout, errBudget)
+	defer cancel()
+	ctx, cancelConn := context.WithCancelCause(ctx)
+	defer cancelConn(nil)
+	var connected atomic.Bool
+	timer := time.AfterFunc(o.ConnectTimeout, func() {
+		if !connected.Load() {
+			cancelConn(errConnect)
+		}
+	})
+	defer timer.Stop()
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }})
+	// Say which budget ran out, in words, rather than "context canceled".
+	budget := func(err error) error {
+		if parent.Err() != nil {
+			return err
+		}
+		switch context.Cause(ctx) {
+		case errConnect:
+			return fmt.Errorf("no connection within %s (a dead network, or a proxy or TLS that does not answer)", o.ConnectTimeout)
+		case errBudget:
+			return fmt.Errorf("no complete answer within %s", o.FetchTimeout)
+		}
+		return err
+	}
+
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("fetch %s: %w", shown, err)
@@ -302,7 +477,7 @@ func (o Options) fetch(ctx context.Context, raw, etag string) (idx *registry.Ind
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return nil, nil, "", fmt.Errorf("fetch %s: %w", shown, err)
+		return nil, nil, "", fmt.Errorf("fetch %s: %w", shown, budget(err))
 	}
 	defer resp.Body.Close()
 	switch {
@@ -313,11 +488,11 @@ func (o Options) fetch(ctx context.Context, raw, etag string) (idx *registry.Ind
 	}
 	body, err = io.ReadAll(io.LimitReader(resp.Body, registry.MaxIndexSize+1))
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("fetch %s: %w", shown, err)
+		return nil, nil, "", fmt.Errorf("fetch %s: %w", shown, budget(err))
 	}
 	idx, err = registry.ParseIndex(body)
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("fetch %s: %w", shown, err)
+		return nil, nil, "", invalidf("fetch %s: %w", shown, err)
 	}
 	return idx, body, resp.Header.Get("ETag"), nil
 }
@@ -331,8 +506,15 @@ func redacted(raw string) string {
 	return raw
 }
 
-// cache is one URL's cached body and meta file.
-type cache struct{ dir, body, meta string }
+// cache is one URL's cached body, meta file and failure file.
+type cache struct{ dir, body, meta, failed string }
+
+// failure is registry[-hash].failed.json: the last fetch of URL failed.
+type failure struct {
+	URL      string    `json:"url"`
+	FailedAt time.Time `json:"failedAt"`
+	Error    string    `json:"error"`
+}
 
 func (o Options) cacheFor(raw string, isDefault bool) cache {
 	if o.CacheDir == "" {
@@ -344,9 +526,10 @@ func (o Options) cacheFor(raw string, isDefault bool) cache {
 		name = "registry-" + hex.EncodeToString(sum[:6])
 	}
 	return cache{
-		dir:  o.CacheDir,
-		body: filepath.Join(o.CacheDir, name+".json"),
-		meta: filepath.Join(o.CacheDir, name+".meta.json"),
+		dir:    o.CacheDir,
+		body:   filepath.Join(o.CacheDir, name+".json"),
+		meta:   filepath.Join(o.CacheDir, name+".meta.json"),
+		failed: filepath.Join(o.CacheDir, name+".failed.json"),
 	}
 }
 
@@ -358,7 +541,7 @@ func (c cache) read(stderr io.Writer) (*registry.Index, meta) {
 	if c.dir == "" {
 		return nil, m
 	}
-	data, err := registry.ReadLimited(c.body, registry.MaxIndexSize)
+	data, err := readRegular(c.body, registry.MaxIndexSize)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			fmt.Fprintf(stderr, "warning: ignoring the cached registry: %v\n", err)
@@ -370,12 +553,44 @@ func (c cache) read(stderr io.Writer) (*registry.Index, meta) {
 		fmt.Fprintf(stderr, "warning: ignoring the cached registry %s: %v\n", c.body, err)
 		return nil, m
 	}
-	if md, err := registry.ReadLimited(c.meta, maxMetaSize); err == nil {
+	if md, err := readRegular(c.meta, maxMetaSize); err == nil {
 		if json.Unmarshal(md, &m) != nil {
 			m = meta{} // unreadable meta: the body is still good, just stale
 		}
 	}
 	return idx, m
+}
+
+// readFailure returns the remembered failure of raw, if any.
+func (c cache) readFailure(raw string) (failure, bool) {
+	var f failure
+	if c.dir == "" {
+		return f, false
+	}
+	data, err := readRegular(c.failed, maxMetaSize)
+	if err != nil || json.Unmarshal(data, &f) != nil || f.URL != raw {
+		return failure{}, false
+	}
+	return f, true
+}
+
+// writeFailure remembers a failed fetch; best effort: a cache that cannot
+// be written costs a wait, not a result.
+func (c cache) writeFailure(f failure) {
+	if c.dir == "" {
+		return
+	}
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil || os.MkdirAll(c.dir, 0o755) != nil {
+		return
+	}
+	_ = writeAtomic(c.failed, append(data, '\n'))
+}
+
+func (c cache) clearFailure() {
+	if c.dir != "" {
+		os.Remove(c.failed)
+	}
 }
 
 func (c cache) write(body []byte, m meta) error {

@@ -3,96 +3,30 @@ package update
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/remote"
 	"github.com/agentclientprotocol/acp-registry-go/remote/githubapi"
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v89/github"
 )
 
-// rateLimitTransport retries GitHub API requests that were refused for
-// rate limiting (429, or 403 with X-RateLimit-Remaining: 0) and 5xx, so
-// go-github never sees them while a retry can still succeed. go-github's
-// own handling would fail fast and then refuse every later request
-// locally until the reset time, which fails the whole hourly run.
-type rateLimitTransport struct {
-	base     http.RoundTripper
-	attempts int
-	backoff  func(attempt int) time.Duration
-	maxWait  time.Duration
-	now      func() time.Time
-}
-
-func (t *rateLimitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method != http.MethodGet && req.Method != http.MethodHead {
-		return t.base.RoundTrip(req)
-	}
-	for attempt := 1; ; attempt++ {
-		resp, err := t.base.RoundTrip(req)
-		if err != nil || attempt >= t.attempts {
-			return resp, err
-		}
-		wait, retry := t.retryWait(resp, attempt)
-		if !retry {
-			return resp, nil
-		}
-		// The client's timeout is a deadline on the request: a wait past it
-		// would end in a bare "Client.Timeout exceeded", and the answer
-		// that says "rate limited" would be lost.
-		if dl, ok := req.Context().Deadline(); ok && time.Until(dl) <= wait {
-			return resp, nil
-		}
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		resp.Body.Close()
-		timer := time.NewTimer(wait)
-		select {
-		case <-req.Context().Done():
-			timer.Stop()
-			return nil, req.Context().Err()
-		case <-timer.C:
-		}
-	}
-}
-
-func (t *rateLimitTransport) retryWait(resp *http.Response, attempt int) (time.Duration, bool) {
-	// GitHub's primary limit is 403 with X-RateLimit-Remaining: 0; its
-	// secondary ("abuse") limit is 403 or 429 with Retry-After.
-	limited := resp.StatusCode == http.StatusTooManyRequests ||
-		(resp.StatusCode == http.StatusForbidden &&
-			(resp.Header.Get("X-RateLimit-Remaining") == "0" || resp.Header.Get("Retry-After") != ""))
-	if !limited && resp.StatusCode < 500 {
-		return 0, false
-	}
-	wait := t.backoff(attempt)
-	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
-		wait = max(wait, time.Duration(s)*time.Second)
-	} else if limited && resp.Header.Get("X-RateLimit-Remaining") == "0" {
-		if reset, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
-			wait = max(wait, time.Unix(reset, 0).Sub(t.now()))
-		}
-	}
-	// Waiting most of an hour for a reset is worse than reporting the
-	// agent and letting the next hourly run pick it up.
-	if wait > t.maxWait {
-		return 0, false
-	}
-	return wait, true
-}
-
 // newGitHubClient returns a go-github client for baseURL (with a final
-// slash, as go-github requires) that sends token when set.
+// slash, as go-github requires) that sends token when set. Rate-limited
+// and failing requests are retried by remote's policy below go-github:
+// its own handling would fail fast and then refuse every later request
+// locally until the reset time, which fails the whole hourly run. A reset
+// further away than two minutes is reported instead of waited for.
 func newGitHubClient(hc *http.Client, baseURL, token string, attempts int, backoff func(int) time.Duration) (*github.Client, error) {
-	base := http.DefaultTransport
-	if hc != nil && hc.Transport != nil {
+	var base http.RoundTripper
+	if hc != nil {
 		base = hc.Transport
 	}
-	rt := &rateLimitTransport{base: base, attempts: attempts, backoff: backoff, maxWait: 2 * time.Minute, now: time.Now}
-	return githubapi.Client(&http.Client{Transport: rt, Timeout: 60 * time.Second}, baseURL, token)
+	policy := remote.Retry{Attempts: attempts, Backoff: backoff, MaxWait: 2 * time.Minute, GiveUpPastMaxWait: true}
+	return githubapi.Client(&http.Client{Transport: policy.Transport(base), Timeout: 60 * time.Second}, baseURL, token)
 }
 
 // githubRepo takes owner and repo from a repository URL such as

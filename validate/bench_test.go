@@ -3,11 +3,14 @@ package validate
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
@@ -36,18 +39,18 @@ func writeBenchTree(tb testing.TB, dst string, n int) {
 		if err != nil {
 			continue
 		}
-		v, _, _, jerr := parseJSON(data)
+		v, _, _, jerr := jsonpos.Parse(data)
 		obj, ok := v.(map[string]any)
 		if jerr != nil || !ok {
 			continue
 		}
 		id, ok := obj["id"].(string)
-		sp, found := locate(data, "/id")
+		sp, found := jsonpos.Locate(data, "/id")
 		if !ok || !found {
 			continue
 		}
 		icon, _ := os.ReadFile(filepath.Join(root, d.Name(), "icon.svg"))
-		srcs = append(srcs, src{id: id, data: data, icon: icon, idOff: sp.val, end: sp.val + len(strconv.Quote(id))})
+		srcs = append(srcs, src{id: id, data: data, icon: icon, idOff: sp.Val, end: sp.Val + len(strconv.Quote(id))})
 	}
 	sort.Slice(srcs, func(i, j int) bool { return srcs[i].id < srcs[j].id })
 	for i := 0; i < n; i++ {
@@ -118,4 +121,28 @@ func BenchmarkValidateManifest(b *testing.B) {
 	for b.Loop() {
 		ValidateManifest("demo/agent.json", data, "demo")
 	}
+}
+
+// BenchmarkValidateLean is validate --skip-urls as the command runs it
+// (Options.Lean: problems spilled, nothing kept) over 5,000 corpus agents,
+// with the text report written: the path bench/ compares with the floor.
+func BenchmarkValidateLean(b *testing.B) {
+	dst := os.Getenv("ACP_BENCH_TREE") // a tree written before, to profile only validation
+	if dst == "" {
+		dst = b.TempDir()
+		writeBenchTree(b, dst, 5000)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		rep, err := Run(context.Background(), []string{dst}, Options{SkipURLs: true, Lean: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := WriteText(io.Discard, rep, false); err != nil {
+			b.Fatal(err)
+		}
+		rep.Close()
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/5000, "µs/agent")
 }

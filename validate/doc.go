@@ -9,19 +9,31 @@
 //     the three report formats (WriteText, WriteJSON, WriteGitHub).
 //   - The embedded JSON Schemas (schema/agent.schema.json and
 //     schema/registry.schema.json, draft-07), exported for the build.
-//   - A JSON scanner of its own (jsonpos.go): it decodes each file once,
-//     finds duplicate keys and places syntax errors at the exact byte, and
-//     positions any pointer on demand. Columns count characters, not bytes.
+//   - Reports: paths relative to the top of the git work tree (else the
+//     current folder) with forward slashes; every string printed to a
+//     terminal, a CI log or a step summary goes through safetext, JSON keeps
+//     exact values. Options.Lean (validate --skip-urls) keeps nothing of an
+//     agent after its checks: problems go to a temporary file and small
+//     records are sorted at the end.
+//
+// JSON is read by internal/jsonpos (shared with update): it decodes each
+// file once, finds duplicate keys, places syntax errors at the exact byte
+// (every one it can get past), and positions any pointer on demand.
 //
 // Decisions worth knowing:
 //   - A UTF-8 byte order mark is an error (json-syntax): Go's and Node's
 //     JSON parsers reject it, so tools reading the tree would fail; parsing
 //     continues past it so the file's other problems are reported too.
+//   - agent.json and icon.svg are read only when they are regular files
+//     inside the registry (file-outside otherwise), so the build, which
+//     takes validate's bytes, never copies a file from elsewhere.
 //   - Where a semantic rule judges a value (id-format, version-semver, …),
 //     the schema's complaint about the same value is dropped.
-//   - Most manifests conform to the schema, so a hand-written walk proves
-//     that first (schemafast.go) and the general validator runs only when it
-//     cannot; tests and fuzzing pin that the two agree.
+//   - Most manifests conform to the schema, so a walk generated from the
+//     schema file (schemafast.go, by internal/schemagen) proves that first
+//     and the general validator runs only when it cannot; schema messages
+//     are built from the violated keyword's location and the schema, never
+//     from the library's English.
 //   - Hostile input is bounded: 1 MiB per manifest, 64 levels of nesting,
 //     200 problems per file, no schema pass over documents with more than
 //     10,000 values, and FIFOs or devices are refused without being opened.

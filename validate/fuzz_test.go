@@ -2,13 +2,12 @@ package validate
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
-	"unicode/utf8"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
@@ -60,51 +59,12 @@ func FuzzValidateManifest(f *testing.F) {
 		if r.Valid == hasSeverity(r.Problems, SeverityError) {
 			t.Fatalf("valid=%v with problems %+v", r.Valid, r.Problems)
 		}
-		if v, _, _, err := parseJSON(data); err == nil {
+		if v, _, _, err := jsonpos.Parse(data); err == nil {
 			if root, ok := v.(map[string]any); ok {
 				if got, want := conformsFast(root), len(schemaFindings(root)) == 0; got != want {
 					t.Fatalf("conformsFast = %v, schema validator clean = %v", got, want)
 				}
 			}
 		}
-	})
-}
-
-// FuzzParseJSON checks the position-recording scanner against encoding/json:
-// both accept the same documents (within our depth limit) and decode them to
-// the same value.
-func FuzzParseJSON(f *testing.F) {
-	addSeeds(f)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if !utf8.Valid(data) || bytes.HasPrefix(data, utf8BOM) {
-			return // reported before parsing; encoding/json differs here on purpose
-		}
-		v, _, dups, err := parseJSON(data)
-		stdOK := json.Valid(data)
-		if err == nil && !stdOK {
-			t.Fatalf("we accept what encoding/json rejects: %q", data)
-		}
-		if err != nil {
-			if stdOK && !strings.Contains(err.msg, "nested too deeply") {
-				t.Fatalf("we reject what encoding/json accepts: %s in %q", err.msg, data)
-			}
-			if err.off < 0 || err.off > len(data) {
-				t.Fatalf("error offset %d outside %d bytes", err.off, len(data))
-			}
-			return
-		}
-		if len(dups) > 0 {
-			return // encoding/json keeps the last duplicate too, but compare only clean input
-		}
-		var want any
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber()
-		if e := dec.Decode(&want); e != nil {
-			t.Fatalf("encoding/json: %v", e)
-		}
-		if !reflect.DeepEqual(v, want) {
-			t.Fatalf("decoded %#v, encoding/json %#v", v, want)
-		}
-		checkLocate(t, data, v)
 	})
 }

@@ -7,9 +7,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
+
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 // ValidateManifest runs every offline check on one agent.json: JSON syntax
@@ -17,8 +21,15 @@ import (
 // used in problems; dirName is the agent's folder name ("" when unknown,
 // which skips id-dir-mismatch). It never fails: bad input is a problem.
 func ValidateManifest(file string, data []byte, dirName string) *AgentResult {
+	return validateManifest(file, data, dirName, true)
+}
+
+// validateManifest is ValidateManifest; without typed it leaves Manifest
+// nil (a lean run keeps nothing of it) and records only whether the
+// manifest declared an id.
+func validateManifest(file string, data []byte, dirName string, typed bool) *AgentResult {
 	r := &AgentResult{ID: dirName, Path: filepath.Dir(file), ManifestFile: file, Problems: []Problem{}}
-	c := &checker{file: file}
+	c := &checker{file: file, typed: typed}
 	c.manifest(r, data, dirName)
 	if c.dropped > 0 {
 		c.probs = append(c.probs, Problem{File: file, Rule: RuleSchema, Severity: SeverityError,
@@ -31,8 +42,9 @@ func ValidateManifest(file string, data []byte, dirName string) *AgentResult {
 }
 
 type checker struct {
+	typed   bool // build AgentResult.Manifest
 	file    string
-	idx     *posIndex
+	idx     *jsonpos.Index
 	probs   []Problem
 	dropped int
 }
@@ -52,13 +64,13 @@ func (c *checker) add(ptr string, key bool, rule string, sev Severity, format st
 		c.dropped++
 		return
 	}
-	line, col := c.idx.at(ptr, key)
+	line, col := c.idx.At(ptr, key)
 	c.probs = append(c.probs, Problem{File: c.file, Line: line, Column: col, Pointer: ptr,
 		Rule: rule, Severity: sev, Message: fmt.Sprintf(format, args...)})
 }
 
 func (c *checker) addAt(off int, data []byte, rule string, format string, args ...any) {
-	line, col := lineCol(data, off)
+	line, col := jsonpos.LineCol(data, off)
 	c.probs = append(c.probs, Problem{File: c.file, Line: line, Column: col,
 		Rule: rule, Severity: SeverityError, Message: fmt.Sprintf(format, args...)})
 }
@@ -69,36 +81,41 @@ func (c *checker) manifest(r *AgentResult, data []byte, dirName string) {
 			Message: fmt.Sprintf("agent.json is larger than %d MiB (%d bytes): a manifest is a few KiB; this is not an agent manifest", registry.MaxManifestSize>>20, len(data))})
 		return
 	}
-	if off := invalidUTF8(data); off >= 0 {
+	if off := jsonpos.InvalidUTF8(data); off >= 0 {
 		c.addAt(off, data, RuleJSONSyntax, "not valid UTF-8 (byte 0x%02X): save agent.json as UTF-8", data[off])
 		return
 	}
-	if bytes.HasPrefix(data, utf8BOM) {
+	if bytes.HasPrefix(data, jsonpos.BOM) {
 		// Go's and Node's JSON parsers reject a BOM, so tools reading the
 		// tree would fail on it: an error, but parsing goes on past it so
 		// every other problem is reported too.
 		c.probs = append(c.probs, Problem{File: c.file, Line: 1, Column: 1, Rule: RuleJSONSyntax, Severity: SeverityError,
 			Message: "the file starts with a byte order mark: remove it (save as UTF-8 without BOM)"})
 	}
-	v, idx, dups, nvalues, jerr := parseJSONCount(data)
+	v, idx, dups, nvalues, jerr := jsonpos.ParseCount(data)
 	c.idx = idx
 	r.index = idx
 	if jerr != nil {
-		c.addAt(jerr.off, data, RuleJSONSyntax, "%s", jerr.msg)
+		for _, e := range jerr.All() {
+			c.addAt(e.Off, data, RuleJSONSyntax, "%s", e.Msg)
+		}
 		return
 	}
 	for _, d := range dups {
-		c.add(d.ptr, true, RuleJSONSyntax, SeverityError,
-			"duplicate field %q: it already appears in this object and JSON parsers disagree on which one wins; remove one", d.key)
+		c.add(d.Ptr, true, RuleJSONSyntax, SeverityError,
+			"duplicate field %q: it already appears in this object and JSON parsers disagree on which one wins; remove one", d.Key)
 	}
 	root, ok := v.(map[string]any)
 	if !ok {
 		c.add("", false, RuleJSONSyntax, SeverityError, "agent.json must hold a JSON object ({ \"id\": … }), not %s", article(jsonTypeName(v)))
 		return
 	}
-	r.Manifest = toManifest(root)
+	if c.typed {
+		r.Manifest = toManifest(root)
+	}
 	if id, ok := root["id"].(string); ok && id != "" {
 		r.ID = id
+		r.declaredID = true
 	}
 
 	var schema []schemaFinding
@@ -144,12 +161,6 @@ func jsonTypeName(v any) string {
 	return "number"
 }
 
-var knownFields = map[string]bool{
-	"id": true, "name": true, "version": true, "description": true, "distribution": true,
-	"repository": true, "website": true, "license": true, "license_url": true,
-	"authors": true, "icon": true, "preview": true,
-}
-
 // fieldHints are the fixes for unknown fields that are near misses.
 var fieldHints = map[string]string{
 	"homepage": `rename it to "website"`,
@@ -160,13 +171,16 @@ var fieldHints = map[string]string{
 }
 
 func (c *checker) rules(root map[string]any, dirName string) {
+	if mayHoldControl(c.idx.Data()) {
+		c.text("", root)
+	}
 	for k := range root {
-		if !knownFields[k] {
+		if !knownField(k) {
 			fix := fieldHints[k]
 			if fix == "" {
-				fix = "remove it (known fields: id, name, version, description, repository, website, authors, license, license_url, distribution, preview)"
+				fix = "remove it (known fields: " + strings.Join(manifestFields(), ", ") + ")"
 			}
-			c.add("/"+escapePointer(k), true, RuleUnknownField, SeverityWarning, "unknown field %q: %s", k, fix)
+			c.add("/"+jsonpos.EscapePointer(k), true, RuleUnknownField, SeverityWarning, "unknown field %q: %s", k, fix)
 		}
 	}
 
@@ -203,6 +217,11 @@ func (c *checker) rules(root map[string]any, dirName string) {
 		c.version(version)
 	}
 
+	for _, f := range []string{"repository", "website", "license_url", "icon"} {
+		if s, ok := root[f].(string); ok {
+			c.credentials("/"+f, s)
+		}
+	}
 	for _, f := range []string{"repository", "website", "license_url"} {
 		if s, ok := root[f].(string); ok && !absoluteURL(s) {
 			c.add("/"+f, false, RuleURLFormat, SeverityError,
@@ -273,6 +292,108 @@ func (c *checker) version(v string) {
 	c.add("/version", false, RuleVersionSemver, SeverityError, "version %q is not a semantic version X.Y.Z: %s", v, fix)
 }
 
+// text reports every string of the manifest, member names included, that
+// holds a control or bidirectional-override character: acp list/info and CI
+// logs would print it to terminals (screen clearing, fake rows, workflow
+// commands). A tab is allowed in the description only.
+func (c *checker) text(ptr string, v any) {
+	switch x := v.(type) {
+	case string:
+		if r, ok := controlIn(x, ptr == "/description"); ok {
+			c.add(ptr, false, RuleTextControl, SeverityError,
+				"%s holds the control character %U, which terminals and CI logs act on: remove it", fieldName(ptr), r)
+		}
+	case []any:
+		for i, e := range x {
+			c.text(ptr+"/"+strconv.Itoa(i), e)
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			child := ptr + "/" + jsonpos.EscapePointer(k)
+			if r, ok := controlIn(k, false); ok {
+				c.add(child, true, RuleTextControl, SeverityError,
+					"the field name %s holds the control character %U, which terminals and CI logs act on: remove it", safetext.Terminal(strconv.Quote(k)), r)
+			}
+			c.text(child, x[k])
+		}
+	}
+}
+
+// mayHoldControl reports whether the document's bytes could decode to a
+// string that text reports: JSON holds no raw control character, so one
+// comes from an escape, DEL, or the UTF-8 lead bytes of the C1 (C2),
+// Arabic letter mark (D8) and bidirectional and separator (E2 80, E2 81)
+// ranges. Most manifests have none, and skip the walk.
+func mayHoldControl(data []byte) bool {
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			if i+1 < len(data) {
+				switch data[i+1] {
+				case 'u', 't', 'n', 'r', 'b', 'f':
+					return true
+				}
+			}
+			i++
+		case 0x7f, 0xc2, 0xd8:
+			return true
+		case 0xe2:
+			if i+1 < len(data) && (data[i+1] == 0x80 || data[i+1] == 0x81) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// controlIn finds the first character of s that safetext would not print
+// as is (a C0 or C1 control, DEL, a bidirectional control), or a tab unless
+// tabs are allowed.
+func controlIn(s string, tabOK bool) (rune, bool) {
+	if !safetext.Unsafe(s) {
+		if !tabOK && strings.IndexByte(s, '\t') >= 0 {
+			return '\t', true
+		}
+		return 0, false
+	}
+	for _, r := range s {
+		if r == '\t' {
+			if tabOK {
+				continue
+			}
+			return r, true
+		}
+		if safetext.Unsafe(string(r)) {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// credentials reports a URL whose authority carries a user name or a
+// password: "https://github.com@evil.example/" reads as github.com to a
+// person and goes to evil.example, and a password in a manifest is public.
+func (c *checker) credentials(ptr, s string) {
+	_, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	at := strings.LastIndexByte(rest, '@')
+	if at < 0 {
+		return
+	}
+	what := "a user name"
+	if strings.Contains(rest[:at], ":") {
+		what = "a user name and password"
+	}
+	c.add(ptr, false, RuleURLCredentials, SeverityError,
+		"%s carries %s before \"@\", so it goes to %q whatever the text before \"@\" says: remove everything between \"://\" and \"@\"",
+		fieldName(ptr), what, rest[at+1:])
+}
+
 func stripLeadingZeros(v string) string {
 	parts := strings.Split(v, ".")
 	for i, p := range parts {
@@ -286,8 +407,58 @@ func stripLeadingZeros(v string) string {
 }
 
 func absoluteURL(s string) bool {
+	if scheme, _, _, ok := plainURL(s); ok {
+		return scheme == "https" || scheme == "http"
+	}
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && !strings.ContainsAny(s, " \t\n")
+}
+
+// plainURL splits the URLs nearly every manifest holds, http(s)://host
+// (:port)/path?query#fragment made of plain characters, without url.Parse
+// (a third of the rules' time): for them it gives the same scheme, host
+// and path. ok is false for anything else (escapes, user info, IPv6
+// hosts, spaces, non-ASCII), which url.Parse then judges.
+func plainURL(s string) (scheme, host, path string, ok bool) {
+	switch {
+	case strings.HasPrefix(s, "https://"):
+		scheme, s = "https", s[len("https://"):]
+	case strings.HasPrefix(s, "http://"):
+		scheme, s = "http", s[len("http://"):]
+	default:
+		return "", "", "", false
+	}
+	end := strings.IndexAny(s, "/?#")
+	if end < 0 {
+		end = len(s)
+	}
+	host = s[:end]
+	name, port, hasPort := strings.Cut(host, ":")
+	if name == "" || (hasPort && port == "") {
+		return "", "", "", false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
+			return "", "", "", false
+		}
+	}
+	for i := 0; i < len(port); i++ {
+		if port[i] < '0' || port[i] > '9' {
+			return "", "", "", false
+		}
+	}
+	rest := s[end:]
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~/?#!$&'()*+,;=:@", c) >= 0) {
+			return "", "", "", false
+		}
+	}
+	path = rest
+	if i := strings.IndexAny(path, "?#"); i >= 0 {
+		path = path[:i]
+	}
+	return scheme, host, path, true
 }
 
 // Archive suffixes, longest first so ".tar.xz" is named before ".xz".
@@ -307,8 +478,9 @@ func (c *checker) binary(b map[string]any, version string) {
 		if !ok {
 			continue
 		}
-		ptr := "/distribution/binary/" + escapePointer(key)
+		ptr := "/distribution/binary/" + jsonpos.EscapePointer(key)
 		if a, ok := t["archive"].(string); ok && a != "" {
+			c.credentials(ptr+"/archive", a)
 			c.archive(ptr+"/archive", a, version)
 		}
 		if cmd, ok := t["cmd"].(string); ok {
@@ -339,7 +511,13 @@ func (c *checker) binary(b map[string]any, version string) {
 }
 
 func (c *checker) archive(ptr, a, version string) {
-	u, err := url.Parse(a)
+	var u *url.URL
+	var err error
+	if scheme, host, path, ok := plainURL(a); ok {
+		u = &url.URL{Scheme: scheme, Host: host, Path: path}
+	} else {
+		u, err = url.Parse(a)
+	}
 	if err != nil || u.Scheme != "https" || u.Host == "" {
 		fix := "publish it over https"
 		if err == nil && u.Scheme == "http" {
@@ -499,14 +677,26 @@ func (c *checker) pkg(k registry.Kind, ptr string, p map[string]any, version, mi
 	if k == registry.KindUvx {
 		op = "=="
 	}
-	want := suggestedVersion(version)
+	want := "X.Y.Z"
+	if spec.Range != "" || spec.Version == "" || strings.EqualFold(spec.Version, "latest") ||
+		(k == registry.KindNpx && !registry.ExactNPMVersion(spec.Version)) || !registry.SameVersion(spec.Version, version) {
+		want = suggestedVersion(version) // only a problem's fix needs it
+	}
 	switch {
+	case spec.Range != "":
+		c.add(ptr, false, RulePackageUnpinned, SeverityWarning,
+			"package %q allows a range of versions (%s), not one: clients would run whatever is newest in it; write %q", specStr, spec.Range, spec.Name+spec.Extras+op+want)
 	case spec.Version == "":
 		c.add(ptr, false, RulePackageUnpinned, SeverityWarning,
 			"package %q is not pinned to a version: clients would run whatever is newest; write %q", specStr, spec.Name+spec.Extras+op+want)
 	case strings.EqualFold(spec.Version, "latest"):
 		c.add(ptr, false, RulePackageLatest, SeverityError,
 			"package %q is pinned to \"latest\", which changes under the manifest: write %q", specStr, spec.Name+spec.Extras+op+want)
+	case k == registry.KindNpx && !registry.ExactNPMVersion(spec.Version):
+		// npm reads "@1.2" as 1.2.x and "@^1.2.0" as a range: whatever
+		// matches newest is installed, whatever "version" says.
+		c.add(ptr, false, mismatchRule, SeverityError,
+			"package %q pins %q, which npm reads as a range of versions, not one: write %q", specStr, spec.Version, PackageSpecWithVersion(spec, want))
 	case version != "" && !registry.SameVersion(spec.Version, version):
 		fixed := PackageSpecWithVersion(spec, want)
 		c.add(ptr, false, mismatchRule, SeverityError,
@@ -554,7 +744,7 @@ func (c *checker) preview(pv map[string]any) {
 	}
 	for _, k := range sortedKeys(d) {
 		if k != "npx" && k != "uvx" {
-			c.add("/preview/distribution/"+escapePointer(k), true, RulePreviewDistribution, SeverityError,
+			c.add("/preview/distribution/"+jsonpos.EscapePointer(k), true, RulePreviewDistribution, SeverityError,
 				"preview.distribution may hold only npx or uvx, not %q: remove it", k)
 		}
 	}
@@ -565,28 +755,10 @@ func (c *checker) preview(pv map[string]any) {
 	}
 }
 
-// reservedEnv are variables a manifest may not set: they would let an
-// agent's manifest redirect the launcher (PATH, loader and interpreter
-// hooks), the user's home, or the network and its trust roots.
-var reservedEnv = map[string]bool{
-	"PATH": true, "HOME": true, "NODE_OPTIONS": true, "NODE_PATH": true, "PYTHONPATH": true, "PYTHONHOME": true,
-	"PYTHONSTARTUP": true, "HTTP_PROXY": true, "HTTPS_PROXY": true, "ALL_PROXY": true, "NO_PROXY": true,
-	"FTP_PROXY": true, "SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "NODE_EXTRA_CA_CERTS": true,
-	"REQUESTS_CA_BUNDLE": true, "CURL_CA_BUNDLE": true, "NODE_TLS_REJECT_UNAUTHORIZED": true,
-	"COMSPEC": true, "SYSTEMROOT": true,
-}
-
-// ReservedEnv reports whether a manifest may not set the variable name.
-func ReservedEnv(name string) bool {
-	u := strings.ToUpper(name)
-	return reservedEnv[u] || strings.HasPrefix(u, "LD_") || strings.HasPrefix(u, "DYLD_")
-}
-
 func (c *checker) env(ptr string, env map[string]any) {
 	for _, k := range sortedKeys(env) {
-		if ReservedEnv(k) {
-			c.add(ptr+"/"+escapePointer(k), true, RuleEnvReserved, SeverityError,
-				"env sets %s, which would hijack the launcher or the host: remove it", k)
+		if registry.ReservedEnv(k) {
+			c.add(ptr+"/"+jsonpos.EscapePointer(k), true, RuleEnvReserved, SeverityError, "%s", registry.ReservedEnvMessage(k))
 		}
 	}
 }

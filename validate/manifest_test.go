@@ -2,10 +2,13 @@ package validate
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 )
 
 // baseManifest is valid and uses every part of the format, so each case
@@ -79,10 +82,12 @@ var ruleCases = []ruleCase{
 	{name: "schema missing required", rule: RuleSchema, want: true, edits: []string{`"name": "Demo Agent",`, ``}, ptr: "", msg: `missing the required field "name"`},
 	{name: "schema env name not portable", rule: RuleSchema, want: true, edits: []string{`"DEMO_LOG": "1"`, `"DEMO;LOG": "1"`}, ptr: "/distribution/npx/env/DEMO;LOG", at: `"DEMO;LOG"`, msg: `environment variable name "DEMO;LOG" is not a portable name`},
 	{name: "schema empty string", rule: RuleSchema, want: true, edits: []string{`"A demo agent"`, `""`}, ptr: "/description", at: `""`, msg: "must not be empty"},
-	{name: "schema unknown key in target", rule: RuleSchema, want: true, edits: []string{`"cmd": "demo.exe"`, `"cmd": "demo.exe", "sha": "x"`}, ptr: "/distribution/binary/windows-x86_64/sha", at: `"sha"`, msg: `unknown field "sha"`},
-	{name: "schema unknown distribution", rule: RuleSchema, want: true, edits: []string{`"uvx": {`, `"npm": {}, "uvx": {`}, ptr: "/distribution/npm", at: `"npm"`, msg: `unknown distribution "npm"`},
-	{name: "schema unknown platform", rule: RuleSchema, want: true, edits: []string{`"linux-x86_64": {`, `"linux-arm64": {`}, ptr: "/distribution/binary/linux-arm64", at: `"linux-arm64"`, msg: "unknown platform"},
+	{name: "schema unknown key in target", rule: RuleSchema, want: true, edits: []string{`"cmd": "demo.exe"`, `"cmd": "demo.exe", "sha": "x"`}, ptr: "/distribution/binary/windows-x86_64/sha", at: `"sha"`, msg: `unknown field "sha" in "windows-x86_64": remove it (allowed: archive, sha256, cmd, args, env)`},
+	{name: "schema unknown distribution", rule: RuleSchema, want: true, edits: []string{`"uvx": {`, `"npm": {}, "uvx": {`}, ptr: "/distribution/npm", at: `"npm"`, msg: `unknown distribution "npm": use binary, npx or uvx`},
+	{name: "schema unknown platform", rule: RuleSchema, want: true, edits: []string{`"linux-x86_64": {`, `"linux-arm64": {`}, ptr: "/distribution/binary/linux-arm64", at: `"linux-arm64"`, msg: `unknown platform "linux-arm64": use one of darwin-aarch64, darwin-x86_64, linux-aarch64, linux-x86_64, windows-aarch64, windows-x86_64`},
 	{name: "schema malformed sha256", rule: RuleSchema, want: true, edits: []string{`"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"`, `"9f86d0"`}, ptr: "/distribution/binary/darwin-aarch64/sha256", at: `"9f86d0"`, msg: "64 hexadecimal"},
+	{name: "schema binary without platforms", rule: RuleSchema, want: true, src: `{"id": "demo", "name": "D", "version": "1.0.0", "description": "d", "license_url": "https://x.dev/l", "distribution": {"binary": {}}}`, ptr: "/distribution/binary", msg: `"binary" lists no platforms: add targets (darwin-aarch64, darwin-x86_64, linux-aarch64, linux-x86_64, windows-aarch64, windows-x86_64) or remove it`},
+	{name: "schema type of a list", rule: RuleSchema, want: true, edits: []string{`"args": ["acp"]`, `"args": "acp"`}, ptr: "/distribution/binary/linux-x86_64/args", msg: `"args" must be an array, not a string`},
 	{name: "schema uppercase sha256 is fine", rule: RuleSchema, want: false, edits: []string{`9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08`, `9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08`}},
 
 	{name: "unknown field", rule: RuleUnknownField, want: true, edits: []string{`"license": "MIT",`, `"license": "MIT", "homepage": "https://example.com",`}, ptr: "/homepage", at: `"homepage"`, msg: `rename it to "website"`},
@@ -150,14 +155,30 @@ var ruleCases = []ruleCase{
 
 	{name: "package other version", rule: RulePackageVersionMismatch, want: true, edits: []string{`"@example/demo@1.2.3"`, `"@example/demo@1.2.4"`}, ptr: "/distribution/npx/package", msg: `write "@example/demo@1.2.3"`},
 	{name: "package pypi other version", rule: RulePackageVersionMismatch, want: true, edits: []string{`"demo-agent[acp]==1.2.3"`, `"demo-agent[acp]==1.0.0"`}, ptr: "/distribution/uvx/package", msg: `write "demo-agent[acp]==1.2.3"`},
-	{name: "package short pin", rule: RulePackageVersionMismatch, want: false, all: true, edits: []string{`"version": "1.2.3"`, `"version": "1.2.0"`, `download/v1.2.3/`, `download/v1.2.0/`, `"@example/demo@1.2.3"`, `"@example/demo@1.2"`, `"demo-agent[acp]==1.2.3"`, `"demo-agent[acp]@1.2.0"`}},
+	{name: "package short pypi pin", rule: RulePackageVersionMismatch, want: false, all: true, edits: []string{`"version": "1.2.3"`, `"version": "1.2.0"`, `download/v1.2.3/`, `download/v1.2.0/`, `"@example/demo@1.2.3"`, `"@example/demo@1.2.0"`, `"demo-agent[acp]==1.2.3"`, `"demo-agent[acp]==1.2"`}},
+	{name: "package npm short pin is a range", rule: RulePackageVersionMismatch, want: true, all: true, edits: []string{`"version": "1.2.3"`, `"version": "1.2.0"`, `download/v1.2.3/`, `download/v1.2.0/`, `"@example/demo@1.2.3"`, `"@example/demo@1.2"`}, ptr: "/distribution/npx/package", at: `"@example/demo@1.2"`, msg: `npm reads as a range of versions, not one: write "@example/demo@1.2.0"`},
+	{name: "package npm caret is a range", rule: RulePackageVersionMismatch, want: true, edits: []string{`"@example/demo@1.2.3"`, `"@example/demo@^1.2.3"`}, ptr: "/distribution/npx/package", msg: `write "@example/demo@1.2.3"`},
+	{name: "package npm leading v", rule: RulePackageVersionMismatch, want: false, edits: []string{`"@example/demo@1.2.3"`, `"@example/demo@v1.2.3"`}},
+	{name: "package pypi range warns", rule: RulePackageUnpinned, want: true, edits: []string{`"demo-agent[acp]==1.2.3"`, `"demo-agent>=1.0.0"`}, ptr: "/distribution/uvx/package", msg: `write "demo-agent==1.2.3"`},
+	{name: "package pypi compatible range warns", rule: RulePackageUnpinned, want: true, edits: []string{`"demo-agent[acp]==1.2.3"`, `"demo-agent~=1.2"`}, ptr: "/distribution/uvx/package", msg: "range of versions"},
 
 	{name: "package unpinned", rule: RulePackageUnpinned, want: true, edits: []string{`"demo-agent[acp]==1.2.3"`, `"demo-agent[acp]"`}, ptr: "/distribution/uvx/package", msg: `write "demo-agent[acp]==1.2.3"`},
 	{name: "package pinned", rule: RulePackageUnpinned, want: false},
 
 	{name: "package npm uppercase", rule: RulePackageName, want: true, edits: []string{`"@example/demo@1.2.3"`, `"@Example/Demo@1.2.3"`}, ptr: "/distribution/npx/package", msg: "not a valid npm package name"},
-	{name: "package pypi space", rule: RulePackageName, want: true, edits: []string{`"demo-agent[acp]==1.2.3"`, `"demo agent==1.2.3"`}, ptr: "/distribution/uvx/package", msg: "not a valid PyPI project name"},
-	{name: "package pypi range", rule: RulePackageName, want: true, edits: []string{`"demo-agent[acp]==1.2.3"`, `"demo-agent>=1.2.3"`}, ptr: "/distribution/uvx/package"},
+	{name: "package pypi space", rule: RulePackageName, want: true, edits: []string{`"demo-agent[acp]==1.2.3"`, `"demo agent==1.2.3"`}, ptr: "/distribution/uvx/package", msg: "whitespace"},
+	{name: "package pypi range is a name", rule: RulePackageName, want: false, edits: []string{`"demo-agent[acp]==1.2.3"`, `"demo-agent>=1.2.3"`}},
+	{name: "package npm alias", rule: RulePackageName, want: true, edits: []string{`"@example/demo@1.2.3"`, `"@example/demo@npm:evil@1.2.3"`}, ptr: "/distribution/npx/package", msg: "npm alias"},
+	{name: "package npm file", rule: RulePackageName, want: true, edits: []string{`"@example/demo@1.2.3"`, `"@example/demo@file:../evil"`}, ptr: "/distribution/npx/package", msg: "file:"},
+	{name: "package npm git", rule: RulePackageName, want: true, edits: []string{`"@example/demo@1.2.3"`, `"@example/demo@git+https://github.com/e/v"`}, ptr: "/distribution/npx/package", msg: "git"},
+	{name: "package npm url", rule: RulePackageName, want: true, edits: []string{`"@example/demo@1.2.3"`, `"https://evil.example/demo.tgz"`}, ptr: "/distribution/npx/package", msg: "URL"},
+	{name: "package npm tag", rule: RulePackageName, want: true, edits: []string{`"@example/demo@1.2.3"`, `"@example/demo@next"`}, ptr: "/distribution/npx/package", msg: "neither a version"},
+	{name: "package npm option", rule: RulePackageName, want: true, edits: []string{`"@example/demo@1.2.3"`, `"--global"`}, ptr: "/distribution/npx/package", msg: "option"},
+	{name: "package npm short option", rule: RulePackageName, want: true, edits: []string{`"@example/demo@1.2.3"`, `"-g"`}, ptr: "/distribution/npx/package", msg: "option"},
+	{name: "package npm newline", rule: RulePackageName, want: true, edits: []string{`"@example/demo@1.2.3"`, `"@example/demo@1.2.3\n--global"`}, ptr: "/distribution/npx/package", msg: "whitespace"},
+	{name: "package pypi url", rule: RulePackageName, want: true, edits: []string{`"demo-agent[acp]==1.2.3"`, `"demo-agent@https://evil.example/d.whl"`}, ptr: "/distribution/uvx/package", msg: "URL"},
+	{name: "package preview alias", rule: RulePackageName, want: true, edits: []string{`"@example/demo@1.3.0-preview.1"`, `"@example/demo@npm:evil@1.3.0-preview.1"`}, ptr: "/preview/distribution/npx/package", msg: "npm alias"},
+	{name: "package pypi bad name", rule: RulePackageName, want: true, edits: []string{`"demo-agent[acp]==1.2.3"`, `"demo-agent-==1.2.3"`}, ptr: "/distribution/uvx/package", msg: "not a valid PyPI project name"},
 	{name: "package names fine", rule: RulePackageName, want: false, edits: []string{`"@example/demo@1.2.3"`, `"demo.js_x-y@1.2.3"`}},
 
 	{name: "preview version", rule: RulePreviewVersion, want: true, edits: []string{`"version": "1.3.0-preview.1"`, `"version": "1.3.0-beta.1"`}, ptr: "/preview/version", at: `"1.3.0-beta.1"`},
@@ -173,6 +194,30 @@ var ruleCases = []ruleCase{
 	{name: "env PATH", rule: RuleEnvReserved, want: true, edits: []string{`"DEMO_MODE": "acp"`, `"DEMO_MODE": "acp", "PATH": "/tmp"`}, ptr: "/distribution/binary/linux-x86_64/env/PATH", at: `"PATH"`, msg: "env sets PATH"},
 	{name: "env ld_preload any case", rule: RuleEnvReserved, want: true, edits: []string{`"DEMO_LOG": "1"`, `"ld_preload": "x.so"`}, ptr: "/distribution/npx/env/ld_preload"},
 	{name: "env proxy", rule: RuleEnvReserved, want: true, edits: []string{`"DEMO_LOG": "1"`, `"HTTPS_PROXY": "http://evil"`}, ptr: "/distribution/npx/env/HTTPS_PROXY"},
+	{name: "env ComSpec", rule: RuleEnvReserved, want: true, edits: []string{`"DEMO_LOG": "1"`, `"ComSpec": "C:\\evil.exe"`}, ptr: "/distribution/npx/env/ComSpec", msg: "env sets ComSpec"},
+	{name: "env USERPROFILE", rule: RuleEnvReserved, want: true, edits: []string{`"DEMO_LOG": "1"`, `"USERPROFILE": "C:\\x"`}, ptr: "/distribution/npx/env/USERPROFILE"},
+	{name: "env AppData", rule: RuleEnvReserved, want: true, edits: []string{`"DEMO_LOG": "1"`, `"AppData": "x"`}, ptr: "/distribution/npx/env/AppData"},
+	{name: "env LOCALAPPDATA", rule: RuleEnvReserved, want: true, edits: []string{`"DEMO_LOG": "1"`, `"LOCALAPPDATA": "x"`}, ptr: "/distribution/npx/env/LOCALAPPDATA"},
+	{name: "env SystemRoot", rule: RuleEnvReserved, want: true, edits: []string{`"DEMO_LOG": "1"`, `"SystemRoot": "x"`}, ptr: "/distribution/npx/env/SystemRoot"},
+	{name: "env PATHEXT", rule: RuleEnvReserved, want: true, edits: []string{`"DEMO_MODE": "acp"`, `"PATHEXT": ".JS"`}, ptr: "/distribution/binary/linux-x86_64/env/PATHEXT"},
+	{name: "text escape in name", rule: RuleTextControl, want: true, edits: []string{`"Demo Agent"`, `"Demo\u001b[2J Agent"`}, ptr: "/name", at: `"Demo\u001b`, msg: "U+001B"},
+	{name: "text newline in an author", rule: RuleTextControl, want: true, edits: []string{`["Example"]`, `["Example\n::error::x"]`}, ptr: "/authors/0", msg: "U+000A"},
+	{name: "text C1 in license", rule: RuleTextControl, want: true, edits: []string{`"MIT"`, `"MIT\u009b"`}, ptr: "/license", msg: "U+009B"},
+	{name: "text bidi override in args", rule: RuleTextControl, want: true, edits: []string{`["--acp"]`, `["--acp\u202e"]`}, ptr: "/distribution/npx/args/0", msg: "U+202E"},
+	{name: "text bidi isolate in env value", rule: RuleTextControl, want: true, edits: []string{`"DEMO_LOG": "1"`, `"DEMO_LOG": "1\u2066"`}, ptr: "/distribution/npx/env/DEMO_LOG", msg: "U+2066"},
+	{name: "text raw bidi override", rule: RuleTextControl, want: true, edits: []string{`"Demo Agent"`, "\"Demo \u202e Agent\""}, ptr: "/name", msg: "U+202E"},
+	{name: "text raw C1", rule: RuleTextControl, want: true, edits: []string{`"MIT"`, "\"MIT\u009b\""}, ptr: "/license", msg: "U+009B"},
+	{name: "text raw DEL", rule: RuleTextControl, want: true, edits: []string{`"MIT"`, "\"MIT\x7f\""}, ptr: "/license", msg: "U+007F"},
+	{name: "text tab in name", rule: RuleTextControl, want: true, edits: []string{`"Demo Agent"`, `"Demo\tAgent"`}, ptr: "/name", msg: "U+0009"},
+	{name: "text control in a field name", rule: RuleTextControl, want: true, edits: []string{`"license": "MIT",`, `"license": "MIT", "x\u0007": 1,`}, ptr: "/x\u0007", at: `"x\u0007"`, msg: "field name"},
+	{name: "text tab in description", rule: RuleTextControl, want: false, edits: []string{`"A demo agent"`, `"A demo\tagent, ünïcödé ✓"`}},
+
+	{name: "url user and password", rule: RuleURLCredentials, want: true, edits: []string{`"https://github.com/example/demo"`, `"https://user:secret@github.com/example/demo"`}, ptr: "/repository", at: `"https://user:`, msg: "user name and password"},
+	{name: "url user name posing as host", rule: RuleURLCredentials, want: true, edits: []string{`"https://example.com"`, `"https://github.com@evil.example/"`}, ptr: "/website", msg: `goes to "evil.example"`},
+	{name: "url credentials in license_url", rule: RuleURLCredentials, want: true, edits: []string{`"https://example.com/license"`, `"https://a@example.com/license"`}, ptr: "/license_url"},
+	{name: "url credentials in archive", rule: RuleURLCredentials, want: true, edits: []string{`https://github.com/example/demo/releases/download/v1.2.3/demo-linux-x64.zip`, `https://github.com@evil.example/example/demo/releases/download/v1.2.3/demo-linux-x64.zip`}, ptr: "/distribution/binary/linux-x86_64/archive", msg: "user name"},
+	{name: "url at sign in the path", rule: RuleURLCredentials, want: false, edits: []string{`"https://example.com"`, `"https://www.npmjs.com/package/@example/demo?v=a@b#c@d"`}},
+
 	{name: "env own names", rule: RuleEnvReserved, want: false, edits: []string{`"DEMO_LOG": "1"`, `"DEMO_PATH": "x", "HOMEPAGE": "y", "LDAP_URL": "z"`}},
 }
 
@@ -240,7 +285,7 @@ func TestRules(t *testing.T) {
 			}
 			if tc.at != "" {
 				off := strings.Index(src, tc.at)
-				line, col := lineCol([]byte(src), off)
+				line, col := jsonpos.LineCol([]byte(src), off)
 				if p.Line != line || p.Column != col {
 					t.Errorf("at %d:%d, want %d:%d (%q)", p.Line, p.Column, line, col, tc.at)
 				}
@@ -269,7 +314,7 @@ func TestRulesAllCovered(t *testing.T) {
 		RuleVersionSemver, RuleVersionLeadingZero, RuleURLFormat, RuleLicenseURLMissing, RuleDistributionEmpty,
 		RuleBinaryOSCoverage, RuleBinaryArchiveHTTPS, RuleBinaryArchiveFormat, RuleBinaryCmdPath, RuleBinaryCmdArgs, RuleBinaryLatest,
 		RuleBinaryVersionMismatch, RulePackageLatest, RulePackageVersionMismatch, RulePackageUnpinned, RulePackageName,
-		RulePreviewVersion, RulePreviewDistribution, RulePreviewVersionMismatch, RuleEnvReserved}
+		RulePreviewVersion, RulePreviewDistribution, RulePreviewVersionMismatch, RuleEnvReserved, RuleTextControl, RuleURLCredentials}
 	for _, rule := range rules {
 		pos, neg := false, false
 		for _, tc := range ruleCases {
@@ -339,7 +384,7 @@ func TestConformsFastAgrees(t *testing.T) {
 	}
 	fast := 0
 	for _, d := range docs {
-		v, _, _, err := parseJSON(d)
+		v, _, _, err := jsonpos.Parse(d)
 		root, ok := v.(map[string]any)
 		if err != nil || !ok {
 			continue
@@ -401,5 +446,41 @@ func TestTagVersion(t *testing.T) {
 		if got := tagVersion(tag); got != want {
 			t.Errorf("tagVersion(%q) = %q, want %q", tag, got, want)
 		}
+	}
+}
+
+// Every syntax error jsonpos gets past is a problem of its own.
+func TestEverySyntaxErrorReported(t *testing.T) {
+	src := "{\n  \"id\": \"x\"\n  \"name\": \"y\",\n  \"authors\": [\"a\",],\n}\n"
+	r := ValidateManifest("x/agent.json", []byte(src), "x")
+	var got []string
+	for _, p := range r.Problems {
+		got = append(got, fmt.Sprintf("%d:%d %s", p.Line, p.Column, p.Rule))
+	}
+	if want := "3:3 json-syntax,4:18 json-syntax,4:20 json-syntax"; strings.Join(got, ",") != want {
+		t.Errorf("problems %s, want %s", strings.Join(got, ","), want)
+	}
+}
+
+// plainURL is a shortcut for url.Parse: wherever it answers, it answers
+// the same.
+func TestPlainURLAgreesWithURLParse(t *testing.T) {
+	for _, s := range []string{
+		"https://github.com/a/b/releases/download/v1.2.3/x.tar.gz", "http://example.com", "https://example.com:8443/x?y=1#z",
+		"https://example.com/a@b/c", "https://example.com/?q=a:b@c", "https://EXAMPLE.com/X", "https://a.b/#/x?y",
+		"https://user@host/", "https://[::1]/x", "https://host:/x", "https://host:x/", "https://h/%41", "https://h/ a",
+		"ftp://h/x", "https://", "https:///x", "https://h\\@evil/", "https://h/é", "https://host?x@evil", "https://host#a@b",
+	} {
+		scheme, host, path, ok := plainURL(s)
+		if !ok {
+			continue
+		}
+		u, err := url.Parse(s)
+		if err != nil || u.Scheme != scheme || u.Host != host || u.Path != path || u.User != nil {
+			t.Errorf("plainURL(%q) = %q %q %q; url.Parse = %+v, %v", s, scheme, host, path, u, err)
+		}
+	}
+	if _, _, _, ok := plainURL("https://user:pw@host/"); ok {
+		t.Error("user info must go through url.Parse")
 	}
 }

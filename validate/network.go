@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
+
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
@@ -137,10 +139,11 @@ func (n *netChecks) collect(r *AgentResult) {
 		t := m.Distribution.Binary[p]
 		u, err := url.Parse(t.Archive)
 		// Only https archives: binary-archive-https already reports others.
-		if err != nil || u.Scheme != "https" || u.Host == "" {
+		// Credentials are never sent anywhere: url-credentials reports them.
+		if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {
 			continue
 		}
-		ptr := "/distribution/binary/" + escapePointer(string(p))
+		ptr := "/distribution/binary/" + jsonpos.EscapePointer(string(p))
 		l := n.urls[t.Archive]
 		if l == nil {
 			l = &lookup{key: t.Archive, host: "archive:" + strings.ToLower(u.Host), run: n.checkURL}
@@ -163,7 +166,7 @@ func (n *netChecks) pkg(r *AgentResult, k registry.Kind, p *registry.Package, pt
 	}
 	spec, err := registry.ParsePackage(k, p.Package)
 	// Malformed, unpinned and "latest" specs are the offline rules' job.
-	if err != nil || spec.Version == "" || spec.Version == "latest" {
+	if err != nil || spec.Version == "" || spec.Version == "latest" || (k == registry.KindNpx && !registry.ExactNPMVersion(spec.Version)) {
 		return
 	}
 	m, list, run := n.npm, &n.npmList, n.checkNPM
@@ -411,6 +414,11 @@ func (n *netChecks) verifyLookups() []*lookup {
 			continue
 		}
 		for _, x := range ul.refs {
+			if !sha256Shape(x.target.SHA256) {
+				// The schema reports it offline; downloading to then call
+				// it tampering would say the wrong thing, later.
+				continue
+			}
 			key := x.target.Archive + "\x00" + strings.ToLower(x.target.SHA256) + "\x00" + x.target.Cmd
 			l := byKey[key]
 			if l == nil {
@@ -422,6 +430,23 @@ func (n *netChecks) verifyLookups() []*lookup {
 		}
 	}
 	return out
+}
+
+// sha256Shape: absent, or 64 hexadecimal digits, as the schema says.
+func sha256Shape(s string) bool {
+	if s == "" {
+		return true
+	}
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func (n *netChecks) verify(ctx context.Context, l *lookup) {

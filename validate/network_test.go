@@ -347,6 +347,27 @@ func TestVerifyArchives(t *testing.T) {
 	if h.count("GET /missing.tar.gz") != 0 {
 		t.Error("an archive that failed the URL check was downloaded anyway")
 	}
+
+	// A malformed sha256 is the schema's error, found offline: nothing is
+	// downloaded to call it tampering. A URL with credentials is never
+	// contacted (url-credentials reports it offline).
+	before := h.count("GET /ok.tar.gz")
+	linux := h.count("HEAD /agent-linux") + h.count("GET /agent-linux")
+	withCreds := strings.Replace(u, "://", "://user:secret@", 1)
+	results = []*AgentResult{agent("short", registry.Distribution{Binary: map[registry.Platform]registry.BinaryTarget{
+		"linux-x86_64":  target("/ok.tar.gz", "./agent", "abc123"),
+		"linux-aarch64": {Archive: withCreds + "/agent-linux", Cmd: "agent"},
+	}}, nil)}
+	runNetwork(context.Background(), results, Options{VerifyArchives: true}, fastClient(h, "", ""))
+	if got := problems(results); len(got) != 0 {
+		t.Errorf("malformed sha256 or credentials: network problems %v, want none (the offline rules report them)", got)
+	}
+	if n := h.count("GET /ok.tar.gz") - before; n != 0 {
+		t.Errorf("malformed sha256: the archive was downloaded %d times", n)
+	}
+	if n := h.count("HEAD /agent-linux") + h.count("GET /agent-linux") - linux; n != 0 {
+		t.Errorf("a URL with credentials was contacted %d times", n)
+	}
 	if !strings.Contains(log.String(), "verify "+u+"/ok.tar.gz") {
 		t.Errorf("stderr log = %q", log.String())
 	}

@@ -2,13 +2,14 @@ package validate
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
-	"unicode"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 const (
@@ -20,7 +21,8 @@ const (
 
 // WriteText writes the human report: for each agent with problems a header
 // and one `file:line:col: severity rule: message` line per problem (the form
-// editors and terminals turn into links), then the summary line.
+// editors and terminals turn into links), then the summary line. Every
+// string from the registry goes through safetext.Terminal.
 func WriteText(w io.Writer, r *Report, color bool) error {
 	bw := bufio.NewWriter(w)
 	paint := func(code, s string) string {
@@ -29,11 +31,11 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		}
 		return code + s + ansiReset
 	}
-	for _, a := range r.Agents {
+	err := r.Each(func(a *AgentResult) error {
 		if len(a.Problems) == 0 {
-			continue
+			return nil
 		}
-		fmt.Fprintf(bw, "%s (%s): %s\n", paint(ansiBold, printable(a.ID)), printable(a.Path), countText(a.Problems))
+		fmt.Fprintf(bw, "%s (%s): %s\n", paint(ansiBold, safetext.Terminal(a.ID)), safetext.Terminal(a.Path), countText(a.Problems))
 		for _, p := range a.Problems {
 			sev := string(p.Severity)
 			if p.Severity == SeverityError {
@@ -41,9 +43,13 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 			} else {
 				sev = paint(ansiYellow, sev)
 			}
-			fmt.Fprintf(bw, "%s: %s %s: %s\n", printable(location(p)), sev, p.Rule, printable(p.Message))
+			fmt.Fprintf(bw, "%s: %s %s: %s\n", safetext.Terminal(location(p)), sev, safetext.Terminal(p.Rule), safetext.Terminal(p.Message))
 		}
 		fmt.Fprintln(bw)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	fmt.Fprintln(bw, SummaryLine(r))
 	return bw.Flush()
@@ -118,8 +124,46 @@ func SummaryLine(r *Report) string {
 	return line
 }
 
-// WriteJSON writes the report as one indented JSON document (cli.md).
-func WriteJSON(w io.Writer, r *Report) error { return cli.WriteJSON(w, r) }
+// WriteJSON writes the report as one indented JSON document (cli.md),
+// agent by agent, so a lean report is never whole in memory. Values are
+// exact: JSON needs no sanitising.
+func WriteJSON(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("    ", "  ")
+	bw.WriteString("{\n  \"agents\": [")
+	n := 0
+	err := r.Each(func(a *AgentResult) error {
+		buf.Reset()
+		if err := enc.Encode(a); err != nil {
+			return err
+		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		n++
+		bw.WriteString("\n    ")
+		bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("],\n  \"summary\": ")
+	buf.Reset()
+	enc.SetIndent("  ", "  ")
+	if err := enc.Encode(r.Summary); err != nil {
+		return err
+	}
+	bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	bw.WriteString("\n}\n")
+	return bw.Flush()
+}
 
 // maxSummaryRows keeps the step summary well under GitHub's 1 MiB limit
 // when a whole registry is broken.
@@ -127,45 +171,51 @@ const maxSummaryRows = 500
 
 // WriteGitHub writes GitHub Actions workflow commands (one ::error or
 // ::warning annotation per problem) and the summary line to w, and, when
-// summary is not nil, a Markdown report for $GITHUB_STEP_SUMMARY.
+// summary is not nil, a Markdown report for $GITHUB_STEP_SUMMARY. Paths
+// are the report's (relative, forward slashes); every string goes through
+// safetext, so a folder or message cannot start a workflow command or
+// inject markup.
 func WriteGitHub(w io.Writer, summary io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
-	for _, a := range r.Agents {
+	var sw *bufio.Writer
+	if summary != nil {
+		sw = bufio.NewWriter(summary)
+		fmt.Fprintf(sw, "## ACP registry validation\n\n%s\n\n", SummaryLine(r))
+	}
+	rows := 0
+	total := r.Summary.Errors + r.Summary.Warnings
+	if sw != nil && total > 0 {
+		fmt.Fprintln(sw, "| Agent | Location | Severity | Rule | Message |")
+		fmt.Fprintln(sw, "|---|---|---|---|---|")
+	}
+	err := r.Each(func(a *AgentResult) error {
 		for _, p := range a.Problems {
-			props := []string{"file=" + escapeProperty(p.File)}
+			props := []string{"file=" + safetext.AnnotationProperty(p.File)}
 			if p.Line > 0 {
 				props = append(props, "line="+strconv.Itoa(p.Line))
 				if p.Column > 0 {
 					props = append(props, "col="+strconv.Itoa(p.Column))
 				}
 			}
-			props = append(props, "title="+escapeProperty(p.Rule))
-			fmt.Fprintf(bw, "::%s %s::%s\n", p.Severity, strings.Join(props, ","), escapeData(p.Message))
+			props = append(props, "title="+safetext.AnnotationProperty(p.Rule))
+			fmt.Fprintf(bw, "::%s %s::%s\n", p.Severity, strings.Join(props, ","), safetext.AnnotationData(p.Message))
+			if sw != nil && rows < maxSummaryRows {
+				rows++
+				fmt.Fprintf(sw, "| %s | %s | %s | %s | %s |\n", safetext.Markdown(a.ID), mdCode(location(p)),
+					p.Severity, "`"+p.Rule+"`", safetext.Markdown(p.Message))
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	fmt.Fprintln(bw, SummaryLine(r))
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	if summary == nil {
+	if sw == nil {
 		return nil
-	}
-	sw := bufio.NewWriter(summary)
-	fmt.Fprintf(sw, "## ACP registry validation\n\n%s\n\n", SummaryLine(r))
-	rows := 0
-	total := r.Summary.Errors + r.Summary.Warnings
-	if total > 0 {
-		fmt.Fprintln(sw, "| Agent | Location | Severity | Rule | Message |")
-		fmt.Fprintln(sw, "|---|---|---|---|---|")
-	}
-	for _, a := range r.Agents {
-		for _, p := range a.Problems {
-			if rows == maxSummaryRows {
-				break
-			}
-			rows++
-			fmt.Fprintf(sw, "| %s | `%s` | %s | `%s` | %s |\n", cell(a.ID), cell(location(p)), p.Severity, p.Rule, cell(p.Message))
-		}
 	}
 	if total > rows {
 		fmt.Fprintf(sw, "\n… and %d more problems: run `acp-registry validate` locally to see them all.\n", total-rows)
@@ -173,36 +223,13 @@ func WriteGitHub(w io.Writer, summary io.Writer, r *Report) error {
 	return sw.Flush()
 }
 
-// GitHub's workflow-command escaping: data escapes %, CR and LF; property
-// values additionally escape : and , which separate properties.
-func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
-}
-
-// cell makes s safe inside a Markdown table cell.
-func cell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\r", " ", "\n", " ", "`", "'").Replace(s)
-}
-
-// printable escapes control characters (a newline or an escape sequence in
-// a folder name) so one problem stays one line and cannot repaint the
-// terminal; everything else, non-ASCII included, is kept as is.
-func printable(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) {
-		return s
+// mdCode shows s as a code span (a path reads best so), unless it holds
+// what a code span cannot: a backtick ends it and a pipe ends the table
+// cell even inside it; then it is escaped Markdown text.
+func mdCode(s string) string {
+	s = safetext.Terminal(s)
+	if strings.ContainsAny(s, "`|") {
+		return safetext.Markdown(s)
 	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return "`" + s + "`"
 }

@@ -34,4 +34,7 @@ const (
 	RulePreviewVersionMismatch = "preview-version-mismatch"
 	RuleEnvReserved            = "env-reserved"
 	RuleIconMissing            = "icon-missing"
+	RuleTextControl            = "text-control"
+	RuleURLCredentials         = "url-credentials"
+	RuleFileOutside            = "file-outside"
 )

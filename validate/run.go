@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -40,6 +41,12 @@ type Options struct {
 	// network checks add their problems. It must not modify the result.
 	// A build uses it to write icons while the rest is still validated.
 	OnAgent func(*AgentResult)
+
+	// Lean, with SkipURLs, keeps no manifest or icon after an agent's
+	// checks and its problems on disk until the report is printed: memory
+	// stays flat whatever the registry's size. The report then has no
+	// Agents: read it with Report.Each, and Close it.
+	Lean bool
 }
 
 // DefaultPaths is what validate looks at without arguments: ./agents when it
@@ -56,19 +63,82 @@ func DefaultPaths() []string {
 // say so with the real size, and anything past this is not read at all.
 const maxIconRead = 1 << 20
 
-// unit is one agent folder to check.
+// unit is one agent folder to check. It is kept small (a registry of
+// 20,000 agents holds 20,000 of them for the whole run): the paths are
+// derived from it when the agent is checked (place).
 type unit struct {
+	root    *rootInfo
+	name    string // folder name, "" when unknown
+	kind    uint8
+	dirLink bool // the agent folder itself is a symbolic link
+}
+
+const (
+	unitScanned uint8 = iota // root/name, found by scanning a registry root
+	unitFolder               // an agent folder given on the command line
+	unitFile                 // an agent.json given on the command line
+)
+
+// rootInfo is one path of the command line.
+type rootInfo struct {
+	given string // as given
+	show  string // as reports name it (displayPath)
+	fence string // the registry root the agent's files must stay inside
+}
+
+// place is a unit's paths, for the time it is checked.
+type place struct {
 	dirName  string // folder name, "" when unknown
 	dir      string // folder as given (or derived from) the command line
 	manifest string // agent.json path
 	scanned  bool   // found by scanning a registry root
+	root     string // the registry root its files must stay inside
+	dirLink  bool
+	show     string    // the folder as reports name it
+	showFile string    // agent.json as reports name it
+	recycle  bool      // file buffers come from fileBufs (lean runs)
+	bufs     []*[]byte // taken from fileBufs
+}
+
+func (u *unit) place() *place {
+	p := &place{dirName: u.name, root: u.root.fence, dirLink: u.dirLink}
+	switch u.kind {
+	case unitScanned:
+		p.scanned = true
+		p.dir = filepath.Join(u.root.given, u.name)
+		p.manifest = filepath.Join(p.dir, registry.ManifestFile)
+		p.show = showJoin(u.root.show, u.name)
+		p.showFile = showJoin(p.show, registry.ManifestFile)
+	case unitFolder:
+		p.dir = u.root.given
+		p.manifest = filepath.Join(p.dir, registry.ManifestFile)
+		p.show = u.root.show
+		p.showFile = showJoin(p.show, registry.ManifestFile)
+	default:
+		p.manifest = u.root.given
+		p.dir = filepath.Dir(p.manifest)
+		p.showFile = u.root.show
+		p.show = path.Dir(p.showFile)
+	}
+	return p
+}
+
+// show is the folder as reports name it.
+func (u *unit) show() string {
+	switch u.kind {
+	case unitScanned:
+		return showJoin(u.root.show, u.name)
+	case unitFolder:
+		return u.root.show
+	}
+	return path.Dir(u.root.show)
 }
 
 // Run validates the agents under paths (registry roots, agent folders or
 // agent.json files; DefaultPaths when empty). It returns an error only when
 // the input cannot be used at all (a path that cannot be read, an --agent
 // id that matches nothing); every problem with the agents themselves is in
-// the report.
+// the report. Paths in the report are displayPath's.
 func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 	if len(paths) == 0 {
 		paths = DefaultPaths()
@@ -77,41 +147,31 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	variants := newVariantsCheck(paths)
+	// The lean run keeps no manifest; variants.json needs the patched ones.
+	if opts.Lean && opts.SkipURLs && variants == nil {
+		return runLean(ctx, paths, units, opts)
+	}
 	results := make([]*AgentResult, len(units))
-	workers := runtime.GOMAXPROCS(0)
-	if workers > len(units) {
-		workers = len(units)
-	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				results[i] = checkUnit(units[i])
-				if opts.OnAgent != nil {
-					opts.OnAgent(results[i])
-				}
-			}
-		}()
-	}
-	for i := range units {
-		if ctx.Err() != nil {
-			break
+	err = forEach(ctx, units, false, func(i int, r *AgentResult) {
+		results[i] = r
+		variants.observe(r)
+		if opts.OnAgent != nil {
+			opts.OnAgent(r)
 		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("interrupted (%w); nothing was judged", err)
+	})
+	if err != nil {
+		return nil, err
 	}
 
 	checkDuplicates(results)
+	vres := variants.finish(results)
 	results, err = selectAgents(results, opts.Agents, paths)
 	if err != nil {
 		return nil, err
+	}
+	if vres != nil {
+		results = append(results, vres)
 	}
 	sort.SliceStable(results, func(i, j int) bool {
 		if results[i].ID != results[j].ID {
@@ -130,6 +190,43 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 	return finish(results, opts.Strict), nil
 }
 
+// forEach checks every unit on GOMAXPROCS goroutines and hands each result
+// to done (from those goroutines) with the unit's index.
+//
+// With recycle, the agent's file bytes (its Icon, its positions) are valid
+// only during done.
+func forEach(ctx context.Context, units []unit, recycle bool, done func(int, *AgentResult)) error {
+	workers := runtime.GOMAXPROCS(0)
+	if workers > len(units) {
+		workers = len(units)
+	}
+	var wg sync.WaitGroup
+	next := make(chan int, workers)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r, release := checkUnitBufs(&units[i], recycle)
+				done(i, r)
+				release()
+			}
+		}()
+	}
+	for i := range units {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("interrupted (%w); nothing was judged", err)
+	}
+	return nil
+}
+
 // finish positions pointer-only problems, sorts, and counts.
 func finish(results []*AgentResult, strict bool) *Report {
 	rep := &Report{Agents: results, Strict: strict}
@@ -137,7 +234,7 @@ func finish(results []*AgentResult, strict bool) *Report {
 		for i := range r.Problems {
 			p := &r.Problems[i]
 			if p.Line == 0 && p.Pointer != "" && p.File == r.ManifestFile {
-				p.Line, p.Column = r.index.at(p.Pointer, false)
+				p.Line, p.Column = r.index.At(p.Pointer, false)
 			}
 			if p.Severity == SeverityError {
 				rep.Summary.Errors++
@@ -163,16 +260,25 @@ func finish(results []*AgentResult, strict bool) *Report {
 
 func collect(paths []string) ([]unit, error) {
 	var units []unit
-	seen := map[string]bool{}
+	// Only several paths can name one manifest twice; a single root's
+	// folders are distinct, and a map of 20,000 absolute paths is memory
+	// that grows with the registry.
+	var seen map[string]bool
+	if len(paths) > 1 {
+		seen = map[string]bool{}
+	}
 	addUnit := func(u unit) {
-		key := u.manifest
-		if abs, err := filepath.Abs(u.manifest); err == nil {
-			key = abs
-		}
-		if !seen[key] {
+		if seen != nil {
+			key := u.place().manifest
+			if abs, err := filepath.Abs(key); err == nil {
+				key = abs
+			}
+			if seen[key] {
+				return
+			}
 			seen[key] = true
-			units = append(units, u)
 		}
+		units = append(units, u)
 	}
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -181,19 +287,25 @@ func collect(paths []string) ([]unit, error) {
 		}
 		if !st.IsDir() {
 			dir := filepath.Dir(p)
-			addUnit(unit{dirName: folderName(dir), dir: dir, manifest: p})
+			ri := &rootInfo{given: p, show: displayPath(p), fence: filepath.Dir(dir)}
+			addUnit(unit{root: ri, name: folderName(dir), kind: unitFile})
 			continue
 		}
-		if fi, err := os.Stat(filepath.Join(p, registry.ManifestFile)); err == nil && !fi.IsDir() {
-			addUnit(unit{dirName: folderName(p), dir: p, manifest: filepath.Join(p, registry.ManifestFile)})
+		if fi, err := os.Lstat(filepath.Join(p, registry.ManifestFile)); err == nil && !fi.IsDir() {
+			ri := &rootInfo{given: p, show: displayPath(p), fence: filepath.Join(p, "..")}
+			addUnit(unit{root: ri, name: folderName(p), kind: unitFolder})
 			continue
 		}
 		dirs, err := registry.ScanRoot(p)
 		if err != nil {
 			return nil, fmt.Errorf("%w %s: %v", ErrNoInput, p, causeOf(err))
 		}
+		ri := &rootInfo{given: p, show: displayPath(p), fence: p}
+		if units == nil {
+			units = make([]unit, 0, len(dirs))
+		}
 		for _, d := range dirs {
-			addUnit(unit{dirName: d.Name, dir: d.Dir, manifest: d.ManifestPath(), scanned: true})
+			addUnit(unit{root: ri, name: d.Name, kind: unitScanned, dirLink: d.Link})
 		}
 	}
 	return units, nil
@@ -221,85 +333,82 @@ func causeOf(err error) error {
 	return err
 }
 
-// readFile reads a file of at most limit bytes. It stats before opening
-// so that a FIFO or device planted as agent.json (opening a FIFO blocks
-// forever) is refused, and reads a regular file in one call sized from the
-// stat. A file that shrank meanwhile is read as far as it goes.
-func readFile(path string, limit int64) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case st.IsDir():
-		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("is a folder, not a file")}
-	case !st.Mode().IsRegular():
-		return nil, &fs.PathError{Op: "read", Path: path, Err: errors.New("is not a regular file")}
-	case st.Size() > limit:
-		return nil, &registry.TooLargeError{Path: path, Limit: limit}
-	}
-	// Read exactly the size the stat gave: a file that grows meanwhile is
-	// read as it was, and the usual file costs one read and no EOF probe.
-	buf := make([]byte, st.Size())
-	n, err := readAt(path, buf)
-	if err != nil {
-		return nil, err
-	}
-	return buf[:n], nil
+func checkUnit(un *unit) *AgentResult {
+	r, _ := checkUnitBufs(un, false)
+	return r
 }
 
-func checkUnit(u unit) *AgentResult {
-	data, err := readFile(u.manifest, registry.MaxManifestSize)
+// checkUnitBufs is checkUnit that, with recycle, reads the files into
+// recycled buffers; release returns them once the result's Icon and
+// positions are no longer used.
+func checkUnitBufs(un *unit, recycle bool) (r *AgentResult, release func()) {
+	u := un.place()
+	u.recycle = recycle
+	return u.check(), u.release
+}
+
+func (u *place) check() *AgentResult {
+	data, err := u.readFile(u.manifest, registry.MaxManifestSize)
 	var r *AgentResult
 	var tooLarge *registry.TooLargeError
+	var bad *fileProblemError
 	switch {
 	case err == nil:
-		r = ValidateManifest(u.manifest, data, u.dirName)
+		// A lean run (recycle) keeps nothing of the manifest unless
+		// OnAgent wants it, and then it does not recycle.
+		r = validateManifest(u.showFile, data, u.dirName, !u.recycle)
 	case errors.Is(err, fs.ErrNotExist) && u.scanned:
 		// Not an agent; say so in case it was meant to be one.
-		return &AgentResult{ID: u.dirName, Path: u.dir, Valid: true, Problems: []Problem{{
-			File: u.dir, Rule: RuleManifestMissing, Severity: SeverityWarning,
-			Message: fmt.Sprintf("folder %s has no agent.json, so it is not an agent: add one, or rename the folder to start with _ to park it", u.dir),
+		return &AgentResult{ID: u.dirName, Path: u.show, Valid: true, Problems: []Problem{{
+			File: u.show, Rule: RuleManifestMissing, Severity: SeverityWarning,
+			Message: fmt.Sprintf("folder %s has no agent.json, so it is not an agent: add one, or rename the folder to start with _ to park it", u.show),
 		}}}
+	case errors.As(err, &bad):
+		r = fileProblem(u, RuleFileOutside, fmt.Sprintf("agent.json %s: it was not read; make it a regular file inside the registry", bad.why))
 	case errors.As(err, &tooLarge):
 		r = fileProblem(u, RuleJSONSyntax, fmt.Sprintf("agent.json is larger than %d MiB: a manifest is a few KiB; this is not an agent manifest", registry.MaxManifestSize>>20))
 	default:
 		r = fileProblem(u, RuleJSONSyntax, fmt.Sprintf("cannot read agent.json: %v: make it a readable file", causeOf(err)))
 	}
-	r.Path = u.dir
+	r.Path = u.show
 	if r.ID == "" {
-		r.ID = strings.TrimSuffix(filepath.Base(u.manifest), filepath.Ext(u.manifest))
+		r.ID = strings.TrimSuffix(path.Base(u.showFile), path.Ext(u.showFile))
 	}
-	checkIcon(r, filepath.Join(u.dir, registry.IconFile))
+	checkIcon(r, u, filepath.Join(u.dir, registry.IconFile), showJoin(u.show, registry.IconFile))
 	return r
 }
 
-func fileProblem(u unit, rule, msg string) *AgentResult {
-	return &AgentResult{ID: u.dirName, Path: u.dir, ManifestFile: u.manifest, Problems: []Problem{{
-		File: u.manifest, Rule: rule, Severity: SeverityError, Message: msg,
+func fileProblem(u *place, rule, msg string) *AgentResult {
+	return &AgentResult{ID: u.dirName, Path: u.show, ManifestFile: u.showFile, Problems: []Problem{{
+		File: u.showFile, Rule: rule, Severity: SeverityError, Message: msg,
 	}}}
 }
 
-func checkIcon(r *AgentResult, path string) {
-	data, err := readFile(path, maxIconRead)
+func checkIcon(r *AgentResult, u *place, file, show string) {
+	data, err := u.readFile(file, maxIconRead)
 	var tooLarge *registry.TooLargeError
+	var bad *fileProblemError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		r.Problems = append(r.Problems, Problem{File: path, Rule: RuleIconMissing, Severity: SeverityError,
+		r.Problems = append(r.Problems, Problem{File: show, Rule: RuleIconMissing, Severity: SeverityError,
 			Message: "no icon.svg beside agent.json: add a 16×16 SVG icon that paints with currentColor"})
 		return
+	case errors.As(err, &bad):
+		r.Problems = append(r.Problems, Problem{File: show, Rule: RuleFileOutside, Severity: SeverityError,
+			Message: fmt.Sprintf("icon.svg %s: it was not read; make it a regular file inside the registry", bad.why)})
+		return
 	case errors.As(err, &tooLarge):
-		r.Problems = append(r.Problems, Problem{File: path, Rule: icons.RuleTooLarge, Severity: SeverityError,
+		r.Problems = append(r.Problems, Problem{File: show, Rule: icons.RuleTooLarge, Severity: SeverityError,
 			Message: fmt.Sprintf("icon.svg is larger than %d KiB: simplify the drawing (real icons are a few KiB)", icons.MaxSize>>10)})
 		return
 	case err != nil:
-		r.Problems = append(r.Problems, Problem{File: path, Rule: RuleIconMissing, Severity: SeverityError,
+		r.Problems = append(r.Problems, Problem{File: show, Rule: RuleIconMissing, Severity: SeverityError,
 			Message: fmt.Sprintf("cannot read icon.svg: %v: make it a readable file", causeOf(err))})
 		return
 	}
 	r.Icon = data
 	for _, ip := range icons.Check(data) {
-		r.Problems = append(r.Problems, Problem{File: path, Line: ip.Line, Column: ip.Column,
+		r.Problems = append(r.Problems, Problem{File: show, Line: ip.Line, Column: ip.Column,
 			Rule: ip.Rule, Severity: Severity(ip.Severity), Message: ip.Message})
 	}
 }
@@ -324,7 +433,7 @@ func checkDuplicates(results []*AgentResult) {
 				}
 			}
 			sort.Strings(others)
-			line, col := r.index.at("/id", false)
+			line, col := r.index.At("/id", false)
 			r.Problems = append(r.Problems, Problem{File: r.ManifestFile, Line: line, Column: col, Pointer: "/id",
 				Rule: RuleIDDuplicate, Severity: SeverityError,
 				Message: fmt.Sprintf("id %q is also used by %s: ids must be unique; rename one", id, strings.Join(others, ", "))})
@@ -343,7 +452,7 @@ func selectAgents(results []*AgentResult, want []string, paths []string) ([]*Age
 	}
 	var out []*AgentResult
 	for _, r := range results {
-		name := filepath.Base(r.Path)
+		name := path.Base(r.Path)
 		_, byID := set[r.ID]
 		_, byName := set[name]
 		if byID || byName {

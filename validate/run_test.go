@@ -3,6 +3,7 @@ package validate
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -243,8 +245,8 @@ func TestRunBadInput(t *testing.T) {
 		"garbage":  "not valid UTF-8",
 		"deep":     "nested too deeply",
 		"empty":    "unexpected end of file",
-		"isdir":    "cannot read agent.json: is a folder",
-		"fifo":     "cannot read agent.json: is not a regular file",
+		"isdir":    "agent.json is a folder, not a file",
+		"fifo":     "agent.json is not a regular file (a named pipe)",
 		"huge":     "larger than 1 MiB",
 		"hugeicon": "larger than 64 KiB",
 		"locked":   "cannot read agent.json",
@@ -290,7 +292,7 @@ func TestRunStrict(t *testing.T) {
 func TestFinishPositionsPointerProblems(t *testing.T) {
 	root := t.TempDir()
 	writeAgent(t, root, "net", manifestFor("net"), goodIcon)
-	r := checkUnit(unit{dirName: "net", dir: filepath.Join(root, "net"), manifest: filepath.Join(root, "net", "agent.json")})
+	r := checkUnit(&unit{root: &rootInfo{given: filepath.Join(root, "net"), show: filepath.Join(root, "net"), fence: root}, name: "net", kind: unitFolder})
 	r.Problems = append(r.Problems, Problem{File: r.ManifestFile, Pointer: "/distribution/npx/package",
 		Rule: "npm-package-missing", Severity: SeverityError, Message: "gone"})
 	rep := finish([]*AgentResult{r}, false)
@@ -323,6 +325,28 @@ func TestGolden(t *testing.T) {
 	if !bytes.Contains(colored.Bytes(), []byte("\x1b[31merror\x1b[0m")) || bytes.Contains(text.Bytes(), []byte("\x1b[")) {
 		t.Error("colour only when asked")
 	}
+	// A lean report (validate --skip-urls) prints exactly the same.
+	lean, err := Run(context.Background(), []string{"testdata/tree"}, Options{SkipURLs: true, Lean: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lean.Close()
+	if lean.Agents != nil || lean.Summary != rep.Summary {
+		t.Errorf("lean report: %d agents kept, summary %+v; want none kept and %+v", len(lean.Agents), lean.Summary, rep.Summary)
+	}
+	var ltext, ljs, lgh, lsum bytes.Buffer
+	WriteText(&ltext, lean, false)
+	WriteJSON(&ljs, lean)
+	WriteGitHub(&lgh, &lsum, lean)
+	for name, pair := range map[string][2][]byte{"text": {text.Bytes(), ltext.Bytes()}, "json": {js.Bytes(), ljs.Bytes()}, "github": {gh.Bytes(), lgh.Bytes()}, "summary": {sum.Bytes(), lsum.Bytes()}} {
+		if !bytes.Equal(pair[0], pair[1]) {
+			t.Errorf("lean %s output differs:\n%s\nwant\n%s", name, pair[1], pair[0])
+		}
+	}
+	var jsonDoc Report
+	if err := json.Unmarshal(js.Bytes(), &jsonDoc); err != nil || len(jsonDoc.Agents) != rep.Summary.Agents {
+		t.Errorf("JSON report does not decode: %v", err)
+	}
 	for name, got := range map[string][]byte{"text.golden": text.Bytes(), "json.golden": js.Bytes(), "github.golden": gh.Bytes(), "summary.md.golden": sum.Bytes()} {
 		path := filepath.Join("testdata", "golden", name)
 		if *update {
@@ -350,7 +374,7 @@ func TestGitHubEscaping(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := strings.SplitN(out.String(), "\n", 2)[0]
-	if want := "::error file=a%2Cb/agent%3A1.json,line=3,title=schema::100%25 bad%0Aline two%0D"; first != want {
+	if want := `::error file=a%2Cb/agent%3A1.json,line=3,title=schema::100%25 bad\nline two\r`; first != want {
 		t.Errorf("got  %s\nwant %s", first, want)
 	}
 }
@@ -406,5 +430,230 @@ func TestWriteTextEscapesControlCharacters(t *testing.T) {
 	want := "a\\nb (reg/a\\nb): 1 warning\nreg/a\\nb: warning manifest-missing: folder reg/a\\x1b[2Jb has no agent.json\n\n1 agent valid (1 warning)\n"
 	if out.String() != want {
 		t.Errorf("got  %q\nwant %q", out.String(), want)
+	}
+}
+
+// The JSON writer streams agents one by one; an empty report is still one
+// document shaped as cli.md says.
+func TestWriteJSONEmpty(t *testing.T) {
+	var out bytes.Buffer
+	if err := WriteJSON(&out, finish(nil, false)); err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"agents\": [],\n  \"summary\": {\n    \"agents\": 0,\n    \"invalid\": 0,\n    \"errors\": 0,\n    \"warnings\": 0\n  }\n}\n"
+	if out.String() != want {
+		t.Errorf("got %q\nwant %q", out.String(), want)
+	}
+}
+
+// A folder name with ESC, CR or LF reaches no annotation, log line or
+// summary raw: it could repaint the terminal or start a workflow command.
+func TestHostileFolderNameInEveryFormat(t *testing.T) {
+	root := t.TempDir()
+	name := "evil\x1b]0;title\x07\n::add-mask::x"
+	writeAgent(t, root, name, manifestFor("evil"), goodIcon)
+	for _, lean := range []bool{false, true} {
+		rep, err := Run(context.Background(), []string{root}, Options{SkipURLs: true, Lean: lean})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text, gh, sum, js bytes.Buffer
+		WriteText(&text, rep, false)
+		WriteGitHub(&gh, &sum, rep)
+		WriteJSON(&js, rep)
+		for fmtName, out := range map[string]string{"text": text.String(), "github": gh.String(), "summary": sum.String()} {
+			if strings.ContainsAny(out, "\x1b\x07\r") {
+				t.Errorf("lean=%v %s output holds a raw control character:\n%q", lean, fmtName, out)
+			}
+			for _, line := range strings.Split(out, "\n") {
+				if strings.HasPrefix(line, "::add-mask::") {
+					t.Errorf("lean=%v %s output starts a workflow command: %q", lean, fmtName, line)
+				}
+			}
+		}
+		if !strings.Contains(gh.String(), "/"+`evil\x1b]0;title\x07\n%3A%3Aadd-mask%3A%3Ax`) {
+			t.Errorf("annotation file= not escaped as expected:\n%s", gh.String())
+		}
+		// JSON keeps the exact name.
+		var doc struct{ Agents []struct{ Path string } }
+		if err := json.Unmarshal(js.Bytes(), &doc); err != nil || len(doc.Agents) != 1 || !strings.HasSuffix(doc.Agents[0].Path, "/"+name) {
+			t.Errorf("lean=%v JSON path: %+v %v", lean, doc, err)
+		}
+		rep.Close()
+	}
+}
+
+// Paths are named from the top of the git work tree, wherever validate
+// runs, with forward slashes.
+func TestPathsRelativeToRepositoryRoot(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeAgent(t, filepath.Join(repo, "agents"), "one", manifestFor("one"), "")
+	for _, tc := range []struct{ cwd, arg string }{
+		{repo, "agents"},
+		{filepath.Join(repo, "agents"), "."},
+		{filepath.Join(repo, "agents", "one"), ".."},
+		{filepath.Join(repo, "agents", "one"), "."},
+		{t.TempDir(), filepath.Join(repo, "agents")},
+	} {
+		t.Run(tc.arg, func(t *testing.T) {
+			t.Chdir(tc.cwd)
+			rep, err := Run(context.Background(), []string{tc.arg}, Options{SkipURLs: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := rep.Agents[0]
+			if a.Path != "agents/one" || a.Problems[0].File != "agents/one/icon.svg" {
+				t.Errorf("from %s with %s: path %q, file %q; want agents/one, agents/one/icon.svg", tc.cwd, tc.arg, a.Path, a.Problems[0].File)
+			}
+		})
+	}
+	// Outside any work tree: relative to the current folder.
+	plain := t.TempDir()
+	writeAgent(t, plain, "two", manifestFor("two"), goodIcon)
+	t.Chdir(plain)
+	rep, err := Run(context.Background(), []string{filepath.Join(plain, "two")}, Options{SkipURLs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Agents[0].Path != "two" {
+		t.Errorf("outside git: path %q, want two", rep.Agents[0].Path)
+	}
+}
+
+// agent.json and icon.svg must be regular files inside the registry: a
+// link out of it is not read (so build never copies the outside file).
+func TestFileOutside(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "registry")
+	secret := filepath.Join(base, "secret.svg")
+	writeFile(t, secret, goodIcon)
+	writeFile(t, filepath.Join(base, "outside-agent", "agent.json"), manifestFor("far"))
+	writeFile(t, filepath.Join(base, "outside-agent", "icon.svg"), goodIcon)
+	writeFile(t, filepath.Join(base, "loose.json"), manifestFor("linked"))
+
+	writeAgent(t, root, "iconout", manifestFor("iconout"), "")
+	link(t, secret, filepath.Join(root, "iconout", "icon.svg"))
+	writeAgent(t, root, "manout", "", "")
+	os.Remove(filepath.Join(root, "manout", "agent.json"))
+	link(t, filepath.Join(base, "loose.json"), filepath.Join(root, "manout", "agent.json"))
+	writeFile(t, filepath.Join(root, "manout", "icon.svg"), goodIcon)
+	link(t, filepath.Join(base, "outside-agent"), filepath.Join(root, "far"))
+	writeAgent(t, root, "inside", manifestFor("inside"), "")
+	writeFile(t, filepath.Join(root, "shared", "icon.svg"), goodIcon)
+	link(t, filepath.Join("..", "shared", "icon.svg"), filepath.Join(root, "inside", "icon.svg"))
+	writeAgent(t, root, "dangling", manifestFor("dangling"), "")
+	link(t, filepath.Join(base, "nothing.svg"), filepath.Join(root, "dangling", "icon.svg"))
+
+	for _, lean := range []bool{false, true} {
+		var icons = map[string][]byte{}
+		var mu sync.Mutex
+		rep, err := Run(context.Background(), []string{root}, Options{SkipURLs: true, Lean: lean, OnAgent: func(a *AgentResult) {
+			mu.Lock()
+			icons[a.ID] = a.Icon
+			mu.Unlock()
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][]string{}
+		rep.Each(func(a *AgentResult) error {
+			for _, p := range a.Problems {
+				if p.Rule == RuleFileOutside {
+					got[a.ID] = append(got[a.ID], p.File[strings.LastIndex(p.File, "/")+1:]+": "+p.Message)
+				}
+			}
+			return nil
+		})
+		rep.Close()
+		for id, want := range map[string][]string{
+			"iconout":  {"icon.svg: icon.svg is a symbolic link to a file outside the registry"},
+			"manout":   {"agent.json: agent.json is a symbolic link to a file outside the registry"},
+			"far":      {"agent.json: agent.json is a symbolic link to a file outside the registry", "icon.svg: icon.svg is a symbolic link to a file outside the registry"},
+			"dangling": {"icon.svg: icon.svg is a symbolic link to nothing"},
+		} {
+			if len(got[id]) != len(want) {
+				t.Errorf("lean=%v %s: file-outside %q, want %q", lean, id, got[id], want)
+				continue
+			}
+			for i := range want {
+				if !strings.HasPrefix(got[id][i], want[i]) {
+					t.Errorf("lean=%v %s: %q, want %q", lean, id, got[id][i], want[i])
+				}
+			}
+		}
+		if got["inside"] != nil || icons["inside"] == nil {
+			t.Errorf("lean=%v a link inside the registry is fine: %q", lean, got["inside"])
+		}
+		if icons["iconout"] != nil || icons["far"] != nil {
+			t.Errorf("lean=%v an outside icon was read: %q", lean, icons["iconout"])
+		}
+	}
+}
+
+func link(t *testing.T, target, at string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(at), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, at); err != nil {
+		t.Skipf("symbolic links unavailable: %v", err)
+	}
+}
+
+// leanRun is Run with Options.Lean, its agents read back into a plain
+// report, so tests can compare both modes.
+func leanRun(t *testing.T, paths []string, opts Options) (*Report, error) {
+	t.Helper()
+	opts.Lean = true
+	rep, err := Run(context.Background(), paths, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer rep.Close()
+	out := &Report{Summary: rep.Summary, Strict: rep.Strict, Agents: []*AgentResult{}}
+	err = rep.Each(func(a *AgentResult) error {
+		c := *a
+		c.Problems = append([]Problem{}, a.Problems...)
+		out.Agents = append(out.Agents, &c)
+		return nil
+	})
+	return out, err
+}
+
+// The lean mode keeps nothing but reports exactly what the full one does:
+// duplicates across roots, --agent, strict, missing manifests.
+func TestLeanReportsTheSame(t *testing.T) {
+	r1, r2 := t.TempDir(), t.TempDir()
+	writeAgent(t, r1, "same", manifestFor("same"), goodIcon)
+	writeAgent(t, r2, "same", manifestFor("same"), goodIcon)
+	writeAgent(t, r2, "other", strings.Replace(manifestFor("other"), `"version"`, `"tags": [], "version"`, 1), goodIcon)
+	writeAgent(t, r2, "zz-misnamed", manifestFor("aa-first"), "")
+	writeFile(t, filepath.Join(r2, "notes", "README"), "x")
+	for _, opts := range []Options{
+		{SkipURLs: true},
+		{SkipURLs: true, Strict: true},
+		{SkipURLs: true, Agents: []string{"same"}},
+		{SkipURLs: true, Agents: []string{"other", "zz-misnamed"}},
+	} {
+		full, err := Run(context.Background(), []string{r1, r2}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lean, err := leanRun(t, []string{r1, r2}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b bytes.Buffer
+		WriteJSON(&a, full)
+		WriteJSON(&b, lean)
+		if a.String() != b.String() {
+			t.Errorf("%+v: lean report differs:\n%s\nwant\n%s", opts, b.String(), a.String())
+		}
+	}
+	if _, err := leanRun(t, []string{r1, r2}, Options{SkipURLs: true, Agents: []string{"nope"}}); !errors.Is(err, ErrUnknownAgent) {
+		t.Errorf("lean --agent nope: %v", err)
 	}
 }

@@ -6,8 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -18,6 +23,11 @@ import (
 //
 //go:embed schema/agent.schema.json schema/registry.schema.json
 var schemaFS embed.FS
+
+// The fast path (conformsFast: "this manifest certainly satisfies the
+// schema", so the general validator can be skipped) is generated from the
+// same schema file; TestSchemaFastIsCurrent fails when it is stale.
+//go:generate go run ../internal/schemagen/gen -schema schema/agent.schema.json -out schemafast.go
 
 // Schema URLs are the $id of each file; registry.schema.json refers to
 // agent.schema.json relative to its own.
@@ -95,7 +105,10 @@ type schemaFinding struct {
 }
 
 // schemaFindings validates v and turns every leaf violation into a finding
-// with a message that says how to fix it.
+// with a message that says how to fix it. Messages are built from where
+// the violation is (the library's keyword and instance locations) and from
+// the schema itself, never from the library's English messages, whose
+// wording changes between versions.
 func schemaFindings(v any) []schemaFinding {
 	if err := compileSchemas(); err != nil {
 		return []schemaFinding{{msg: "internal error: " + err.Error()}}
@@ -117,10 +130,81 @@ func schemaFindings(v any) []schemaFinding {
 			}
 			return
 		}
-		out = append(out, describeLeaf(e)...)
+		out = append(out, describeLeaf(e, v)...)
 	}
 	walk(ve)
 	return out
+}
+
+// agentSchemaDoc is agent.schema.json decoded, to read what a violated
+// keyword asks for.
+var agentSchemaDoc = sync.OnceValue(func() any {
+	v, _, _, err := jsonpos.Parse(AgentSchema())
+	if err != nil {
+		panic("validate: embedded agent schema is not JSON: " + err.Msg) // a build defect
+	}
+	return v
+})
+
+// valueAt resolves a JSON pointer in a decoded document.
+func valueAt(doc any, ptr string) (any, bool) {
+	if ptr == "" {
+		return doc, true
+	}
+	if ptr[0] != '/' {
+		return nil, false
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = jsonpos.UnescapePointer(tok)
+		switch x := doc.(type) {
+		case map[string]any:
+			v, ok := x[tok]
+			if !ok {
+				return nil, false
+			}
+			doc = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			doc = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return doc, true
+}
+
+// propertyOrder lists the properties a schema object (at ptr in
+// agent.schema.json) declares, in the file's order.
+func propertyOrder(ptr string) []string {
+	node, _ := valueAt(agentSchemaDoc(), ptr+"/properties")
+	props, _ := node.(map[string]any)
+	names := make([]string, 0, len(props))
+	for k := range props {
+		names = append(names, k)
+	}
+	data := AgentSchema()
+	off := func(k string) int {
+		sp, _ := jsonpos.Locate(data, ptr+"/properties/"+jsonpos.EscapePointer(k))
+		return sp.Key
+	}
+	sort.Slice(names, func(i, j int) bool { return off(names[i]) < off(names[j]) })
+	return names
+}
+
+// manifestFields are the top-level fields agent.schema.json declares.
+var manifestFields = sync.OnceValue(func() []string { return propertyOrder("") })
+
+// knownField reports whether the schema declares a top-level field.
+func knownField(k string) bool {
+	for _, f := range manifestFields() {
+		if f == k {
+			return true
+		}
+	}
+	return false
 }
 
 // instancePointer converts the validator's instance location (JSON pointer
@@ -153,57 +237,40 @@ func fieldName(ptr string) string {
 	return fmt.Sprintf("%q", tok)
 }
 
-// quotedNames extracts 'a', 'b' from the validator's messages.
-func quotedNames(msg string) []string {
-	var names []string
-	for {
-		i := strings.IndexByte(msg, '\'')
-		if i < 0 {
-			return names
+// stringsOf lists the strings of a schema array value.
+func stringsOf(v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case string:
+		out = append(out, x)
+	case []any:
+		for _, e := range x {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
 		}
-		j := i + 1
-		for j < len(msg) && (msg[j] != '\'' || msg[j-1] == '\\') {
-			j++
-		}
-		if j >= len(msg) {
-			return names
-		}
-		names = append(names, strings.ReplaceAll(msg[i+1:j], `\'`, `'`))
-		msg = msg[j+1:]
 	}
+	return out
 }
 
-// allowedKeys lists, per object kind, the keys the schema allows, for
-// "remove it (allowed: …)" messages.
-func allowedKeys(ptr string) string {
-	parts := strings.Split(ptr, "/")
-	switch {
-	case ptr == "/distribution" || ptr == "/preview/distribution":
-		if strings.HasPrefix(ptr, "/preview") {
-			return "npx, uvx"
-		}
-		return "binary, npx, uvx"
-	case ptr == "/preview":
-		return "version, distribution"
-	case len(parts) == 4 && parts[2] == "binary":
-		return "archive, cmd, sha256, args, env"
-	default:
-		return "package, cmd, args, env"
-	}
-}
-
-var platformList = "darwin-aarch64, darwin-x86_64, linux-aarch64, linux-x86_64, windows-aarch64, windows-x86_64"
-
-func describeLeaf(e *jsonschema.ValidationError) []schemaFinding {
+func describeLeaf(e *jsonschema.ValidationError, root any) []schemaFinding {
 	ptr := instancePointer(e.InstanceLocation)
-	kw := e.KeywordLocation[strings.LastIndexByte(e.KeywordLocation, '/')+1:]
-	if strings.Contains(e.KeywordLocation, "/propertyNames/") && strings.Contains(e.KeywordLocation, "/env/") {
+	_, kwPtr, _ := strings.Cut(e.AbsoluteKeywordLocation, "#")
+	kwPtr = instancePointer(kwPtr)
+	kw := lastToken(kwPtr)
+	parentPtr := kwPtr[:max(strings.LastIndexByte(kwPtr, '/'), 0)]
+	node, _ := valueAt(agentSchemaDoc(), kwPtr)
+	inst, _ := valueAt(root, ptr)
+
+	if strings.Contains(kwPtr, "/propertyNames/") {
+		// The name of a member broke the rule: a platform (an enum) or an
+		// environment variable (a pattern).
+		if kw == "enum" {
+			return []schemaFinding{{ptr: ptr, atKey: true,
+				msg: fmt.Sprintf("unknown platform %q: use one of %s", lastToken(ptr), strings.Join(stringsOf(node), ", "))}}
+		}
 		return []schemaFinding{{ptr: ptr, atKey: true,
 			msg: fmt.Sprintf("environment variable name %q is not a portable name: use letters, digits and _, not starting with a digit", lastToken(ptr))}}
-	}
-	if strings.Contains(e.KeywordLocation, "/propertyNames/") {
-		return []schemaFinding{{ptr: ptr, atKey: true,
-			msg: fmt.Sprintf("unknown platform %q: use one of %s", lastToken(ptr), platformList)}}
 	}
 	switch kw {
 	case "format":
@@ -211,8 +278,12 @@ func describeLeaf(e *jsonschema.ValidationError) []schemaFinding {
 		// rules, whose messages say more.
 		return nil
 	case "required":
+		obj, _ := inst.(map[string]any)
 		var out []schemaFinding
-		for _, name := range quotedNames(e.Message) {
+		for _, name := range stringsOf(node) {
+			if _, ok := obj[name]; ok {
+				continue
+			}
 			what := "the manifest"
 			if ptr != "" {
 				what = fieldName(ptr)
@@ -222,40 +293,56 @@ func describeLeaf(e *jsonschema.ValidationError) []schemaFinding {
 		}
 		return out
 	case "additionalProperties":
+		obj, _ := inst.(map[string]any)
+		allowed := propertyOrder(parentPtr)
 		var out []schemaFinding
-		for _, name := range quotedNames(e.Message) {
-			child := ptr + "/" + escapePointer(name)
+		for _, name := range sortedKeys(obj) {
+			if slices.Contains(allowed, name) {
+				continue
+			}
+			child := ptr + "/" + jsonpos.EscapePointer(name)
 			var msg string
 			switch ptr {
 			case "/distribution":
-				msg = fmt.Sprintf("unknown distribution %q: use binary, npx or uvx", name)
+				msg = fmt.Sprintf("unknown distribution %q: use %s", name, orList(allowed))
 			case "/preview/distribution":
-				msg = fmt.Sprintf("preview distribution %q is not allowed: a preview holds only npx or uvx", name)
+				msg = fmt.Sprintf("preview distribution %q is not allowed: a preview holds only %s", name, orList(allowed))
 			default:
-				msg = fmt.Sprintf("unknown field %q in %s: remove it (allowed: %s)", name, fieldName(ptr), allowedKeys(ptr))
+				msg = fmt.Sprintf("unknown field %q in %s: remove it (allowed: %s)", name, fieldName(ptr), strings.Join(allowed, ", "))
 			}
 			out = append(out, schemaFinding{ptr: child, atKey: true, msg: msg})
 		}
 		return out
 	case "type":
-		// "expected string, but got number"
-		want, got, _ := strings.Cut(strings.TrimPrefix(e.Message, "expected "), ", but got ")
-		return []schemaFinding{{ptr: ptr, msg: fmt.Sprintf("%s must be %s, not %s", fieldName(ptr), article(want), article(got))}}
+		want := stringsOf(node)
+		return []schemaFinding{{ptr: ptr, msg: fmt.Sprintf("%s must be %s, not %s", fieldName(ptr), article(strings.Join(want, " or ")), article(jsonTypeName(inst)))}}
 	case "minLength":
 		return []schemaFinding{{ptr: ptr, msg: fmt.Sprintf("%s must not be empty", fieldName(ptr))}}
 	case "minProperties":
 		msg := fmt.Sprintf("%s must not be empty", fieldName(ptr))
 		if strings.HasSuffix(ptr, "/binary") {
-			msg = fmt.Sprintf("\"binary\" lists no platforms: add targets (%s) or remove it", platformList)
+			platforms, _ := valueAt(agentSchemaDoc(), parentPtr+"/propertyNames/enum")
+			msg = fmt.Sprintf("\"binary\" lists no platforms: add targets (%s) or remove it", strings.Join(stringsOf(platforms), ", "))
 		}
 		return []schemaFinding{{ptr: ptr, msg: msg}}
 	case "pattern":
 		if lastToken(ptr) == "sha256" {
 			return []schemaFinding{{ptr: ptr, msg: "sha256 must be the archive's SHA-256 digest as 64 hexadecimal characters"}}
 		}
-		return []schemaFinding{{ptr: ptr, msg: fmt.Sprintf("%s has the wrong form: %s", fieldName(ptr), e.Message)}}
+		pattern, _ := node.(string)
+		return []schemaFinding{{ptr: ptr, msg: fmt.Sprintf("%s has the wrong form: it must match %s", fieldName(ptr), pattern)}}
+	case "enum":
+		return []schemaFinding{{ptr: ptr, msg: fmt.Sprintf("%s must be one of %s", fieldName(ptr), strings.Join(stringsOf(node), ", "))}}
 	}
-	return []schemaFinding{{ptr: ptr, msg: fmt.Sprintf("%s: %s", fieldName(ptr), e.Message)}}
+	return []schemaFinding{{ptr: ptr, msg: fmt.Sprintf("%s breaks the schema's %q rule (agent.schema.json#%s)", fieldName(ptr), kw, kwPtr)}}
+}
+
+// orList writes "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 func article(t string) string {

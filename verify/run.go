@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/launch"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 // InstallFunc makes one distribution of an agent runnable, installing
@@ -28,8 +31,11 @@ type InstallFunc func(ctx context.Context, m *registry.Manifest, kind registry.K
 type Options struct {
 	// Kinds limits the distributions tried; empty means all.
 	Kinds []registry.Kind
-	// Jobs is how many agents are handled at once (default 4).
+	// Jobs is how many handshakes run at once (default DefaultJobs).
 	Jobs int
+	// InstallJobs is how many installs run at once (default
+	// DefaultInstallJobs).
+	InstallJobs int
 	// Timeout bounds each handshake, install time not included.
 	Timeout time.Duration
 	// Sandbox holds installs, HOMEs and TMPs: Sandbox/<id>/<kind>/.
@@ -44,6 +50,10 @@ type Options struct {
 	Client acpclient.Implementation
 	// Progress, when set, gets one line per finished result.
 	Progress io.Writer
+	// AfterInit, when set, goes on talking to each agent that answered
+	// initialize (see probe.HandshakeOptions); what it returns is kept in
+	// the result's Session.
+	AfterInit func(ctx context.Context, c *acpclient.Client, workDir string) any
 }
 
 // Result is one agent × distribution, in the shape cli.md documents.
@@ -63,6 +73,10 @@ type Result struct {
 	Warnings []string `json:"-"`
 	// Init is the parsed answer when there was one (for the matrix).
 	Init *acpclient.InitializeResult `json:"-"`
+	// Isolation is how the agent was contained (launch.Process.Isolation).
+	Isolation string `json:"-"`
+	// Session is what Options.AfterInit returned (for the matrix).
+	Session any `json:"-"`
 }
 
 // Summary counts results by status.
@@ -81,13 +95,25 @@ type Report struct {
 // Failed reports whether any result failed.
 func (r *Report) Failed() bool { return r.Summary.Fail > 0 }
 
-// Run verifies every distribution of every agent, Jobs at a time.
+// Handshakes wait on agents, not on the CPU: many can run at once.
+// Installs download and unpack (npm, uv): fewer, so 200 agents do not
+// start 200 npm installs.
+const (
+	DefaultJobs        = 16
+	DefaultInstallJobs = 4
+)
+
+// Run verifies every distribution of every agent: at most Jobs handshakes
+// and InstallJobs installs at once.
 func Run(ctx context.Context, agents []*registry.Manifest, o Options) (*Report, error) {
 	if o.Install == nil {
 		return nil, errors.New("verify: no installer configured")
 	}
 	if o.Jobs <= 0 {
-		o.Jobs = 4
+		o.Jobs = DefaultJobs
+	}
+	if o.InstallJobs <= 0 {
+		o.InstallJobs = DefaultInstallJobs
 	}
 	if o.Sandbox == "" {
 		return nil, errors.New("verify: no sandbox folder")
@@ -105,21 +131,24 @@ func Run(ctx context.Context, agents []*registry.Manifest, o Options) (*Report, 
 		}
 	}
 	results := make([]*Result, len(jobs))
-	sem := make(chan struct{}, o.Jobs)
+	lim := limits{handshake: make(chan struct{}, o.Jobs), install: make(chan struct{}, o.InstallJobs)}
+	// Goroutines are started no faster than installs can start, so a
+	// registry of thousands does not park thousands of them.
+	started := make(chan struct{}, o.Jobs+o.InstallJobs)
 	var wg sync.WaitGroup
 	var progressMu sync.Mutex
 	for i, j := range jobs {
+		select {
+		case started <- struct{}{}:
+		case <-ctx.Done():
+			results[i] = &Result{ID: j.m.ID, Distribution: j.kind, Status: probe.StatusSkip, Reason: "interrupted before it started", AuthMethods: []probe.Method{}}
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				results[i] = &Result{ID: j.m.ID, Distribution: j.kind, Status: probe.StatusSkip, Reason: "interrupted before it started", AuthMethods: []probe.Method{}}
-				return
-			}
-			defer func() { <-sem }()
-			r := verifyOne(ctx, j.m, j.kind, o)
+			defer func() { <-started }()
+			r := verifyOne(ctx, j.m, j.kind, o, lim)
 			results[i] = r
 			if o.Progress != nil {
 				progressMu.Lock()
@@ -152,7 +181,20 @@ func Run(ctx context.Context, agents []*registry.Manifest, o Options) (*Report, 
 	return rep, ctx.Err()
 }
 
-func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o Options) *Result {
+// limits are the slots for installs and handshakes.
+type limits struct{ handshake, install chan struct{} }
+
+// acquire takes a slot, or returns false when ctx ends first.
+func acquire(ctx context.Context, slots chan struct{}) bool {
+	select {
+	case slots <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o Options, lim limits) *Result {
 	r := &Result{ID: m.ID, Distribution: kind, AuthMethods: []probe.Method{}}
 	if reason, ok := o.Quarantine[m.ID]; ok {
 		r.Status, r.Reason = probe.StatusSkip, "quarantined: "+reason
@@ -168,9 +210,14 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 		r.Status, r.Reason = probe.StatusFail, fmt.Sprintf("could not prepare the sandbox: %v", err)
 		return r
 	}
+	if !acquire(ctx, lim.install) {
+		r.Status, r.Reason = probe.StatusSkip, "interrupted before it started"
+		return r
+	}
 	start := time.Now()
 	spec, err := o.Install(ctx, m, kind, filepath.Join(dir, "install"))
 	r.InstallMs = time.Since(start).Milliseconds()
+	<-lim.install
 	var skip *SkipError
 	switch {
 	case errors.As(err, &skip):
@@ -180,13 +227,23 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 		r.Status, r.Reason = probe.StatusFail, "install failed: "+err.Error()
 		return r
 	}
-	out := probe.Handshake(ctx, spec, probe.HandshakeOptions{Sandbox: dir, HostEnv: o.HostEnv, Timeout: o.Timeout, Client: o.Client})
+	if !acquire(ctx, lim.handshake) {
+		r.Status, r.Reason = probe.StatusSkip, "interrupted before its handshake"
+		return r
+	}
+	ho := probe.HandshakeOptions{Sandbox: dir, HostEnv: o.HostEnv, Timeout: o.Timeout, Client: o.Client}
+	if o.AfterInit != nil {
+		ho.AfterInit = func(ctx context.Context, c *acpclient.Client, work string) { r.Session = o.AfterInit(ctx, c, work) }
+	}
+	out := probe.Handshake(ctx, spec, ho)
+	<-lim.handshake
 	r.HandshakeMs = out.Duration.Milliseconds()
+	r.Isolation = out.Isolation
 	r.StderrTail = out.StderrTail
 	if n := out.Stats.NonJSONLines; n > 0 {
 		first := ""
 		if len(out.NonJSON) > 0 {
-			first = fmt.Sprintf(", first: %q", out.NonJSON[0])
+			first = fmt.Sprintf(", first: %q", out.NonJSON[0]) // %q: one line, escapes visible
 		}
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d stdout line(s) were not JSON-RPC messages (stdout must carry only ACP messages; log to stderr)%s", n, first))
 	}
@@ -195,6 +252,7 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 		return r
 	}
 	r.Init = out.Init
+	r.Warnings = append(r.Warnings, out.Init.Warnings...)
 	r.ProtocolVersion, r.AgentInfo, r.AuthMethods = probe.Summarize(out.Init)
 	r.Status, r.Reason = probe.Judge(out.Init)
 	return r
@@ -209,43 +267,129 @@ func containsKind(ks []registry.Kind, k registry.Kind) bool {
 	return false
 }
 
-// Line is the one-line text form of a result.
+// Line is the one-line text form of a result. Everything the agent chose
+// (method ids and types, the reason, which may quote its stderr) goes
+// through safetext: one result is one line, without escape sequences.
 func (r *Result) Line() string {
-	s := fmt.Sprintf("%-4s  %s (%s)", r.Status, r.ID, r.Distribution)
+	s := fmt.Sprintf("%-4s  %s (%s)", r.Status, safetext.Terminal(r.ID), r.Distribution)
 	switch r.Status {
 	case probe.StatusPass:
 		types := make([]string, 0, len(r.AuthMethods))
 		for _, m := range r.AuthMethods {
 			types = append(types, m.Type+" "+m.ID)
 		}
-		s += fmt.Sprintf(": auth %s; install %s, handshake %s", joinOr(types, "none"), ms(r.InstallMs), ms(r.HandshakeMs))
+		s += fmt.Sprintf(": auth %s; install %s, handshake %s", safetext.Terminal(joinCapped(types, "none", maxMethodsShown)), ms(r.InstallMs), ms(r.HandshakeMs))
 	default:
-		s += ": " + r.Reason
+		s += ": " + safetext.Terminal(r.Reason)
 	}
 	return s
 }
 
 func ms(n int64) string { return (time.Duration(n) * time.Millisecond).String() }
 
-func joinOr(ss []string, empty string) string {
+// maxMethodsShown caps the methods named on a result's line: an agent
+// may list ten thousand.
+const maxMethodsShown = 10
+
+func joinCapped(ss []string, empty string, max int) string {
 	if len(ss) == 0 {
 		return empty
 	}
-	out := ss[0]
-	for _, s := range ss[1:] {
-		out += ", " + s
+	if len(ss) <= max {
+		return strings.Join(ss, ", ")
 	}
+	return strings.Join(ss[:max], ", ") + " … and " + acpclient.FormatCount(len(ss)-max) + " more"
+}
+
+// stderrLines is how much of a failed agent's stderr the text report
+// shows, from the end.
+const stderrLines = 10
+
+// WriteText prints the report for people: one line per result, warnings
+// under their result and, for a failure, the end of the agent's stderr
+// (indented, every line made safe), then the summary.
+func (r *Report) WriteText(w io.Writer) {
+	bw := bufio.NewWriter(w)
+	for _, res := range r.Results {
+		fmt.Fprintln(bw, res.Line())
+		for _, warn := range res.Warnings {
+			fmt.Fprintln(bw, "      warning: "+safetext.Terminal(warn))
+		}
+		if res.Status == probe.StatusFail && res.StderrTail != "" && !strings.Contains(res.Reason, "stderr: ") {
+			fmt.Fprintln(bw, "      stderr (end):")
+			fmt.Fprintln(bw, safetext.Lines(lastLines(res.StderrTail, stderrLines), "      | "))
+		}
+	}
+	fmt.Fprintln(bw, r.SummaryLine())
+	bw.Flush()
+}
+
+// Isolations lists, sorted, how the agents of the report were contained,
+// so a CI log says what the sandbox held on that machine.
+func (r *Report) Isolations() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, res := range r.Results {
+		if res.Isolation != "" && !seen[res.Isolation] {
+			seen[res.Isolation] = true
+			out = append(out, res.Isolation)
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 
-// WriteText prints the report for people: one line per result, warnings
-// under their result, then the summary.
-func (r *Report) WriteText(w io.Writer) {
+// SummaryLine is "3 passed, 1 failed, 2 skipped".
+func (r *Report) SummaryLine() string {
+	return fmt.Sprintf("%d passed, %d failed, %d skipped", r.Summary.Pass, r.Summary.Fail, r.Summary.Skip)
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// WriteGitHub prints the text report, then a GitHub Actions annotation
+// per failure and per warning, on the agent's manifest (root is the
+// registry folder as given, for file=). Annotations are escaped as
+// workflow commands require and made safe first, so nothing an agent
+// says can end the annotation or put a workflow command (::add-mask::,
+// ::stop-commands::) on a line of its own. When summary is not nil it
+// gets a Markdown table of the results for $GITHUB_STEP_SUMMARY.
+func (r *Report) WriteGitHub(w, summary io.Writer, root string) error {
+	r.WriteText(w)
+	bw := bufio.NewWriter(w)
 	for _, res := range r.Results {
-		fmt.Fprintln(w, res.Line())
+		file := safetext.AnnotationProperty(filepath.ToSlash(filepath.Join(root, res.ID, "agent.json")))
+		title := safetext.AnnotationProperty(fmt.Sprintf("verify %s (%s)", res.ID, res.Distribution))
+		if res.Status == probe.StatusFail {
+			fmt.Fprintf(bw, "::error file=%s,title=%s::%s\n", file, title, safetext.AnnotationData(res.Reason))
+		}
 		for _, warn := range res.Warnings {
-			fmt.Fprintln(w, "      warning: "+warn)
+			fmt.Fprintf(bw, "::warning file=%s,title=%s::%s\n", file, title, safetext.AnnotationData(warn))
 		}
 	}
-	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", r.Summary.Pass, r.Summary.Fail, r.Summary.Skip)
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if summary == nil {
+		return nil
+	}
+	sw := bufio.NewWriter(summary)
+	fmt.Fprintf(sw, "## ACP registry verify\n\n%s\n\n| Agent | Distribution | Status | Detail |\n|---|---|---|---|\n", r.SummaryLine())
+	for _, res := range r.Results {
+		detail := res.Reason
+		if res.Status == probe.StatusPass {
+			types := make([]string, 0, len(res.AuthMethods))
+			for _, m := range res.AuthMethods {
+				types = append(types, m.Type+" "+m.ID)
+			}
+			detail = "auth " + joinCapped(types, "none", maxMethodsShown)
+		}
+		fmt.Fprintf(sw, "| %s | %s | %s | %s |\n", safetext.Markdown(res.ID), res.Distribution, res.Status, safetext.Markdown(detail))
+	}
+	return sw.Flush()
 }

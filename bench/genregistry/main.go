@@ -1,72 +1,95 @@
-// Command genregistry writes a registry of N real-shaped agents (a third
-// each binary, npx and uvx, every one with a valid monochrome icon) for
-// bench/run.sh:
+// Command genregistry writes a registry of N real-shaped agents for the
+// benchmarks: the corpus agents (../shared/corpus/registry) copied
+// round-robin under new ids ("<id>-0042"), with only the id value
+// rewritten, so every file keeps its real formatting, icon and problems.
 //
-//	genregistry -n 5000 DIR
+//	go run ./bench/genregistry -n 5000 -out /tmp/reg-5000
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
 )
 
-const icon = `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16"><path d="M2 2h12v12H2z" fill="currentColor"/></svg>
-`
-
 func main() {
-	n := flag.Int("n", 5000, "number of agents")
+	n := flag.Int("n", 5000, "number of agents to write")
+	out := flag.String("out", "", "folder to write (created; must not hold agents already)")
+	corpus := flag.String("corpus", filepath.Join("..", "shared", "corpus", "registry"), "registry to copy agents from")
 	flag.Parse()
-	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: genregistry [-n N] DIR")
+	if *out == "" || *n < 1 {
+		fmt.Fprintln(os.Stderr, "usage: genregistry -n N -out DIR [-corpus DIR]")
 		os.Exit(2)
 	}
-	root := flag.Arg(0)
-	for i := range *n {
-		id := fmt.Sprintf("agent-%05d", i)
-		var dist string
-		switch i % 3 {
-		case 0:
-			u := "https://github.com/example/" + id + "/releases/download/v1.2.3/" + id
-			dist = fmt.Sprintf(`"binary": {
-      "darwin-aarch64": {"archive": "%[1]s-darwin-arm64.tar.gz", "cmd": "./%[2]s"},
-      "linux-x86_64": {"archive": "%[1]s-linux-x64.tar.gz", "cmd": "./%[2]s"},
-      "windows-x86_64": {"archive": "%[1]s-windows-x64.zip", "cmd": "%[2]s.exe"}
-    }`, u, id)
-		case 1:
-			dist = fmt.Sprintf(`"npx": {"package": "@example/%s@1.2.3", "args": ["--acp"]}`, id)
-		default:
-			dist = fmt.Sprintf(`"uvx": {"package": "%s==1.2.3"}`, id)
-		}
-		manifest := fmt.Sprintf(`{
-  "id": %q,
-  "name": "Agent %d",
-  "version": "1.2.3",
-  "description": "A generated agent for benchmarks",
-  "repository": "https://github.com/example/%s",
-  "authors": ["Example"],
-  "license": "MIT",
-  "license_url": "https://example.com/license",
-  "distribution": {
-    %s
-  }
-}
-`, id, i, id, dist)
-		dir := filepath.Join(root, id)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			fail(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "agent.json"), []byte(manifest), 0o644); err != nil {
-			fail(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "icon.svg"), []byte(icon), 0o644); err != nil {
-			fail(err)
-		}
+	if err := run(*corpus, *out, *n); err != nil {
+		fmt.Fprintln(os.Stderr, "genregistry:", err)
+		os.Exit(1)
 	}
 }
 
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "genregistry:", err)
-	os.Exit(1)
+type source struct {
+	id         string
+	data, icon []byte
+	idOff, end int // the id's JSON string in data
+}
+
+// idRe finds the id member; corpus manifests are formatted by hand, so
+// the exact spacing varies.
+var idRe = regexp.MustCompile(`"id"\s*:\s*`)
+
+func run(corpus, out string, n int) error {
+	entries, err := os.ReadDir(corpus)
+	if err != nil {
+		return err
+	}
+	var srcs []source
+	for _, e := range entries {
+		if !e.IsDir() || e.Name()[0] == '_' || e.Name()[0] == '.' {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(corpus, e.Name(), "agent.json"))
+		if err != nil {
+			continue
+		}
+		var m struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(data, &m) != nil || m.ID == "" {
+			continue
+		}
+		loc := idRe.FindIndex(data)
+		q := strconv.Quote(m.ID)
+		if loc == nil || string(data[loc[1]:min(len(data), loc[1]+len(q))]) != q {
+			continue
+		}
+		icon, _ := os.ReadFile(filepath.Join(corpus, e.Name(), "icon.svg"))
+		srcs = append(srcs, source{id: m.ID, data: data, icon: icon, idOff: loc[1], end: loc[1] + len(q)})
+	}
+	if len(srcs) == 0 {
+		return fmt.Errorf("no agents in %s", corpus)
+	}
+	sort.Slice(srcs, func(i, j int) bool { return srcs[i].id < srcs[j].id })
+	for i := 0; i < n; i++ {
+		s := srcs[i%len(srcs)]
+		id := fmt.Sprintf("%s-%04d", s.id, i)
+		dir := filepath.Join(out, id)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		data := append(append(append([]byte{}, s.data[:s.idOff]...), strconv.Quote(id)...), s.data[s.end:]...)
+		if err := os.WriteFile(filepath.Join(dir, "agent.json"), data, 0o644); err != nil {
+			return err
+		}
+		if s.icon != nil {
+			if err := os.WriteFile(filepath.Join(dir, "icon.svg"), s.icon, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

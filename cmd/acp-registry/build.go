@@ -29,10 +29,11 @@ func newBuildCmd(s cli.Streams) *cobra.Command {
 		Short: "Validate the registry and write registry.json, icons and schemas",
 		Long: `Validate the registry exactly as validate does, then write the folder clients
 fetch: registry.json (agents sorted by id, icons at --base-url, preview removed),
-registry-preview.json (newer previews promoted), registry-<name>.json for every
-variant of variants.json, <id>.svg icons, agent.schema.json and
-registry.schema.json. Unknown top-level manifest fields are not copied into
-the indexes.
+registry-preview.json (newer previews promoted), registry-<name>.json (and
+registry-<name>-preview.json) for every variant of variants.json, <id>.svg
+icons, agent.schema.json and registry.schema.json. The "registry" entry of
+variants.json leaves agents out of registry.json and registry-preview.json.
+Unknown top-level manifest fields are not copied into the indexes.
 
 The output folder is written beside --out and renamed into place, so it is
 replaced as a whole or not at all. The same input gives byte-identical output.

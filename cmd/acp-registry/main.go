@@ -6,33 +6,28 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 )
 
-func main() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(cli.Main(program)) }
 
 const prog = "acp-registry"
 
+var program = cli.Program{
+	Name:  prog,
+	Short: "Validate, verify, build, update and publish an ACP agent registry",
+	Setup: setup,
+}
+
 // run is the whole program; tests call it directly and through testscript.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	s := cli.Streams{In: stdin, Out: stdout, Err: stderr}
-	root := &cobra.Command{
-		Use:           prog,
-		Short:         "Validate, verify, build, update and publish an ACP agent registry",
-		SilenceErrors: true,
-		SilenceUsage:  true,
-	}
-	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	return program.Run(ctx, args, stdin, stdout, stderr)
+}
+
+func setup(root *cobra.Command, s cli.Streams) cli.Options {
 	root.AddCommand(
 		newValidateCmd(s),
 		newBuildCmd(s),
@@ -42,5 +37,5 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		newMatrixCmd(s),
 		newNewCmd(s),
 	)
-	return cli.Execute(ctx, prog, root, stderr)
+	return cli.Options{}
 }

@@ -9,11 +9,16 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 )
 
 // TestMain lets the test binary act as acp-registry inside scripts: the
 // same run function main calls, in a real child process.
 func TestMain(m *testing.M) {
+	if os.Getenv("ACP_FAKE_AGENT") != "" {
+		fakeagent.Main()
+	}
 	testscript.Main(m, map[string]func(){
 		"acp-registry": func() {
 			os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

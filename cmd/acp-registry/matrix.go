@@ -1,47 +1,89 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentclientprotocol/acp-registry-go/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/validate"
 	"github.com/agentclientprotocol/acp-registry-go/verify"
 )
 
 func newMatrixCmd(s cli.Streams) *cobra.Command {
 	var f verifyFlags
-	var out string
+	var out, previous string
+	var rpcTimeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "matrix [PATH]",
-		Short: "Handshake with every agent and write which protocol features each advertises",
-		Long: `Install and launch every agent as verify does, and record what each
-initialize answer advertises: protocol version, loadSession, prompt and
-MCP capabilities, session capabilities, auth logout, and the types of its
-auth methods. Writes protocol-matrix.json and protocol-matrix.md into
---out and prints their paths. Failing agents are rows of the matrix, not
-errors: the exit status is 0 once the matrix is written, 1 when it cannot
-be, 2 bad usage.`,
+		Short: "Probe every agent's protocol support (initialize, sessions) and write the protocol matrix",
+		Long: `Install and launch every agent as verify does (one distribution each:
+npx, else uvx, else binary), send initialize, then session/new in a scratch
+workspace, then probe session/list, session/fork, session/resume,
+session/stop and session/set_model once each. Each answer is classified as
+the registry's daily matrix does: success, auth_required, method_not_found,
+invalid_params, resource_not_found, no_response, error, not_probed.
+
+Writes protocol-matrix.json (the registry's snapshot format, field for
+field) and protocol-matrix.md into --out and prints their paths. With
+--previous, agents whose version and distribution are unchanged keep their
+row from that snapshot without being launched.
+
+Failing agents are rows of the matrix, not errors: the exit status is 0
+once the matrix is written, 1 when it cannot be, 2 bad usage.`,
 		Example: `  acp-registry matrix --out protocol-matrix
-  acp-registry matrix agents --agent claude-agent,gemini --jobs 2`,
+  acp-registry matrix agents --previous protocol-matrix/protocol-matrix.json --out protocol-matrix`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if rpcTimeout <= 0 {
+				return cli.Usagef("--rpc-timeout must be positive, e.g. 5s")
+			}
+			var prev *verify.Matrix
+			if previous != "" {
+				var err error
+				if prev, err = verify.ReadMatrix(previous); err != nil {
+					return err
+				}
+			}
+			root := validate.DefaultPaths()[0]
+			if len(args) == 1 {
+				root = args[0]
+			}
+			if err := checkRegistryRoot(root); err != nil {
+				return err
+			}
+			agents, err := loadAgents(root, f.agents)
+			if err != nil {
+				return err
+			}
+			f.keep = func(m *registry.Manifest) bool { return prev.Reusable(m) == nil }
+			f.afterInit = func(ctx context.Context, c *acpclient.Client, work string) any {
+				return verify.ProbeSessions(ctx, c, work, rpcTimeout)
+			}
 			rep, err := runVerify(cmd.Context(), s, args, f)
 			if err != nil {
 				return err
 			}
-			files, err := verify.BuildMatrix(rep).WriteFiles(out)
+			mx := verify.BuildMatrix(rep, verify.MatrixOptions{Agents: agents, Previous: prev, Now: time.Now()})
+			files, err := mx.WriteFiles(out)
 			if err != nil {
 				return err
 			}
 			for _, p := range files {
 				fmt.Fprintln(s.Out, p)
 			}
-			fmt.Fprintf(s.Err, "%d passed, %d failed, %d skipped\n", rep.Summary.Pass, rep.Summary.Fail, rep.Summary.Skip)
+			sm := mx.Summary
+			fmt.Fprintf(s.Err, "%d agents: %d probed, %d reused; initialize succeeded for %d\n", sm.AgentsProbed, sm.AgentsProbedThisRun, sm.AgentsReused, sm.InitializeSuccess)
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "protocol-matrix", "folder to write protocol-matrix.json and protocol-matrix.md into")
+	cmd.Flags().StringVar(&previous, "previous", "", "an earlier protocol-matrix.json: reuse the rows of agents whose version did not change")
+	cmd.Flags().DurationVar(&rpcTimeout, "rpc-timeout", verify.DefaultRPCTimeout, "how long each session request may wait for an answer")
 	cmd.Flags().StringSliceVar(&f.agents, "agent", nil, "only these agent ids (comma-separated or repeated)")
 	addRunFlags(cmd, &f)
 	return cmd

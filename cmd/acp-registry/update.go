@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/remote"
 	"github.com/agentclientprotocol/acp-registry-go/remote/githubapi"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/update"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
@@ -134,16 +136,17 @@ func writeUpdateText(s cli.Streams, rep *update.Report) error {
 		if u.Channel != "" {
 			id += " (" + u.Channel + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s -> %s\t%s\t%s\n", id, u.Current, u.Latest, u.Source, state)
+		// Versions, tags and sources come from manifests and servers.
+		fmt.Fprintf(tw, "%s\t%s -> %s\t%s\t%s\n", cellText(id), cellText(u.Current), cellText(u.Latest), cellText(u.Source), state)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, e := range rep.Skipped {
-		fmt.Fprintf(s.Err, "%s: skip %s: %s\n", prog, e.ID, e.Error)
+		fmt.Fprintf(s.Err, "%s: skip %s: %s\n", prog, safetext.Terminal(e.ID), safetext.Terminal(e.Error))
 	}
 	for _, e := range rep.Errors {
-		fmt.Fprintf(s.Err, "%s: update %s: %s\n", prog, e.ID, e.Error)
+		fmt.Fprintf(s.Err, "%s: update %s: %s\n", prog, safetext.Terminal(e.ID), safetext.Terminal(e.Error))
 	}
 	fmt.Fprintf(s.Err, "%s, %d up to date, %d skipped, %s\n", validate.Plural(len(rep.Updates), "update"), len(rep.UpToDate), len(rep.Skipped), validate.Plural(len(rep.Errors), "error"))
 	return nil
@@ -169,4 +172,10 @@ func checkRegistryRoot(root string) error {
 		return cli.Usagef("%s is one agent's folder: pass the registry folder above it, with --agent %s", root, filepath.Base(abs))
 	}
 	return nil
+}
+
+// cellText is untrusted text for a tabwriter cell: one terminal-safe line
+// without the tabs that would shift the columns.
+func cellText(s string) string {
+	return strings.ReplaceAll(safetext.Terminal(s), "\t", " ")
 }

@@ -111,3 +111,26 @@ func TestUpdateCommandPathErrors(t *testing.T) {
 		t.Errorf("interrupted: %d %q", code, errb.String())
 	}
 }
+
+// What a server says reaches the terminal only through safetext: a
+// hostile registry cannot clear the screen or forge CI workflow lines.
+func TestUpdateTextIsSanitized(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		fmt.Fprint(w, `{"message": "\u001b[2J\n::error::forged"}`)
+	}))
+	defer srv.Close()
+	root := t.TempDir()
+	id := "evil"
+	os.MkdirAll(filepath.Join(root, id), 0o755)
+	m := `{"id": "evil", "name": "X", "version": "1.0.0", "description": "d", "repository": "https://github.com/o/r", "distribution": {"binary": {"linux-x86_64": {"archive": "https://example.com/a.tar.gz", "cmd": "a"}}}}` + "\n"
+	os.WriteFile(filepath.Join(root, id, "agent.json"), []byte(m), 0o644)
+	var out, errb bytes.Buffer
+	run(context.Background(), []string{"update", root, "--github-api-url", srv.URL + "/"}, strings.NewReader(""), &out, &errb)
+	if strings.ContainsAny(errb.String()+out.String(), "\x1b") || strings.Contains(errb.String(), "\n::error::") {
+		t.Errorf("raw control text reached the terminal:\n%q", errb.String())
+	}
+	if !strings.Contains(errb.String(), "update evil") {
+		t.Errorf("stderr %q does not report the agent", errb.String())
+	}
+}

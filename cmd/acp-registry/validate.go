@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -84,6 +85,11 @@ func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateF
 	opts.VerifyArchives = f.verifyArchives
 	opts.Jobs = f.jobs
 	opts.Stderr = s.Err
+	// Printing needs only the problems: keep nothing else of an agent.
+	opts.Lean = true
+	if opts.SkipURLs {
+		leanMemory()
+	}
 	rep, err := validate.Run(ctx, paths, opts)
 	if errors.Is(err, validate.ErrUnknownAgent) {
 		return &cli.UsageError{Err: err}
@@ -91,6 +97,7 @@ func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateF
 	if err != nil {
 		return err
 	}
+	defer rep.Close()
 	switch format {
 	case "json":
 		err = validate.WriteJSON(s.Out, rep)
@@ -134,4 +141,18 @@ func writeGitHub(s cli.Streams, rep *validate.Report) error {
 		return err
 	}
 	return f.Close()
+}
+
+// leanMemory tunes the garbage collector for an offline validation, whose
+// live data is a few hundred bytes per agent (Options.Lean) while it
+// allocates tens of KiB per agent and frees them at once: collecting a
+// fifth as often saves a fifth of the run, and a fixed budget keeps the
+// peak the same for 5,000 agents as for 20,000 (bench/). GOGC or
+// GOMEMLIMIT in the environment win.
+func leanMemory() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetGCPercent(400)
+	debug.SetMemoryLimit(20 << 20)
 }

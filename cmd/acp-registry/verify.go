@@ -9,12 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentclientprotocol/acp-registry-go/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/launch"
@@ -31,13 +33,20 @@ import (
 const installTimeout = 10 * time.Minute
 
 type verifyFlags struct {
-	agents    []string
-	kind      string
-	jobs      int
-	timeout   time.Duration
-	sandbox   string
-	json      bool
-	authCheck bool
+	agents      []string
+	kind        string
+	jobs        int
+	installJobs int
+	timeout     time.Duration
+	sandbox     string
+	json        bool
+	format      string
+	authCheck   bool
+
+	// The matrix's hooks: keep picks the agents to run (nil: all),
+	// afterInit goes on talking to each agent after initialize.
+	keep      func(*registry.Manifest) bool
+	afterInit func(ctx context.Context, c *acpclient.Client, workDir string) any
 }
 
 func newVerifyCmd(s cli.Streams) *cobra.Command {
@@ -47,10 +56,14 @@ func newVerifyCmd(s cli.Streams) *cobra.Command {
 		Short: "Install and launch every agent in a sandbox and check that it offers authentication",
 		Long: `For every agent and every distribution that can run on this machine:
 install it into a sandbox, launch it with a throw-away HOME and TERM=dumb
-in its own process group, send the ACP initialize request and judge the
-auth methods of the answer. An agent passes when it offers at least one
-method of type agent or terminal. Install time is reported separately and
-does not count against --timeout.
+in a session of its own without a terminal (and, where user namespaces
+are allowed, a private PID namespace and /proc), send the ACP initialize
+request and judge the auth methods of the answer. An agent passes when
+it offers at least one method of type agent or terminal. Every process
+an agent started is gone when its check ends. Install time is reported
+separately and does not count against --timeout. Handshakes wait on
+agents, not on the CPU: --jobs of them run at once, and --install-jobs
+installs.
 
 Agents listed in quarantine.json ({"id": "reason"}) at the registry root
 are skipped with that reason. ACP_PLATFORM=<os>-<arch> picks the binary
@@ -60,13 +73,21 @@ target. Exit status 3 when any agent fails.`,
   ACP_PLATFORM=darwin-aarch64 acp-registry verify --type binary --sandbox /tmp/sb`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			format, err := verifyFormat(f, cmd.Flags().Changed("format"))
+			if err != nil {
+				return err
+			}
+			f.json = format == "json"
 			rep, err := runVerify(cmd.Context(), s, args, f)
 			if err != nil {
 				return err
 			}
-			if f.json {
+			switch format {
+			case "json":
 				err = cli.WriteJSON(s.Out, rep)
-			} else {
+			case "github":
+				err = writeVerifyGitHub(s, rep, verifyRoot(args))
+			default:
 				rep.WriteText(s.Out)
 			}
 			if err != nil {
@@ -82,7 +103,8 @@ target. Exit status 3 when any agent fails.`,
 	fl.StringSliceVar(&f.agents, "agent", nil, "verify only these agent ids (comma-separated or repeated)")
 	fl.StringVar(&f.kind, "type", "", "verify only this distribution: binary, npx or uvx")
 	addRunFlags(cmd, &f)
-	fl.BoolVar(&f.json, "json", false, "print the results as JSON")
+	fl.BoolVar(&f.json, "json", false, "same as --format json")
+	fl.StringVar(&f.format, "format", "", "output format: text, json or github (default github when GITHUB_ACTIONS=true, else text)")
 	fl.BoolVar(&f.authCheck, "auth-check", false, "check auth methods (what verify always does; accepted for compatibility)")
 	return cmd
 }
@@ -90,20 +112,66 @@ target. Exit status 3 when any agent fails.`,
 // addRunFlags are the flags verify and matrix share.
 func addRunFlags(cmd *cobra.Command, f *verifyFlags) {
 	fl := cmd.Flags()
-	fl.IntVar(&f.jobs, "jobs", 4, "agents handled at once")
+	fl.IntVar(&f.jobs, "jobs", verify.DefaultJobs, "handshakes run at once (they wait on agents, not on the CPU)")
+	fl.IntVar(&f.installJobs, "install-jobs", verify.DefaultInstallJobs, "installs (downloads, npm, uv) run at once")
 	fl.DurationVar(&f.timeout, "timeout", probe.DefaultTimeout, "how long each agent has to answer initialize (install time not included)")
 	fl.StringVar(&f.sandbox, "sandbox", "", "folder for installs and throw-away homes, kept afterwards (default: a temporary folder, removed)")
+}
+
+// verifyFormat settles --format and --json as validate does: github by
+// default under GitHub Actions.
+func verifyFormat(f verifyFlags, formatSet bool) (string, error) {
+	format := f.format
+	switch {
+	case f.json && formatSet && format != "json":
+		return "", cli.Usagef("--json and --format %s disagree: use one of them", format)
+	case f.json:
+		format = "json"
+	case !formatSet:
+		format = "text"
+		if os.Getenv("GITHUB_ACTIONS") == "true" {
+			format = "github"
+		}
+	}
+	if format != "text" && format != "json" && format != "github" {
+		return "", cli.Usagef("unknown --format %q: use text, json or github", format)
+	}
+	return format, nil
+}
+
+func verifyRoot(args []string) string {
+	if len(args) == 1 {
+		return args[0]
+	}
+	return validate.DefaultPaths()[0]
+}
+
+// writeVerifyGitHub writes annotations, and the Markdown summary to
+// $GITHUB_STEP_SUMMARY when the runner provides one; failing to write the
+// summary is a warning, not a failed verify.
+func writeVerifyGitHub(s cli.Streams, rep *verify.Report, root string) error {
+	path := os.Getenv("GITHUB_STEP_SUMMARY")
+	if path == "" {
+		return rep.WriteGitHub(s.Out, nil, root)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		fmt.Fprintf(s.Err, "%s: warning: cannot write the step summary: %v\n", prog, err)
+		return rep.WriteGitHub(s.Out, nil, root)
+	}
+	defer f.Close()
+	return rep.WriteGitHub(s.Out, f, root)
 }
 
 // runVerify loads the registry, installs and handshakes. Progress goes to
 // stderr, one line per finished result, when someone may be watching.
 func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags) (*verify.Report, error) {
-	root := validate.DefaultPaths()[0]
-	if len(args) == 1 {
-		root = args[0]
-	}
+	root := verifyRoot(args)
 	if f.jobs < 1 {
 		return nil, cli.Usagef("--jobs must be at least 1, not %d", f.jobs)
+	}
+	if f.installJobs < 1 {
+		return nil, cli.Usagef("--install-jobs must be at least 1, not %d", f.installJobs)
 	}
 	if f.timeout <= 0 {
 		return nil, cli.Usagef("--timeout must be positive, e.g. 120s")
@@ -122,6 +190,9 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 	agents, err := loadAgents(root, f.agents)
 	if err != nil {
 		return nil, err
+	}
+	if f.keep != nil {
+		agents = slices.DeleteFunc(agents, func(m *registry.Manifest) bool { return !f.keep(m) })
 	}
 	quarantine, err := verify.LoadQuarantine(root)
 	if err != nil {
@@ -159,18 +230,26 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 		progress = s.Err
 	}
 	rep, err := verify.Run(ctx, agents, verify.Options{
-		Kinds:      kinds,
-		Jobs:       f.jobs,
-		Timeout:    f.timeout,
-		Sandbox:    sandbox,
-		Quarantine: quarantine,
-		Install:    sandboxInstall(plat),
-		Client:     probe.ClientInfo(prog),
-		Progress:   progress,
+		Kinds:       kinds,
+		Jobs:        f.jobs,
+		InstallJobs: f.installJobs,
+		Timeout:     f.timeout,
+		Sandbox:     sandbox,
+		Quarantine:  quarantine,
+		Install:     sandboxInstall(plat),
+		Client:      probe.ClientInfo(prog),
+		Progress:    progress,
+		AfterInit:   f.afterInit,
 	})
 	if cerr := ctx.Err(); cerr != nil {
 		// Installs and handshakes cut short are not the agents' failures.
 		return nil, fmt.Errorf("interrupted (%w); no verdict was given", cerr)
+	}
+	if rep == nil {
+		return nil, err
+	}
+	if iso := rep.Isolations(); len(iso) > 0 {
+		fmt.Fprintf(s.Err, "%s: agents ran contained: %s (README: Security: what holds)\n", prog, strings.Join(iso, "; "))
 	}
 	return rep, err
 }
@@ -273,7 +352,7 @@ func sandboxInstall(plat registry.Platform) verify.InstallFunc {
 		if err != nil {
 			return launch.Spec{}, err
 		}
-		return launch.Spec{Command: spec.Command, Args: spec.Args, Env: spec.Env, Dir: spec.Cwd}, nil
+		return launch.Spec{Command: spec.Command, Args: spec.Args, Env: spec.Env}, nil
 	}
 }
 

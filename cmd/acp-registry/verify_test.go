@@ -1,7 +1,9 @@
 package main
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -10,39 +12,71 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
+	"github.com/agentclientprotocol/acp-registry-go/platform"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 
 	"github.com/agentclientprotocol/acp-registry-go/verify"
 )
 
-// shAgent answers initialize (our first request, id 1) as its first
-// argument says, like real agents of each kind.
-const shAgent = `#!/bin/sh
-read -r line
-case "$1" in
-good)    printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentInfo":{"name":"good-agent","version":"3.1.0"},"agentCapabilities":{"loadSession":true,"mcpCapabilities":{"http":true}},"authMethods":[{"id":"login","name":"Log in","type":"terminal","args":["--login"]}]}}' ;;
-envonly) printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"authMethods":[{"id":"key","name":"Key","type":"env_var","vars":[{"name":"OPENAI_API_KEY"}]}]}}' ;;
-crash)   echo "Error: missing config file" >&2; exit 1 ;;
-esac
-read -r line
-`
+// fakeAgentArchive is a tar.gz holding this test binary as the agent
+// executable: the Go fake agent, so the tests run on every OS. It is
+// built once (the binary is large) and compressed for speed.
+var fakeAgentArchive = sync.OnceValues(func() ([]byte, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	body, err := os.ReadFile(exe)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
+	tw := tar.NewWriter(gz)
+	if err := tw.WriteHeader(&tar.Header{Name: agentExe, Typeflag: tar.TypeReg, Mode: 0o755, Size: int64(len(body))}); err != nil {
+		return nil, err
+	}
+	if _, err := tw.Write(body); err != nil {
+		return nil, err
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	if err := gz.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+})
 
-// verifyTree writes a registry whose binary agents download the shell
-// agent from a loopback server; npx and uvx entries have no runner
-// (PATH is emptied), so they are skipped.
+var agentExe = "agent" + map[bool]string{true: ".exe"}[runtime.GOOS == "windows"]
+
+// verifyTree writes a registry whose binary agents download the fake
+// agent from a loopback server, each with a behaviour in its env; npx
+// and uvx entries have no runner (PATH is emptied), so they are skipped.
 func verifyTree(t *testing.T) string {
 	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("the agent is a shell script")
+	archive, err := fakeAgentArchive()
+	if err != nil {
+		t.Fatal(err)
 	}
-	archive := testarchive.TarGz(testarchive.File{Name: "agent", Body: shAgent})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(archive) }))
 	t.Cleanup(srv.Close)
+	t.Setenv("ACP_PLATFORM", "")
+	plat, err := platform.Current()
+	if err != nil {
+		t.Skip(err)
+	}
+	other := registry.Platform("darwin-aarch64")
+	if plat == other {
+		other = "linux-x86_64"
+	}
 
 	root := t.TempDir()
 	write := func(id string, dist map[string]any) {
@@ -53,17 +87,18 @@ func verifyTree(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	bin := func(arg string) map[string]any {
-		return map[string]any{"linux-x86_64": map[string]any{"archive": srv.URL + "/agent.tar.gz", "cmd": "agent", "args": []string{arg}}}
+	bin := func(behaviour string) map[string]any {
+		return map[string]any{string(plat): map[string]any{"archive": srv.URL + "/agent.tar.gz", "cmd": agentExe, "env": map[string]string{"ACP_FAKE_AGENT": behaviour}}}
 	}
-	write("good", map[string]any{"binary": bin("good"), "npx": map[string]any{"package": "good@1.0.0"}})
-	write("envonly", map[string]any{"binary": bin("envonly")})
-	write("crash", map[string]any{"binary": bin("crash")})
-	write("held", map[string]any{"binary": bin("good")})
-	write("macos", map[string]any{"binary": map[string]any{"darwin-aarch64": map[string]any{"archive": srv.URL + "/a.tar.gz", "cmd": "agent"}}})
+	write("good", map[string]any{"binary": bin(fakeagent.Sessions), "npx": map[string]any{"package": "good@1.0.0"}})
+	write("envonly", map[string]any{"binary": bin(fakeagent.EnvVarOnly)})
+	write("crash", map[string]any{"binary": bin(fakeagent.ExitNow)})
+	write("held", map[string]any{"binary": bin(fakeagent.Valid)})
+	write("macos", map[string]any{"binary": map[string]any{string(other): map[string]any{"archive": srv.URL + "/a.tar.gz", "cmd": "agent"}}})
 	os.WriteFile(filepath.Join(root, "quarantine.json"), []byte(`{"held": "hangs on CI, issue #7"}`), 0o644)
-	t.Setenv("ACP_PLATFORM", "linux-x86_64")
+	t.Setenv("ACP_PLATFORM", string(plat))
 	t.Setenv("PATH", t.TempDir())
+	t.Setenv("GITHUB_ACTIONS", "") // text by default, also on CI
 	return root
 }
 
@@ -83,12 +118,12 @@ func TestVerifyCommand(t *testing.T) {
 		got = append(got, r.ID+"/"+string(r.Distribution)+" "+string(r.Status)+": "+r.Reason)
 	}
 	want := []string{
-		"crash/binary fail: agent exited with status 1 before answering initialize; stderr: Error: missing config file",
+		"crash/binary fail: agent exited with status 1 before answering initialize; stderr: fatal: cannot find configuration",
 		"envonly/binary fail: no auth method of type agent or terminal (methods: env_var OPENAI_API_KEY)",
 		"good/binary pass: ",
 		"good/npx skip: good 1.0.0 cannot be installed here: npx distribution needs Node.js (node and npm): install it from https://nodejs.org",
 		"held/binary skip: quarantined: hangs on CI, issue #7",
-		"macos/binary skip: macos 1.0.0 cannot be installed here: no binary for linux-x86_64 (binaries exist for darwin-aarch64)",
+		"macos/binary skip: macos 1.0.0 cannot be installed here: no binary for " + os.Getenv("ACP_PLATFORM") + " (binaries exist for " + string(otherPlatform()) + ")",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("results:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -97,16 +132,23 @@ func TestVerifyCommand(t *testing.T) {
 		t.Errorf("summary %+v", rep.Summary)
 	}
 	good := rep.Results[2]
-	if string(good.ProtocolVersion) != "1" || good.AgentInfo == nil || good.AgentInfo.Version != "3.1.0" || len(good.AuthMethods) != 1 || good.AuthMethods[0].Type != "terminal" {
+	if string(good.ProtocolVersion) != "1" || good.AgentInfo == nil || good.AgentInfo.Version != "1.2.3" || len(good.AuthMethods) != 2 || good.AuthMethods[0].Type != "terminal" {
 		t.Errorf("good result %+v", good)
 	}
 
 	// --agent and --type narrow the run; text output ends with the summary.
 	stdout.Reset()
 	code = run(context.Background(), []string{"verify", root, "--agent", "good", "--type", "binary", "--auth-check"}, strings.NewReader(""), &stdout, &stderr)
-	if code != 0 || !strings.HasPrefix(stdout.String(), "pass  good (binary): auth terminal login") || !strings.HasSuffix(stdout.String(), "1 passed, 0 failed, 0 skipped\n") {
+	if code != 0 || !strings.HasPrefix(stdout.String(), "pass  good (binary): auth terminal terminal-login, env_var api-key") || !strings.HasSuffix(stdout.String(), "1 passed, 0 failed, 0 skipped\n") {
 		t.Errorf("exit %d:\n%s", code, stdout.String())
 	}
+}
+
+func otherPlatform() registry.Platform {
+	if os.Getenv("ACP_PLATFORM") == "darwin-aarch64" {
+		return "linux-x86_64"
+	}
+	return "darwin-aarch64"
 }
 
 func TestVerifyUsage(t *testing.T) {
@@ -115,6 +157,9 @@ func TestVerifyUsage(t *testing.T) {
 		{"verify", root, "--agent", "nope"},
 		{"verify", root, "--type", "docker"},
 		{"verify", root, "--jobs", "0"},
+		{"verify", root, "--install-jobs", "0"},
+		{"verify", root, "--format", "yaml"},
+		{"verify", root, "--json", "--format", "text"},
 		{"verify", filepath.Join(root, "missing")},
 		{"verify", root, "--sandbox", filepath.Join(root, "quarantine.json")},
 	} {
@@ -129,7 +174,7 @@ func TestMatrixCommand(t *testing.T) {
 	root := verifyTree(t)
 	out := filepath.Join(t.TempDir(), "matrix")
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"matrix", root, "--out", out, "--timeout", "10s"}, strings.NewReader(""), &stdout, &stderr)
+	code := run(context.Background(), []string{"matrix", root, "--out", out, "--timeout", "10s", "--rpc-timeout", "1s"}, strings.NewReader(""), &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
@@ -140,8 +185,24 @@ func TestMatrixCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(md), "| good | binary | pass | 1 | 3.1.0 | ✓ | –/–/– | ✓/– |  | – | terminal |") {
+	// The good agent opens sessions; the others never answer session calls.
+	if !strings.Contains(string(md), "| good | 1\\.0\\.0 | binary | ok | env\\_var, terminal | ok | loadSession, session/list, session/resume | Y/yes | N/yes | Y/yes | N/no | Y/yes |") {
 		t.Errorf("matrix lacks the good agent's row:\n%s", md)
+	}
+	// --previous: nothing changed, so every row is reused and no agent runs.
+	out2 := filepath.Join(t.TempDir(), "matrix")
+	stdout.Reset()
+	stderr.Reset()
+	code = run(context.Background(), []string{"matrix", root, "--out", out2, "--previous", filepath.Join(out, verify.MatrixJSON)}, strings.NewReader(""), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	mx, err := verify.ReadMatrix(filepath.Join(out2, verify.MatrixJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mx.Summary.AgentsReused != len(mx.Agents) || mx.Summary.AgentsProbedThisRun != 0 || !mx.ChangedOnly {
+		t.Errorf("second run summary %+v, want every row reused", mx.Summary)
 	}
 }
 
@@ -191,7 +252,7 @@ func TestVerifyQuarantineMessages(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "quarantine.json"), []byte("{\"held\": \"hangs\",\n}"), 0o644)
 	stderr.Reset()
 	code = run(context.Background(), []string{"verify", root, "--agent", "macos"}, strings.NewReader(""), &stdout, &stderr)
-	if code != 1 || !strings.Contains(stderr.String(), "quarantine.json: line 2, column 1: ") {
+	if code != 1 || !strings.Contains(stderr.String(), "quarantine.json: line 1, column 17: trailing comma") {
 		t.Errorf("syntax error: exit %d, stderr %q", code, stderr.String())
 	}
 }
@@ -223,5 +284,24 @@ func TestVerifyInstallToolsRunSandboxed(t *testing.T) {
 	}
 	if !strings.Contains(string(env), "HOME="+filepath.Join(dir, ".home")+"\n") {
 		t.Errorf("npm did not run with the sandbox HOME:\n%s", env)
+	}
+}
+
+// Under GitHub Actions verify annotates each failure on its manifest and
+// appends a summary table to the step summary.
+func TestVerifyGitHubFormat(t *testing.T) {
+	root := verifyTree(t)
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	t.Setenv("GITHUB_ACTIONS", "true")
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"verify", root, "--agent", "crash,good", "--type", "binary"}, strings.NewReader(""), &stdout, &stderr)
+	want := "::error file=" + safetext.AnnotationProperty(filepath.ToSlash(filepath.Join(root, "crash", "agent.json"))) + ",title=verify crash (binary)::agent exited with status 1 before answering initialize; stderr: fatal: cannot find configuration\n"
+	if code != 3 || !strings.Contains(stdout.String(), want) || !strings.Contains(stdout.String(), "pass  good (binary)") {
+		t.Errorf("exit %d, stdout:\n%s\nwant the line %q", code, stdout.String(), want)
+	}
+	md, _ := os.ReadFile(summary)
+	if !strings.Contains(string(md), "## ACP registry verify\n\n1 passed, 1 failed, 0 skipped\n") || !strings.Contains(string(md), "| crash | binary | fail | agent exited with status 1") {
+		t.Errorf("step summary:\n%s", md)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,20 +16,24 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
-// TestMain makes the test binary double as acp: for testscript's `exec acp`
-// and, with ACP_TEST_MAIN=1, for tests that need a real acp process.
+// TestMain makes the test binary double as acp (testscript's `exec acp`
+// and, with ACP_TEST_MAIN=1, tests that need a real acp process) and as
+// the fake agent (ACP_FAKE_AGENT, set by the fake agent's manifest).
 func TestMain(m *testing.M) {
+	if os.Getenv("ACP_FAKE_AGENT") != "" {
+		fakeagent.Main()
+	}
 	if os.Getenv("ACP_TEST_MAIN") == "1" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(testscript.RunMain(m, map[string]func() int{
-		"acp": func() int { return run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr) },
-	}))
+	testscript.Main(m, map[string]func(){
+		"acp": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
 }
 
 const serverKey = "registry-server"
@@ -37,9 +41,6 @@ const serverKey = "registry-server"
 // TestScripts runs testdata/script/*.txtar. Each script gets its own
 // loopback registry (ACP_REGISTRY) and an empty ACP_HOME.
 func TestScripts(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake agent is a shell script")
-	}
 	testscript.Run(t, testscript.Params{
 		Dir: filepath.Join("testdata", "script"),
 		Setup: func(e *testscript.Env) error {
@@ -101,12 +102,18 @@ func TestScripts(t *testing.T) {
 				if len(metas) == 0 {
 					ts.Fatalf("no cached registry to age")
 				}
-				for _, p := range metas {
+				// Remembered failures age too.
+				failed, _ := filepath.Glob(filepath.Join(ts.Getenv("ACP_HOME"), "cache", "*.failed.json"))
+				for _, p := range append(metas, failed...) {
 					var m map[string]any
 					data, err := os.ReadFile(p)
 					ts.Check(err)
 					ts.Check(json.Unmarshal(data, &m))
-					m["fetchedAt"] = time.Now().Add(-d).UTC().Format(time.RFC3339Nano)
+					key := "fetchedAt"
+					if strings.HasSuffix(p, ".failed.json") {
+						key = "failedAt"
+					}
+					m[key] = time.Now().Add(-d).UTC().Format(time.RFC3339Nano)
 					data, _ = json.Marshal(m)
 					ts.Check(os.WriteFile(p, data, 0o644))
 				}
@@ -117,11 +124,8 @@ func TestScripts(t *testing.T) {
 
 // TestRunForwardsWithoutExec covers the path Windows takes (and any caller
 // whose streams are not the process's own): acp stays the parent, passes
-// stdin/stdout and the exit status through.
+// stdin, stdout, the environment and the exit status through.
 func TestRunForwardsWithoutExec(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake agent is a shell script")
-	}
 	r, err := newRegistryServer()
 	if err != nil {
 		t.Fatal(err)
@@ -130,117 +134,52 @@ func TestRunForwardsWithoutExec(t *testing.T) {
 	t.Setenv("ACP_HOME", t.TempDir())
 	t.Setenv("ACP_REGISTRY", r.URL())
 	t.Setenv("ACP_PLATFORM", "linux-x86_64")
-	t.Setenv("FAKE_EXIT", "7")
+	rec := filepath.Join(t.TempDir(), "record.json")
+	t.Setenv("ACP_FAKE_RECORD", rec)
+	t.Setenv("CALLER_VAR", "from-caller")
+
+	// A handshake through acp: stdin reaches the agent, its answer acp's stdout.
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"run", "fake", "--", "--echo-stdin", "x"}, strings.NewReader("hello\n"), &stdout, &stderr)
-	if code != 7 {
-		t.Fatalf("exit code %d, want the agent's 7; stderr:\n%s", code, stderr.String())
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}` + "\n"
+	code := run(context.Background(), []string{"run", "fake", "--", "extra"}, strings.NewReader(in), &stdout, &stderr)
+	if code != 0 || !strings.Contains(stdout.String(), `"agentInfo":{"name":"fake-agent"`) {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	for _, want := range []string{"fake-agent 1.2.0 args: --acp --echo-stdin x\n", "stdin: hello\n", "greeting: hello from manifest\n"} {
-		if !strings.Contains(stdout.String(), want) {
-			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+	got := readRecord(t, rec)
+	if strings.Join(got.Args, " ") != "--acp extra" {
+		t.Errorf("agent args = %q, want the manifest's then the caller's", got.Args)
+	}
+	for _, want := range []string{"FAKE_GREETING=hello from manifest", "CALLER_VAR=from-caller", "FAKE_VERSION=1.2.0"} {
+		if !slices.Contains(got.Env, want) {
+			t.Errorf("agent env lacks %s", want)
 		}
 	}
-}
 
-func TestClosest(t *testing.T) {
-	ids := []string{"claude-acp", "codex-acp", "gemini", "goose", "qwen-code", "github-copilot"}
-	for q, want := range map[string]string{
-		"claude":  "claude-acp",
-		"gemeni":  "gemini",
-		"geese":   "goose",
-		"copilot": "github-copilot",
-		"cladue":  "claude-acp",
-		"zzzzzz":  "",
-		"qewn":    "qwen-code",
-		// Too short to be a typo: no suggestion rather than every id.
-		"x":   "",
-		"a b": "",
-	} {
-		got := strings.Join(closest(q, ids, 3), ",")
-		if (want == "" && got != "") || !strings.HasPrefix(got, want) {
-			t.Errorf("closest(%q) = %q, want it to start with %q", q, got, want)
-		}
+	// The agent's exit status is acp's.
+	t.Setenv("ACP_FAKE_EXIT", "7")
+	stdout.Reset()
+	code = run(context.Background(), []string{"run", "fake", "--", "--fake-login"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 7 || !strings.Contains(stdout.String(), "fake login: signed in") {
+		t.Fatalf("exit code %d, want the agent's 7; stdout %q", code, stdout.String())
 	}
 }
 
-func TestLookupBySlugAndSuggestions(t *testing.T) {
-	idx := &registry.Index{Agents: []registry.Manifest{
-		{ID: "claude-acp", Name: "Claude Agent"},
-		{ID: "gemini", Name: "Gemini CLI"},
-	}}
-	g := &globalOpts{}
-	if m, err := g.lookup(idx, "claude-agent"); err != nil || m.ID != "claude-acp" {
-		t.Fatalf("slug lookup: %v %v", m, err)
-	}
-	if m, err := g.lookup(idx, "Gemini CLI"); err != nil || m.ID != "gemini" {
-		t.Fatalf("name lookup: %v %v", m, err)
-	}
-	_, err := g.lookup(idx, "gemin")
-	if !errors.Is(err, registry.ErrNotFound) || !strings.Contains(err.Error(), "did you mean gemini?") {
-		t.Fatalf("err = %v", err)
-	}
+type record struct {
+	Args []string `json:"args"`
+	Env  []string `json:"env"`
 }
 
-func TestCommandLineQuoting(t *testing.T) {
-	s := &installer.LaunchSpec{
-		Command: "/opt/my agents/bin/agent",
-		Args:    []string{"--acp", "it's", ""},
-		Env:     map[string]string{"B": "x y", "A": "1"},
+func readRecord(t *testing.T, path string) record {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("the agent left no record: %v", err)
 	}
-	want := `A=1 B='x y' '/opt/my agents/bin/agent' --acp 'it'\''s' ''`
-	if got := commandLine(s); got != want {
-		t.Fatalf("commandLine = %s\nwant           %s", got, want)
+	var r record
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
 	}
-	// The line must mean the same to a real shell.
-	if runtime.GOOS != "windows" {
-		s.Env = nil
-		out, err := exec.Command("sh", "-c", "printf '[%s]' "+commandLine(s)).Output()
-		if err != nil || string(out) != "[/opt/my agents/bin/agent][--acp][it's][]" {
-			t.Fatalf("sh read it as %s (%v)", out, err)
-		}
-	}
-}
-
-// Env keys come from the registry: one that is not a shell name must not
-// turn the printed line into a command of its own when a shell runs it.
-func TestCommandLineHostileEnvKey(t *testing.T) {
-	s := &installer.LaunchSpec{
-		Command: "/usr/bin/env",
-		Env:     map[string]string{"X;touch pwned;Y": "1", "$(touch pwned2)": "2", "OK": "it's"},
-	}
-	want := `env '$(touch pwned2)=2' 'OK=it'\''s' 'X;touch pwned;Y=1' /usr/bin/env`
-	if got := commandLine(s); got != want {
-		t.Fatalf("commandLine = %s\nwant           %s", got, want)
-	}
-	if runtime.GOOS == "windows" {
-		return
-	}
-	dir := t.TempDir()
-	cmd := exec.Command("sh", "-c", commandLine(s))
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	if err != nil || !strings.Contains(string(out), "\nOK=it's\n") {
-		t.Errorf("sh ran it as %s (%v)", out, err)
-	}
-	for _, f := range []string{"pwned", "pwned2"} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			t.Errorf("an env key ran as a command: %s exists", f)
-		}
-	}
-	// Ordinary keys keep the plain NAME=value form.
-	s.Env = map[string]string{"A": "1"}
-	if got := commandLine(s); got != "A=1 /usr/bin/env" {
-		t.Errorf("commandLine = %s", got)
-	}
-}
-
-func TestMergeEnvManifestWins(t *testing.T) {
-	got := mergeEnv([]string{"A=1", "B=2", "C=3"}, map[string]string{"B": "manifest"})
-	want := "A=1 C=3 B=manifest"
-	if strings.Join(got, " ") != want {
-		t.Fatalf("mergeEnv = %v, want %s", got, want)
-	}
+	return r
 }
 
 func TestPickChannel(t *testing.T) {

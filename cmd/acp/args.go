@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/launch"
 )
 
 // oneArg accepts exactly one positional argument, named what ("agent id"),
@@ -35,10 +36,4 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-func quoteArgs(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = shellQuote(a)
-	}
-	return strings.Join(q, " ")
-}
+func quoteArgs(args []string) string { return launch.Quote(args) }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -18,6 +16,8 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/platform"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/remote"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/source"
 )
 
@@ -56,7 +56,7 @@ func newDoctorCmd(g *globalOpts) *cobra.Command {
 				tw := tabwriter.NewWriter(g.streams.Out, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "CHECK\tSTATUS\tDETAIL")
 				for _, c := range rep.Checks {
-					fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Name, c.Status, c.Detail)
+					fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Name, c.Status, safetext.Terminal(c.Detail))
 				}
 				tw.Flush()
 			}
@@ -178,36 +178,32 @@ func writable(dir string) error {
 	return os.Remove(f.Name())
 }
 
-// reachable fetches the registry index and counts its agents.
+// reachable fetches the registry index, once, through the network policy
+// of package remote, and counts its agents. doctor asks even when a
+// recent failure is remembered: finding out is its job.
 func reachable(ctx context.Context, raw string) (int, error) {
-	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	u, err := url.Parse(raw)
+	if err != nil {
+		return 0, err
+	}
+	if err := source.CheckURL(u); err != nil {
+		return 0, err
+	}
+	c := &remote.Client{Attempts: 1, Timeout: source.DefaultFetchTimeout, UserAgent: prog + "/" + cli.VersionString()}
+	ctx, cancel := context.WithTimeout(ctx, source.DefaultFetchTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
+	resp, err := c.GetRetry(ctx, raw, true) // the registry the user configured
 	if err != nil {
 		return 0, err
-	}
-	if err := source.CheckURL(req.URL); err != nil {
-		return 0, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		var ue *url.Error // its text repeats `Get "<raw>"`
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return 0, fmt.Errorf("fetch %s: %w", raw, err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("fetch %s: unexpected status %s", raw, resp.Status)
-	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, registry.MaxIndexSize+1))
 	if err != nil {
-		return 0, fmt.Errorf("fetch %s: %w", raw, err)
+		return 0, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
 	}
 	idx, err := registry.ParseIndex(body)
 	if err != nil {
-		return 0, fmt.Errorf("fetch %s: %w", raw, err)
+		return 0, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
 	}
 	return len(idx.Agents), nil
 }

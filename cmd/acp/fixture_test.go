@@ -7,24 +7,21 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strings"
+	"os"
 	"sync"
-
-	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 )
 
-// fakeAgentScript is the agent inside the test archives: it reports its
-// version, arguments and environment, echoes a stdin line on request and
-// exits with $FAKE_EXIT.
-const fakeAgentScript = `#!/bin/sh
-echo "fake-agent VERSION args: $*"
-echo "greeting: $FAKE_GREETING"
-echo "caller: $CALLER_VAR"
-for a in "$@"; do
-  if [ "$a" = --echo-stdin ]; then read -r line; echo "stdin: $line"; fi
-done
-exit ${FAKE_EXIT:-0}
-`
+// fakeAgentBinary is this test binary: installed from the loopback
+// registry as the fake agent's "binary" (a raw executable download), it
+// runs internal/fakeagent because the manifest's env sets ACP_FAKE_AGENT.
+// One Go fake agent, so the command tests run on every OS.
+var fakeAgentBinary = sync.OnceValues(func() ([]byte, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(exe)
+})
 
 // registryServer is a loopback registry: registry.json (with ETags) and
 // the fake agent's archives. Tests switch what it serves between commands.
@@ -98,18 +95,26 @@ func (r *registryServer) hits(path string) int {
 	return r.requests[path]
 }
 
-// publish makes version the registry's version of the fake agent, with a
-// freshly built archive.
+// publish makes version the registry's version of the fake agent. The
+// manifest's env says which version it is (FAKE_VERSION), so tests read it
+// back from the agent's record (ACP_FAKE_RECORD).
 func (r *registryServer) publish(version string) error {
-	archive := testarchive.TarGz(testarchive.File{Name: "bin/fake-agent", Body: strings.ReplaceAll(fakeAgentScript, "VERSION", version)})
-	sum := sha256.Sum256(archive)
-	path := "/fake-" + version + ".tar.gz"
+	exe, err := fakeAgentBinary()
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(exe)
+	path := "/fake-" + version
 	target := map[string]any{
 		"archive": r.srv.URL + path,
-		"cmd":     "./bin/fake-agent",
+		"cmd":     "./bin/fake-agent.exe",
 		"sha256":  hex.EncodeToString(sum[:]),
 		"args":    []string{"--acp"},
-		"env":     map[string]string{"FAKE_GREETING": "hello from manifest"},
+		"env":     map[string]string{"ACP_FAKE_AGENT": "valid", "FAKE_GREETING": "hello from manifest", "FAKE_VERSION": version},
+	}
+	binary := map[string]any{}
+	for _, p := range []string{"linux-x86_64", "linux-aarch64", "darwin-aarch64", "darwin-x86_64", "windows-x86_64", "windows-aarch64"} {
+		binary[p] = target
 	}
 	idx := map[string]any{
 		"version": "1.0.0",
@@ -117,7 +122,7 @@ func (r *registryServer) publish(version string) error {
 			map[string]any{
 				"id": "fake", "name": "Fake Agent", "version": version,
 				"description":  "A test agent that echoes its arguments",
-				"distribution": map[string]any{"binary": map[string]any{"linux-x86_64": target, "darwin-aarch64": target}},
+				"distribution": map[string]any{"binary": binary},
 			},
 			map[string]any{
 				"id": "other-agent", "name": "Other Helper", "version": "2.0.0",
@@ -132,7 +137,7 @@ func (r *registryServer) publish(version string) error {
 		return err
 	}
 	r.mu.Lock()
-	r.files[path] = archive
+	r.files[path] = exe
 	r.index = data
 	r.mu.Unlock()
 	return nil

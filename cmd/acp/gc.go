@@ -2,39 +2,75 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 func newGCCmd(g *globalOpts) *cobra.Command {
-	return &cobra.Command{
-		Use:   "gc",
-		Short: "Remove installed versions other than each agent's current one",
-		Args:  noArgs,
+	var asJSON, force bool
+	cmd := &cobra.Command{
+		Use:   "gc [--force] [--json]",
+		Short: "Remove installed versions other than each agent's current one, and leftovers of interrupted installs",
+		Long: `Remove every installed version other than each agent's current one, and
+what interrupted installs and failed deletes left behind, and say what was
+removed, why, and how many bytes that freed. A version a running agent
+uses is kept (and said) unless --force.`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			in, err := g.installer()
 			if err != nil {
 				return err
 			}
-			rs, err := in.List()
+			in.Force = force
+			rep, err := in.GCAll(cmd.Context())
+			if rep == nil {
+				return err
+			}
+			// What was removed is said even when something failed after.
+			if asJSON && err == nil {
+				return cli.WriteJSON(g.streams.Out, rep)
+			}
+			t := safetext.Terminal
+			for _, r := range rep.Removed {
+				what := r.Version
+				if what == "" {
+					what = filepath.Base(r.Path)
+				}
+				fmt.Fprintf(g.streams.Out, "removed %s %s (%s, %s)\n", t(r.Agent), t(what), t(r.Why), humanSize(r.Bytes))
+			}
+			for _, k := range rep.Kept {
+				fmt.Fprintf(g.streams.Err, "kept %s %s: %s (acp gc --force removes it)\n", t(k.Agent), t(k.Version), t(k.Why))
+			}
 			if err != nil {
 				return err
 			}
-			n := 0
-			for _, r := range rs {
-				removed, err := in.GC(r.ID)
-				if err != nil {
-					return err // GC's errors name the agent
-				}
-				for _, v := range removed {
-					fmt.Fprintf(g.streams.Out, "removed %s %s\n", r.ID, v)
-					n++
-				}
-			}
-			if n == 0 {
+			if len(rep.Removed) == 0 {
 				fmt.Fprintln(g.streams.Err, "nothing to remove")
+				return nil
 			}
+			fmt.Fprintf(g.streams.Err, "freed %s\n", humanSize(rep.Bytes()))
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&force, "force", false, "also remove versions that running agents use")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was removed and kept as JSON")
+	return cmd
+}
+
+// humanSize is n in the largest unit that keeps it at least 1, as du -h.
+func humanSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, i := float64(n), 0
+	for f >= unit && i < 4 {
+		f /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", f, "KMGT"[i-1])
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 func newInfoCmd(g *globalOpts) *cobra.Command {
@@ -104,14 +105,16 @@ func agentInfo(m *registry.Manifest, in *installer.Installer) (*infoDoc, error) 
 
 func writeInfo(w io.Writer, d *infoDoc) {
 	m := d.Agent
-	fmt.Fprintf(w, "%s (%s) %s\n", m.Name, m.ID, m.Version)
+	// Everything here but the labels comes from the registry.
+	t := safetext.Terminal
+	fmt.Fprintf(w, "%s (%s) %s\n", t(m.Name), t(m.ID), t(m.Version))
 	if m.Description != "" {
-		fmt.Fprintf(w, "%s\n", m.Description)
+		fmt.Fprintf(w, "%s\n", t(m.Description))
 	}
 	fmt.Fprintln(w)
 	field := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(w, "%-14s %s\n", k+":", v)
+			fmt.Fprintf(w, "%-14s %s\n", k+":", t(v))
 		}
 	}
 	field("repository", m.Repository)

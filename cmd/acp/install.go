@@ -30,8 +30,9 @@ func newInstallCmd(g *globalOpts) *cobra.Command {
 		Long: `Install an agent from the registry into the data directory.
 
 VERSION, when given, must be the version the registry offers (or its
-preview version); @latest is the registry's version. --offline applies to the registry index only: an npx or
-uvx install still needs npm or uv to reach their package registries.`,
+preview version); @latest is the registry's version. With --offline
+nothing is installed: an agent that is installed already is reported,
+any other is the error not-installed.`,
 		Args: oneArg("agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dist, err := parseDist(o.dist)
@@ -85,7 +86,7 @@ func installAgent(ctx context.Context, g *globalOpts, id, version string, dist r
 	if err != nil {
 		return nil, false, err
 	}
-	return in.Install(ctx, installer.Request{Agent: m, Dist: dist, Preview: preview, Force: force, Version: version})
+	return g.install(ctx, in, installer.Request{Agent: m, Dist: dist, Preview: preview, Force: force, Version: version})
 }
 
 // pickChannel checks an explicit @VERSION against the registry, which
@@ -102,7 +103,11 @@ func pickChannel(m *registry.Manifest, version string, preview bool) (bool, erro
 		offers += " (preview " + m.Preview.Version + " with --preview)"
 	}
 	if preview && registry.SameVersion(version, m.Version) {
-		return false, fmt.Errorf("install %s@%s: %s is the stable version, not the preview: drop --preview", m.ID, version, version)
+		return false, fmt.Errorf("install %s@%s: %s is the stable version, not the preview: drop --preview (%w)", m.ID, version, version, installer.ErrVersionMismatch)
 	}
-	return false, fmt.Errorf("install %s@%s: the registry offers %s %s only; acp installs the versions the registry lists", m.ID, version, m.ID, offers)
+	return false, &cli.Error{
+		Code: cli.CodeVersionNotFound,
+		Err:  fmt.Errorf("install %s@%s: the registry offers %s %s only", m.ID, version, m.ID, offers),
+		Hint: "acp installs the versions the registry lists: acp install " + m.ID,
+	}
 }

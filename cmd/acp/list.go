@@ -12,6 +12,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 type listOpts struct {
@@ -129,14 +130,20 @@ func writeAgentTable(w io.Writer, rows []agentRow, withDescription bool) error {
 		for i, k := range r.Distributions {
 			kinds[i] = string(k)
 		}
-		line := strings.Join([]string{r.ID, dash(r.Name), dash(r.Version), dash(strings.Join(kinds, ",")), dash(r.Installed)}, "\t")
+		// Names, versions and descriptions come from the registry: no
+		// escape sequence of theirs reaches the terminal (nor a tab that
+		// would break the columns).
+		line := strings.Join([]string{cell(r.ID), dash(cell(r.Name)), dash(cell(r.Version)), dash(strings.Join(kinds, ",")), dash(cell(r.Installed))}, "\t")
 		if withDescription {
-			line += "\t" + truncate(r.Description, 60)
+			line += "\t" + truncate(cell(r.Description), 60)
 		}
 		fmt.Fprintln(tw, line)
 	}
 	return tw.Flush()
 }
+
+// cell is untrusted text for one table cell: sanitised, on one line.
+func cell(s string) string { return strings.Join(strings.Fields(safetext.Terminal(s)), " ") }
 
 func dash(s string) string {
 	if s == "" {

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	acplaunch "github.com/agentclientprotocol/acp-registry-go/launch"
 	"github.com/agentclientprotocol/acp-registry-go/probe"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 type loginOpts struct {
@@ -50,7 +52,7 @@ listed. acp exits with the sign-in's exit status.`,
 				return err
 			}
 			ls := probe.LoginSpec(toLaunch(spec), m)
-			fmt.Fprintf(g.streams.Err, "Signing in to %s with %q: %s\n", spec.ID, m.Name, ls.String())
+			fmt.Fprintf(g.streams.Err, "Signing in to %s with %s: %s\n", spec.ID, safetext.Terminal(strconv.Quote(m.Name)), safetext.Terminal(ls.String()))
 			code, err := acplaunch.Interactive(ctx, ls, acplaunch.UserEnv(os.Environ(), ls.Env), g.streams.In, g.streams.Out, g.streams.Err)
 			if err != nil {
 				return fmt.Errorf("login %s: %w", spec.ID, err)
@@ -59,7 +61,7 @@ listed. acp exits with the sign-in's exit status.`,
 				if code < 0 { // killed by a signal
 					code = cli.ExitFailure
 				}
-				return &cli.ExitError{Code: code, Msg: fmt.Sprintf("login %s: sign-in with %s exited with status %d", spec.ID, m.ID, code)}
+				return &cli.ExitError{Code: code, Msg: fmt.Sprintf("login %s: sign-in with %s exited with status %d", spec.ID, safetext.Terminal(m.ID), code)}
 			}
 			fmt.Fprintf(g.streams.Err, "Signed in to %s.\n", spec.ID)
 			return nil

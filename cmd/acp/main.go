@@ -5,35 +5,36 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/progress"
 )
 
-func main() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(cli.Main(program)) }
 
 const prog = "acp"
 
+var program = cli.Program{
+	Name:  prog,
+	Short: "Install, resolve and run ACP coding agents from the registry",
+	Setup: setup,
+}
+
 // run is the whole program; tests call it directly and through testscript.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	g := &globalOpts{streams: cli.Streams{In: stdin, Out: stdout, Err: stderr}}
-	root := &cobra.Command{
-		Use:           prog,
-		Short:         "Install, resolve and run ACP coding agents from the registry",
-		SilenceErrors: true,
-		SilenceUsage:  true,
-	}
-	root.PersistentFlags().StringVar(&g.registry, "registry", "", "registry URL, registry.json file or registry folder (env ACP_REGISTRY)")
-	root.PersistentFlags().BoolVar(&g.offline, "offline", false, "never touch the network")
-	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	return program.Run(ctx, args, stdin, stdout, stderr)
+}
+
+func setup(root *cobra.Command, s cli.Streams) cli.Options {
+	g := &globalOpts{streams: s}
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return g.finish(cmd) }
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.registry, "registry", "", "registry URL, registry.json file or registry folder (env ACP_REGISTRY)")
+	pf.BoolVar(&g.offline, "offline", false, "never touch the network: no registry fetch, no install (env ACP_OFFLINE=1)")
+	pf.StringVar(&g.progressFlag, "progress", "", "progress on stderr: auto, plain, json or none (env ACP_PROGRESS; default auto)")
 	root.AddCommand(
 		newListCmd(g), newSearchCmd(g), newInfoCmd(g),
 		newInstallCmd(g), newResolveCmd(g), newRunCmd(g),
@@ -45,12 +46,62 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	for _, c := range root.Commands() {
 		c.DisableFlagsInUseLine = true
 	}
-	return cli.Execute(ctx, prog, root, stderr)
+	registerCompletions(root, g)
+	return cli.Options{Classify: classify, Stderr: g.errWriter(), Done: g.close}
 }
 
 // globalOpts are the flags every acp command shares.
 type globalOpts struct {
-	streams  cli.Streams
-	registry string
-	offline  bool
+	streams      cli.Streams
+	registry     string
+	offline      bool
+	progressFlag string
+	progress     progress.Mode
+	// events is stderr as JSON events under --progress json.
+	events *eventWriter
+}
+
+// finish completes the shared options once flags are parsed: the
+// environment's defaults, and stderr as events under --progress json.
+func (g *globalOpts) finish(cmd *cobra.Command) error {
+	if !cmd.Flags().Changed("offline") && truthy(os.Getenv(envOffline)) {
+		g.offline = true
+	}
+	v := g.progressFlag
+	if !cmd.Flags().Changed("progress") {
+		v = os.Getenv(envProgress)
+	}
+	m, err := progress.ParseMode(v)
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	g.progress = m
+	if m == progress.JSON && g.events == nil {
+		g.events = newEventWriter(g.streams.Err)
+		g.streams.Err = g.events
+	}
+	return nil
+}
+
+// errWriter is where the top level reports a failure: stderr, as events
+// once --progress json is known. Flag errors come before that and are
+// plain text.
+func (g *globalOpts) errWriter() io.Writer { return lazyWriter{g} }
+
+type lazyWriter struct{ g *globalOpts }
+
+func (w lazyWriter) Write(p []byte) (int, error) { return w.g.streams.Err.Write(p) }
+
+func (g *globalOpts) close() {
+	if g.events != nil {
+		g.events.Flush()
+	}
+}
+
+func truthy(s string) bool {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
 }

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,12 +19,13 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	acplaunch "github.com/agentclientprotocol/acp-registry-go/launch"
 	"github.com/agentclientprotocol/acp-registry-go/probe"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
-// defaultProbeTimeout is shorter than verify's 120 s: a developer is
-// waiting, and an installed agent that needs more than 30 s to answer
-// initialize is worth hearing about.
-const defaultProbeTimeout = 30 * time.Second
+// defaultProbeTimeout is verify's: real agents (github-copilot) take up
+// to 22 s to answer, and a probe that gives up sooner than verify would
+// call a working agent broken.
+const defaultProbeTimeout = probe.DefaultTimeout
 
 type probeOpts struct {
 	resolveOpts
@@ -39,8 +42,9 @@ func newProbeCmd(g *globalOpts) *cobra.Command {
 		Long: `Install the agent if needed, launch it with a throw-away HOME and only
 basic environment variables (your tokens stay out), send the ACP initialize
 request and summarise the answer: protocol version, agentInfo,
-capabilities and auth methods with their types. --json prints the answer's
-result object exactly as the agent sent it.`,
+capabilities and auth methods with their types. --json prints the judged
+auth methods (with their effective types, as verify does) beside the
+answer's result object exactly as the agent sent it.`,
 		Args: oneArg("agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			spec, init, err := probeAgent(cmd.Context(), g, args[0], o.resolveOpts, o.timeout)
@@ -48,14 +52,14 @@ result object exactly as the agent sent it.`,
 				return err
 			}
 			if o.json {
-				return cli.WriteJSON(g.streams.Out, init.Raw)
+				return cli.WriteJSON(g.streams.Out, probeJSON(spec, init))
 			}
 			return writeProbe(g.streams.Out, spec, init)
 		},
 	}
 	addResolveFlags(cmd, &o.resolveOpts)
 	cmd.Flags().DurationVar(&o.timeout, "timeout", defaultProbeTimeout, "how long the agent has to answer initialize")
-	cmd.Flags().BoolVar(&o.json, "json", false, "print the raw initialize result")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the judged auth methods and the raw initialize result")
 	return cmd
 }
 
@@ -76,64 +80,103 @@ func probeAgent(ctx context.Context, g *globalOpts, id string, ro resolveOpts, t
 	defer os.RemoveAll(sandbox)
 	out := probe.Handshake(ctx, toLaunch(spec), probe.HandshakeOptions{Sandbox: sandbox, Timeout: timeout, Client: probe.ClientInfo(prog)})
 	if out.Init == nil {
-		msg := fmt.Sprintf("probe %s %s (%s): %s", spec.ID, spec.Version, spec.Distribution, out.Failure)
-		if n := out.Stats.NonJSONLines; n > 0 && len(out.NonJSON) > 0 {
-			// An agent printing a banner or its usage instead of JSON-RPC
-			// is usually launched without its ACP flag: show what it said.
-			msg += fmt.Sprintf("; it wrote %d non-JSON line(s) on stdout instead (first: %q): is it started in ACP mode?", n, out.NonJSON[0])
-		}
-		if out.StderrTail != "" && !strings.Contains(out.Failure, "stderr:") {
-			msg += "\nagent stderr (end):\n" + out.StderrTail
-		}
-		return nil, nil, &cli.ExitError{Code: cli.ExitFailure, Msg: msg}
+		return nil, nil, &cli.Error{Code: cli.CodeProbeFailed, Err: errors.New(probeFailure(spec, out))}
 	}
 	if n := out.Stats.NonJSONLines; n > 0 {
-		fmt.Fprintf(g.streams.Err, "warning: %s wrote %d non-JSON line(s) on stdout (first: %q); editors may choke on them\n", spec.ID, n, out.NonJSON[0])
+		fmt.Fprintf(g.streams.Err, "warning: %s wrote %d non-JSON line(s) on stdout (first: %s); editors may choke on them\n", spec.ID, n, safetext.Terminal(strconv.Quote(out.NonJSON[0])))
+	}
+	for _, w := range out.Init.Warnings {
+		fmt.Fprintf(g.streams.Err, "warning: %s: %s\n", spec.ID, safetext.Terminal(w))
 	}
 	return spec, out.Init, nil
 }
 
-func toLaunch(s *installer.LaunchSpec) acplaunch.Spec {
-	return acplaunch.Spec{Command: s.Command, Args: s.Args, Env: s.Env, Dir: s.Cwd}
+// probeFailure says why a probe found no usable answer, quoting what the
+// agent said (safely: its stderr may hold escape sequences).
+func probeFailure(spec *installer.LaunchSpec, out *probe.Outcome) string {
+	msg := fmt.Sprintf("probe %s %s (%s): %s", spec.ID, spec.Version, spec.Distribution, safetext.Terminal(out.Failure))
+	if n := out.Stats.NonJSONLines; n > 0 && len(out.NonJSON) > 0 {
+		// An agent printing a banner or its usage instead of JSON-RPC
+		// is usually launched without its ACP flag: show what it said.
+		msg += fmt.Sprintf("; it wrote %d non-JSON line(s) on stdout instead (first: %s): is it started in ACP mode?", n, safetext.Terminal(strconv.Quote(out.NonJSON[0])))
+	}
+	if out.StderrTail != "" && !strings.Contains(out.Failure, "stderr:") {
+		msg += "\nagent stderr (end):\n" + safetext.Lines(out.StderrTail, "  | ")
+	}
+	return msg
 }
 
-// writeProbe summarises an initialize answer for people.
+func toLaunch(s *installer.LaunchSpec) acplaunch.Spec {
+	return acplaunch.Spec{Command: s.Command, Args: s.Args, Env: s.Env}
+}
+
+// probeResult is probe --json: the judged summary verify also reports,
+// beside the result object exactly as the agent sent it.
+type probeResult struct {
+	ID              string           `json:"id"`
+	Version         string           `json:"version"`
+	Distribution    string           `json:"distribution"`
+	ProtocolVersion json.RawMessage  `json:"protocolVersion"`
+	AgentInfo       *probe.AgentInfo `json:"agentInfo"`
+	AuthMethods     []probe.Method   `json:"authMethods"`
+	Warnings        []string         `json:"warnings,omitempty"`
+	Result          json.RawMessage  `json:"result"`
+}
+
+func probeJSON(spec *installer.LaunchSpec, init *acpclient.InitializeResult) probeResult {
+	proto, info, methods := probe.Summarize(init)
+	return probeResult{ID: spec.ID, Version: spec.Version, Distribution: string(spec.Distribution),
+		ProtocolVersion: proto, AgentInfo: info, AuthMethods: methods, Warnings: init.Warnings, Result: init.Raw}
+}
+
+// maxMethodsListed caps the auth methods listed in text: an agent may
+// send ten thousand.
+const maxMethodsListed = 20
+
+// writeProbe summarises an initialize answer for people. Every value the
+// agent chose goes through safetext: no escape sequence, control or bidi
+// character reaches the terminal, and no value makes a second line.
 func writeProbe(w io.Writer, spec *installer.LaunchSpec, init *acpclient.InitializeResult) error {
+	t := safetext.Terminal
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s (%s)\n", spec.ID, spec.Version, spec.Distribution)
+	fmt.Fprintf(&b, "%s %s (%s)\n", t(spec.ID), t(spec.Version), spec.Distribution)
 	proto := "(not given)"
 	if len(init.ProtocolVersion) > 0 {
 		proto = string(init.ProtocolVersion)
 	}
-	fmt.Fprintf(&b, "protocol:      %s\n", proto)
+	fmt.Fprintf(&b, "protocol:      %s\n", t(proto))
 	if ai := init.AgentInfo; ai != nil {
 		name := ai.Name
 		if ai.Title != "" && ai.Title != ai.Name {
 			name += " (" + ai.Title + ")"
 		}
-		fmt.Fprintf(&b, "agent:         %s %s\n", probe.Printable(name), probe.Printable(ai.Version))
+		fmt.Fprintf(&b, "agent:         %s %s\n", t(name), t(ai.Version))
 	}
-	fmt.Fprintf(&b, "capabilities:  %s\n", capabilities(init.AgentCapabilities))
+	fmt.Fprintf(&b, "capabilities:  %s\n", t(capabilities(init.AgentCapabilities)))
 	if !init.AuthMethodsPresent || len(init.AuthMethods) == 0 {
 		b.WriteString("auth methods:  none\n")
 	} else {
 		b.WriteString("auth methods:\n")
-		for _, m := range init.AuthMethods {
-			fmt.Fprintf(&b, "  %-20s %-9s %s", probe.Printable(m.ID), probe.Printable(m.Type), probe.Printable(m.Name))
+		for i, m := range init.AuthMethods {
+			if i == maxMethodsListed {
+				fmt.Fprintf(&b, "  … and %s more (--json lists them all)\n", acpclient.FormatCount(len(init.AuthMethods)-i))
+				break
+			}
+			fmt.Fprintf(&b, "  %-20s %-9s %s", t(m.ID), t(m.Type), t(m.Name))
 			var extra []string
 			if m.DeclaredType == "" {
 				extra = append(extra, "type not given")
 			}
 			if len(m.Args) > 0 {
-				extra = append(extra, "args: "+acplaunch.Quote(m.Args))
+				extra = append(extra, "args: "+t(acplaunch.Quote(m.Args)))
 			}
 			if len(m.Vars) > 0 {
-				extra = append(extra, "variables: "+strings.Join(m.Vars, ", "))
+				extra = append(extra, "variables: "+t(strings.Join(m.Vars, ", ")))
 			}
 			// The older _meta form matters only when the standard fields
 			// are absent (acp login then runs it).
 			if m.DeclaredType != "terminal" && m.Legacy != nil && m.Legacy.Command != "" {
-				extra = append(extra, "command: "+acplaunch.Quote(append([]string{m.Legacy.Command}, m.Legacy.Args...)))
+				extra = append(extra, "command: "+t(acplaunch.Quote(append([]string{m.Legacy.Command}, m.Legacy.Args...))))
 			}
 			if len(extra) > 0 {
 				b.WriteString("  (" + strings.Join(extra, "; ") + ")")

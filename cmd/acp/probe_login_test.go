@@ -8,57 +8,30 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 )
 
-// shACPAgent is a minimal ACP agent in sh: it answers the first request
-// (our initialize, id 1) and waits; with --login among its arguments it
-// plays the terminal sign-in instead, reporting what it was given.
-const shACPAgent = `#!/bin/sh
-for a in "$@"; do
-  if [ "$a" = --login ]; then
-    echo "login args: $*"
-    echo "method env: $LOGIN_MODE"
-    echo "manifest env: $FROM_MANIFEST"
-    exit ${LOGIN_EXIT:-0}
-  fi
-done
-read -r line
-echo "agent: got $line" >&2
-if [ "$2" = chatty ]; then
-  echo "usage: agent [--acp]"
-  read -r line
-  exit 0
-fi
-if [ "$2" = two ]; then
-  printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentInfo":{"name":"two-ways","version":"2.0.0"},"authMethods":[{"id":"browser","name":"Browser","type":"terminal","args":["--login","browser"]},{"id":"device","name":"Device code","type":"terminal","args":["--login","device"]}]}}'
-else
-  echo "not json: banner"
-  printf '%s\n' '{"jsonrpc":"2.0","method":"session/update","params":{}}'
-  printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentInfo":{"name":"sh-agent","title":"Shell Agent","version":"1.0.0"},"agentCapabilities":{"loadSession":true,"promptCapabilities":{"image":true},"sessionCapabilities":{"list":{}}},"authMethods":[{"id":"tui","name":"Terminal login","type":"terminal","args":["--login"],"env":{"LOGIN_MODE":"from-method"}},{"id":"key","name":"API key","type":"env_var","vars":[{"name":"SH_API_KEY"}]}],"_meta":{"x":1}}}'
-fi
-read -r line
-`
-
-// probeRegistry serves the agent archive on loopback and writes a
-// registry folder with two agents using it.
+// probeRegistry writes a registry folder of agents that are all the Go
+// fake agent (this test binary, served raw on loopback) with different
+// behaviours, and points acp at it.
 func probeRegistry(t *testing.T) string {
 	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("the agent is a shell script")
+	exe, err := fakeAgentBinary()
+	if err != nil {
+		t.Fatal(err)
 	}
-	archive := testarchive.TarGz(testarchive.File{Name: "bin/agent", Body: shACPAgent})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(archive) }))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(exe) }))
 	t.Cleanup(srv.Close)
 
 	root := t.TempDir()
-	for id, args := range map[string][]string{"sh-agent": {"--acp"}, "two-ways": {"--acp", "two"}, "chatty": {"--acp", "chatty"}} {
-		target := map[string]any{"archive": srv.URL + "/agent.tar.gz", "cmd": "./bin/agent", "args": args, "env": map[string]string{"FROM_MANIFEST": "yes"}}
-		m := map[string]any{"id": id, "name": id, "version": "1.0.0", "description": "a shell agent",
+	for id, behaviour := range map[string]string{"chatty-start": fakeagent.LogBefore, "two-ways": fakeagent.TwoTerminal, "chatty": fakeagent.Banner} {
+		target := map[string]any{"archive": srv.URL + "/agent.exe", "sha256": sha(exe), "cmd": "./agent.exe", "args": []string{"--acp"},
+			"env": map[string]string{"ACP_FAKE_AGENT": behaviour, "FROM_MANIFEST": "yes"}}
+		m := map[string]any{"id": id, "name": id, "version": "1.0.0", "description": "a fake agent",
 			"distribution": map[string]any{"binary": map[string]any{"linux-x86_64": target}}}
 		data, _ := json.Marshal(m)
 		os.MkdirAll(filepath.Join(root, id), 0o755)
@@ -81,33 +54,40 @@ func runAcp(t *testing.T, args ...string) (int, string, string) {
 
 func TestProbe(t *testing.T) {
 	probeRegistry(t)
-	code, out, errOut := runAcp(t, "probe", "sh-agent")
+	code, out, errOut := runAcp(t, "probe", "chatty-start")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
 	for _, want := range []string{
-		"sh-agent 1.0.0 (binary)\n",
+		"chatty-start 1.0.0 (binary)\n",
 		"protocol:      1\n",
-		"agent:         sh-agent (Shell Agent) 1.0.0\n",
-		"capabilities:  loadSession; prompt: image; session: list\n",
-		"  tui                  terminal  Terminal login  (args: --login)\n",
-		"  key                  env_var   API key  (variables: SH_API_KEY)\n",
+		"agent:         fake-agent (Fake Agent) 1.2.3\n",
+		"capabilities:  loadSession; auth: logout; mcp: http; prompt: embeddedContext, image; session: list, resume\n",
+		"  terminal-login       terminal  Log in in the terminal  (args: --fake-login)\n",
+		"  api-key              env_var   API key  (variables: FAKE_API_KEY)\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("probe output lacks %q:\n%s", want, out)
 		}
 	}
-	if !strings.Contains(errOut, `warning: sh-agent wrote 1 non-JSON line(s) on stdout (first: "not json: banner")`) {
+	if !strings.Contains(errOut, `warning: chatty-start wrote 1 non-JSON line(s) on stdout (first: "Starting fake agent v1.0 (this line breaks the stdio rule)")`) {
 		t.Errorf("stderr lacks the stdio warning:\n%s", errOut)
 	}
 
-	code, out, errOut = runAcp(t, "probe", "sh-agent", "--json")
-	var raw map[string]any
-	if code != 0 || json.Unmarshal([]byte(out), &raw) != nil {
+	code, out, errOut = runAcp(t, "probe", "chatty-start", "--json")
+	var doc struct {
+		ID          string
+		AuthMethods []struct{ ID, Type string }
+		Result      map[string]any
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
 		t.Fatalf("exit %d, output not JSON:\n%s\n%s", code, out, errOut)
 	}
-	if raw["_meta"] == nil || len(raw["authMethods"].([]any)) != 2 {
-		t.Errorf("--json is not the raw result: %s", out)
+	if doc.ID != "chatty-start" || len(doc.AuthMethods) != 2 || doc.AuthMethods[1].Type != "env_var" {
+		t.Errorf("--json lacks the judged methods: %s", out)
+	}
+	if doc.Result["_meta"] == nil || len(doc.Result["authMethods"].([]any)) != 2 {
+		t.Errorf("--json lacks the raw result: %s", out)
 	}
 }
 
@@ -126,19 +106,25 @@ func TestProbeShowsNonJSONOutputOnFailure(t *testing.T) {
 
 func TestLogin(t *testing.T) {
 	probeRegistry(t)
-	t.Setenv("LOGIN_EXIT", "0")
-	code, out, errOut := runAcp(t, "login", "sh-agent")
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, errOut)
+	rec := filepath.Join(t.TempDir(), "record.json")
+	t.Setenv("ACP_FAKE_RECORD", rec)
+	t.Setenv("ACP_FAKE_EXIT", "0")
+	code, out, errOut := runAcp(t, "login", "chatty-start")
+	if code != 0 || !strings.Contains(out, "fake login: signed in") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	for _, want := range []string{"login args: --acp --login\n", "method env: from-method\n", "manifest env: yes\n"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("login output lacks %q:\n%s", want, out)
+	got := readRecord(t, rec)
+	if strings.Join(got.Args, " ") != "--acp --fake-login" {
+		t.Errorf("sign-in args %q, want the launch args then the method's", got.Args)
+	}
+	for _, want := range []string{"FAKE_METHOD_ENV=from-method", "FROM_MANIFEST=yes"} {
+		if !slices.Contains(got.Env, want) {
+			t.Errorf("sign-in env lacks %s", want)
 		}
 	}
 
-	t.Setenv("LOGIN_EXIT", "6")
-	if code, _, errOut := runAcp(t, "login", "sh-agent", "--method", "tui"); code != 6 || !strings.Contains(errOut, "sign-in with tui exited with status 6") {
+	t.Setenv("ACP_FAKE_EXIT", "6")
+	if code, _, errOut := runAcp(t, "login", "chatty-start", "--method", "terminal-login"); code != 6 || !strings.Contains(errOut, "sign-in with terminal-login exited with status 6") {
 		t.Errorf("exit %d, want the sign-in's 6:\n%s", code, errOut)
 	}
 
@@ -146,11 +132,14 @@ func TestLogin(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "two-ways offers 2 terminal sign-in methods: choose one with --method\n  browser\tBrowser\n  device\tDevice code") {
 		t.Errorf("exit %d, want 2 and the list:\n%s", code, errOut)
 	}
-	t.Setenv("LOGIN_EXIT", "0")
-	if code, out, errOut := runAcp(t, "login", "two-ways", "--method", "device"); code != 0 || !strings.Contains(out, "login args: --acp two --login device") {
+	t.Setenv("ACP_FAKE_EXIT", "0")
+	if code, out, errOut := runAcp(t, "login", "two-ways", "--method", "device"); code != 0 || !strings.Contains(out, "fake login: signed in") {
 		t.Errorf("exit %d:\n%s\n%s", code, out, errOut)
 	}
-	if code, _, errOut := runAcp(t, "login", "sh-agent", "--method", "key"); code != 2 || !strings.Contains(errOut, `auth method "key" is of type env_var, not terminal`) {
+	if got := readRecord(t, rec); strings.Join(got.Args, " ") != "--acp --fake-login device" {
+		t.Errorf("device sign-in args %q", got.Args)
+	}
+	if code, _, errOut := runAcp(t, "login", "chatty-start", "--method", "api-key"); code != 2 || !strings.Contains(errOut, `auth method "api-key" is of type env_var, not terminal`) {
 		t.Errorf("exit %d:\n%s", code, errOut)
 	}
 }

@@ -2,18 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"sort"
-	"strings"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/launch"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 type resolveOpts struct {
@@ -21,37 +20,78 @@ type resolveOpts struct {
 	preview   bool
 	noInstall bool
 	json      bool
+	shell     string
 }
 
 func newResolveCmd(g *globalOpts) *cobra.Command {
 	var o resolveOpts
 	cmd := &cobra.Command{
-		Use: "resolve ID [--dist binary|npx|uvx] [--preview] [--no-install] [--json]",
+		Use: "resolve ID [--dist binary|npx|uvx] [--preview] [--no-install] [--json] [--shell sh|cmd|powershell]",
 		Example: `  acp resolve claude-agent --json
   acp resolve gemini --no-install`,
 		Short: "Print how to launch an agent, installing it first unless --no-install",
 		Long: `Print the launch spec of an agent: the command, its arguments and the
-environment variables to add. An installed agent resolves from its receipt
-without reading the registry or touching the network (acp upgrade moves
-it to the registry's newer version). Without --json the
-command line is printed shell-quoted, environment additions first.`,
+environment variables to add; the working directory is yours to choose.
+An installed agent resolves from its receipt without reading the registry
+or touching the network (acp upgrade moves it to the registry's newer
+version). Without --json the command line is printed for a shell to run,
+environment additions first: for sh on Linux and macOS, for PowerShell on
+Windows (--shell cmd for cmd.exe).`,
 		Args: oneArg("agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			shell, err := parseShell(o.shell)
+			if err != nil {
+				return err
+			}
 			spec, err := resolveAgent(cmd.Context(), g, args[0], o)
 			if err != nil {
 				return err
 			}
-			if o.json {
-				return cli.WriteJSON(g.streams.Out, spec)
+			if in, err := g.installer(); err == nil {
+				// gc and upgrade keep a version resolved lately where the
+				// OS cannot tell which installs are running. Best effort.
+				_ = in.MarkUsed(spec.ID, spec.Version)
 			}
-			_, err = fmt.Fprintln(g.streams.Out, commandLine(spec))
+			if o.json {
+				return cli.WriteJSON(g.streams.Out, resolveDoc{LaunchSpec: spec})
+			}
+			_, err = fmt.Fprintln(g.streams.Out, safetext.Terminal(launch.CommandLine(shell, spec.Command, spec.Args, spec.Env)))
 			return err
 		},
 	}
 	addResolveFlags(cmd, &o)
 	cmd.Flags().BoolVar(&o.noInstall, "no-install", false, "fail instead of installing when the agent is not installed")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the launch spec as JSON")
+	cmd.Flags().StringVar(&o.shell, "shell", "", "the shell the printed line is for: sh, cmd or powershell (default: powershell on Windows, else sh)")
+	_ = cmd.RegisterFlagCompletionFunc("shell", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{launch.ShellPOSIX, launch.ShellCmd, launch.ShellPowerShell}, cobra.ShellCompDirectiveNoFileComp
+	})
 	return cmd
+}
+
+// resolveDoc is `acp resolve --json` (cli.md): the launch spec. The
+// working directory is the caller's choice; the shallower Cwd hides any
+// the installer's spec may carry from the JSON.
+type resolveDoc struct {
+	*installer.LaunchSpec
+	Cwd *struct{} `json:"cwd,omitempty"`
+}
+
+func parseShell(s string) (string, error) {
+	switch s {
+	case "":
+		if runtime.GOOS == "windows" {
+			return launch.ShellPowerShell, nil
+		}
+		return launch.ShellPOSIX, nil
+	case launch.ShellPOSIX, "bash", "zsh":
+		return launch.ShellPOSIX, nil
+	case launch.ShellCmd, "cmd.exe":
+		return launch.ShellCmd, nil
+	case launch.ShellPowerShell, "pwsh":
+		return launch.ShellPowerShell, nil
+	}
+	return "", cli.Usagef("--shell %q: use sh, cmd or powershell", s)
 }
 
 func addResolveFlags(cmd *cobra.Command, o *resolveOpts) {
@@ -71,15 +111,15 @@ func resolveAgent(ctx context.Context, g *globalOpts, id string, o resolveOpts) 
 	if err != nil {
 		return nil, err
 	}
-	if spec := installedSpec(in, id, dist, o.preview); spec != nil {
-		return spec, nil
+	if spec, err := installedSpec(ctx, in, id, dist, o.preview); spec != nil || err != nil {
+		return spec, err
 	}
 	// A name instead of an id: find the id in the local copy of the
 	// registry first, so an installed agent still costs no request.
 	if idx, err := g.localIndex(ctx); err == nil {
 		if m, err := g.lookup(idx, id); err == nil && m.ID != id {
-			if spec := installedSpec(in, m.ID, dist, o.preview); spec != nil {
-				return spec, nil
+			if spec, err := installedSpec(ctx, in, m.ID, dist, o.preview); spec != nil || err != nil {
+				return spec, err
 			}
 		}
 	}
@@ -92,83 +132,67 @@ func resolveAgent(ctx context.Context, g *globalOpts, id string, o resolveOpts) 
 		return nil, err
 	}
 	if m.ID != id {
-		if spec := installedSpec(in, m.ID, dist, o.preview); spec != nil {
-			return spec, nil
+		if spec, err := installedSpec(ctx, in, m.ID, dist, o.preview); spec != nil || err != nil {
+			return spec, err
 		}
 	}
-	return in.Resolve(ctx, installer.Request{Agent: m, Dist: dist, Preview: o.preview}, o.noInstall)
-}
-
-// installedSpec is the receipt's launch spec of id's current install when
-// it fits the flags and its command is still there; nil otherwise.
-func installedSpec(in *installer.Installer, id string, dist registry.Kind, preview bool) *installer.LaunchSpec {
-	rc, err := in.Current(id)
-	if err != nil || rc == nil {
-		return nil
-	}
-	if (dist != "" && rc.Distribution != dist) || (preview && !rc.Preview) {
-		return nil
-	}
-	if filepath.IsAbs(rc.Launch.Command) {
-		if _, err := os.Stat(rc.Launch.Command); err != nil {
-			return nil
+	req := installer.Request{Agent: m, Dist: dist, Preview: o.preview}
+	if o.noInstall || g.offline {
+		spec, err := in.Resolve(ctx, req, true)
+		if err != nil && g.offline && !o.noInstall {
+			return nil, offlineError(m.ID, err)
 		}
+		return spec, err
+	}
+	if spec, err := in.Resolve(ctx, req, true); err == nil {
+		return spec, nil
+	} else if !errors.Is(err, installer.ErrNotInstalled) {
+		return nil, err
+	}
+	rc, _, err := g.install(ctx, in, req)
+	if err != nil {
+		return nil, err
 	}
 	spec := rc.Launch
+	return normalized(&spec), nil
+}
+
+// installedSpec is the launch spec of id's current install when it fits
+// the flags and is still whole; nil otherwise (and then the registry
+// decides). The installer checks it as any resolve does (for npx, the
+// node the receipt names, or another that satisfies the package, with a
+// warning for an older one); a missing runtime is the error, since
+// installing again would not bring it.
+func installedSpec(ctx context.Context, in *installer.Installer, id string, dist registry.Kind, preview bool) (*installer.LaunchSpec, error) {
+	if !registry.ValidID(id) {
+		return nil, nil // a name ("Claude Agent"), not an install's folder
+	}
+	rc, err := in.Current(id)
+	if err != nil || rc == nil {
+		return nil, nil
+	}
+	if (dist != "" && rc.Distribution != dist) || (preview && !rc.Preview) {
+		return nil, nil
+	}
+	// The receipt's own version and kind: no registry needed.
+	req := installer.Request{Agent: &registry.Manifest{ID: rc.ID, Version: rc.Version}, Dist: rc.Distribution}
+	spec, err := in.Resolve(ctx, req, true)
+	if errors.Is(err, installer.ErrRuntimeMissing) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, nil
+	}
+	return normalized(spec), nil
+}
+
+// normalized makes Args and Env JSON [] and {} rather than null.
+func normalized(spec *installer.LaunchSpec) *installer.LaunchSpec {
 	if spec.Args == nil {
 		spec.Args = []string{}
 	}
 	if spec.Env == nil {
 		spec.Env = map[string]string{}
 	}
-	return &spec
-}
-
-// commandLine renders a launch spec as one shell command line: env
-// additions (sorted), the command, its args, each quoted for sh.
-func commandLine(s *installer.LaunchSpec) string {
-	var parts []string
-	keys := make([]string, 0, len(s.Env))
-	for k := range s.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	// A key that is not a shell name ("X;rm -rf ~", from a hostile
-	// registry) would make sh run it as a command, not an assignment: then
-	// the assignments go through env(1) as quoted words instead.
-	viaEnv := false
-	for _, k := range keys {
-		viaEnv = viaEnv || !shellName.MatchString(k)
-	}
-	if viaEnv {
-		parts = append(parts, "env")
-	}
-	for _, k := range keys {
-		if viaEnv {
-			parts = append(parts, shellQuote(k+"="+s.Env[k]))
-		} else {
-			parts = append(parts, k+"="+shellQuote(s.Env[k]))
-		}
-	}
-	parts = append(parts, shellQuote(s.Command))
-	for _, a := range s.Args {
-		parts = append(parts, shellQuote(a))
-	}
-	line := strings.Join(parts, " ")
-	if s.Cwd != "" {
-		line = "cd " + shellQuote(s.Cwd) + " && " + line
-	}
-	return line
-}
-
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
-
-// shellName is what sh takes as the name in a NAME=value assignment.
-var shellName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-func shellQuote(s string) string {
-	if shellSafe.MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return spec
 }

@@ -1,17 +1,18 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/launch"
 )
 
 func newRunCmd(g *globalOpts) *cobra.Command {
@@ -40,46 +41,59 @@ the agent, so the editor talks to the agent directly.`,
 			if err != nil {
 				return err
 			}
-			return launch(g, spec, args[1:])
+			return launchAgent(cmd.Context(), g, spec, args[1:])
 		},
 	}
 	addResolveFlags(cmd, &o)
 	return cmd
 }
 
-// launch starts spec with extra args. With the process's own stdio on Unix
+// launchAgent starts spec with extra args. With the process's own stdio on Unix
 // it execs, so no acp process stays between the editor and the agent;
 // otherwise (Windows, in-process tests) it runs the agent as a child,
 // forwards interrupts, and returns its exit status as a cli.ExitError.
-func launch(g *globalOpts, spec *installer.LaunchSpec, extra []string) error {
+// The version is kept from gc, uninstall and upgrade's cleanup while it
+// runs: held (a shared lock) while acp waits for it, marked used before
+// an exec (the lock would not survive it; gc then sees the running
+// process, or the recent use where the OS cannot tell).
+func launchAgent(ctx context.Context, g *globalOpts, spec *installer.LaunchSpec, extra []string) error {
 	path := spec.Command
 	if lp, err := exec.LookPath(path); err == nil {
 		path = lp
 	} else {
-		return fmt.Errorf("launch %s %s: %w (reinstall with acp install --force %s)", spec.ID, spec.Version, err, spec.ID)
+		return &cli.Error{Code: cli.CodeLaunchFailed, Err: fmt.Errorf("launch %s %s: %w", spec.ID, spec.Version, err), Hint: "reinstall with acp install --force " + spec.ID}
 	}
 	argv := append(append([]string{spec.Command}, spec.Args...), extra...)
-	env := mergeEnv(os.Environ(), spec.Env)
+	// The same environment as acp login gives: the user's, with the
+	// manifest's additions on top, each name once (syscall.Exec, unlike
+	// exec.Cmd, passes duplicates through, and programs disagree on which
+	// one wins).
+	env := launch.UserEnv(os.Environ(), spec.Env)
 
+	in, err := g.installer()
+	if err != nil {
+		return err
+	}
 	if canExec && g.streams.In == os.Stdin && g.streams.Out == os.Stdout && g.streams.Err == os.Stderr {
-		if spec.Cwd != "" {
-			if err := os.Chdir(spec.Cwd); err != nil {
-				return fmt.Errorf("launch %s %s: %w", spec.ID, spec.Version, err)
-			}
-		}
+		_ = in.MarkUsed(spec.ID, spec.Version)
 		err := execReplace(path, argv, env)
 		// Only reached when exec failed.
-		return fmt.Errorf("launch %s %s: exec %s: %w", spec.ID, spec.Version, path, err)
+		return &cli.Error{Code: cli.CodeLaunchFailed, Err: fmt.Errorf("launch %s %s: exec %s: %w", spec.ID, spec.Version, path, err)}
 	}
 
+	if release, err := in.Hold(ctx, spec.ID, spec.Version); err == nil {
+		defer release()
+	} else {
+		_ = in.MarkUsed(spec.ID, spec.Version)
+	}
 	c := exec.Command(path, argv[1:]...)
-	c.Env, c.Dir = env, spec.Cwd
+	c.Env = env
 	c.Stdin, c.Stdout, c.Stderr = g.streams.In, g.streams.Out, g.streams.Err
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, forwardedSignals...)
 	defer signal.Stop(sigs)
 	if err := c.Start(); err != nil {
-		return fmt.Errorf("launch %s %s: %w", spec.ID, spec.Version, err)
+		return &cli.Error{Code: cli.CodeLaunchFailed, Err: fmt.Errorf("launch %s %s: %w", spec.ID, spec.Version, err)}
 	}
 	done := make(chan struct{})
 	go func() {
@@ -92,7 +106,7 @@ func launch(g *globalOpts, spec *installer.LaunchSpec, extra []string) error {
 			}
 		}
 	}()
-	err := c.Wait()
+	err = c.Wait()
 	close(done)
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -102,22 +116,4 @@ func launch(g *globalOpts, spec *installer.LaunchSpec, extra []string) error {
 		return fmt.Errorf("launch %s %s: %w", spec.ID, spec.Version, err)
 	}
 	return nil
-}
-
-// mergeEnv returns base with add applied, each name once: syscall.Exec,
-// unlike exec.Cmd, passes duplicates through and programs disagree on which
-// one wins.
-func mergeEnv(base []string, add map[string]string) []string {
-	out := make([]string, 0, len(base)+len(add))
-	for _, kv := range base {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, ok := add[k]; ok {
-			continue
-		}
-		out = append(out, kv)
-	}
-	for k, v := range add {
-		out = append(out, k+"="+v)
-	}
-	return out
 }

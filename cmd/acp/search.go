@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
-	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 func newSearchCmd(g *globalOpts) *cobra.Command {
@@ -41,7 +40,7 @@ agent matches when it contains every word.`,
 				return err
 			}
 			rows := []agentRow{}
-			for _, m := range search(idx, term) {
+			for _, m := range idx.Search(term) {
 				rows = append(rows, rowFor(m, inst[m.ID]))
 			}
 			if asJSON {
@@ -56,23 +55,4 @@ agent matches when it contains every word.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
-}
-
-// search matches every word of term, case-insensitively, against an
-// agent's id, name and description; results keep the index's id order.
-func search(idx *registry.Index, term string) []*registry.Manifest {
-	words := strings.Fields(strings.ToLower(term))
-	var out []*registry.Manifest
-	for i := range idx.Agents {
-		m := &idx.Agents[i]
-		hay := strings.ToLower(m.ID + "\n" + m.Name + "\n" + m.Description)
-		ok := len(words) > 0
-		for _, w := range words {
-			ok = ok && strings.Contains(hay, w)
-		}
-		if ok {
-			out = append(out, m)
-		}
-	}
-	return out
 }

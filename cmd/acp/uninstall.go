@@ -7,6 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
+	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 func newUninstallCmd(g *globalOpts) *cobra.Command {
@@ -37,7 +39,7 @@ func newUninstallCmd(g *globalOpts) *cobra.Command {
 }
 
 // notInstalled says id is not installed and names the installed agents
-// closest to it, which is what the user most likely meant.
+// close to it, which is what the user most likely meant.
 func notInstalled(in *installer.Installer, id string) error {
 	var ids []string
 	if rs, err := in.List(); err == nil {
@@ -45,8 +47,9 @@ func notInstalled(in *installer.Installer, id string) error {
 			ids = append(ids, r.ID)
 		}
 	}
-	if near := closest(id, ids, 5); len(near) > 0 {
-		return fmt.Errorf("%s is not installed; installed agents like it: %s", id, strings.Join(near, ", "))
+	e := &cli.Error{Code: cli.CodeNotInstalled, Err: fmt.Errorf("%s is not installed", id), Hint: "acp list --installed shows what is"}
+	if near := registry.Suggest(id, ids, 3); len(near) > 0 {
+		e.Hint, e.Candidates = "installed agents like it: "+strings.Join(near, ", "), near
 	}
-	return fmt.Errorf("%s is not installed (acp list --installed shows what is)", id)
+	return e
 }

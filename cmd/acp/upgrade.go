@@ -11,6 +11,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 type upgradeOpts struct {
@@ -39,20 +40,21 @@ func newUpgradeCmd(g *globalOpts) *cobra.Command {
 					return err
 				}
 			} else {
+				t := safetext.Terminal
 				for _, u := range rep.Upgraded {
-					fmt.Fprintf(g.streams.Out, "upgraded %s %s -> %s\n", u.ID, u.From, u.To)
+					fmt.Fprintf(g.streams.Out, "upgraded %s %s -> %s\n", t(u.ID), t(u.From), t(u.To))
 				}
 				for _, id := range rep.UpToDate {
-					fmt.Fprintf(g.streams.Out, "%s is up to date\n", id)
+					fmt.Fprintf(g.streams.Out, "%s is up to date\n", t(id))
 				}
 				for _, e := range rep.Skipped {
-					fmt.Fprintf(g.streams.Err, "skipped %s: %s\n", e.ID, e.Error)
+					fmt.Fprintf(g.streams.Err, "skipped %s: %s\n", t(e.ID), t(e.Error))
 				}
 				if o.all && len(rep.Upgraded)+len(rep.UpToDate)+len(rep.Skipped)+len(rep.Errors) == 0 {
 					fmt.Fprintln(g.streams.Err, "no agents installed (acp install ID installs one)")
 				}
 				for _, e := range rep.Errors {
-					fmt.Fprintf(g.streams.Err, "upgrade %s: %s\n", e.ID, e.Error)
+					fmt.Fprintf(g.streams.Err, "upgrade %s: %s\n", t(e.ID), t(e.Error))
 				}
 			}
 			if len(rep.Errors) > 0 {
@@ -138,7 +140,7 @@ func upgrade(ctx context.Context, g *globalOpts, ids []string) (*upgradeReport, 
 			rep.UpToDate = append(rep.UpToDate, m.ID)
 			continue
 		}
-		rc, _, err := in.Install(ctx, installer.Request{Agent: m, Dist: cur.Distribution, Preview: cur.Preview && m.Preview != nil})
+		rc, _, err := g.install(ctx, in, installer.Request{Agent: m, Dist: cur.Distribution, Preview: cur.Preview && m.Preview != nil})
 		if err != nil {
 			fail(m.ID, err)
 			continue

@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 )
@@ -14,11 +15,46 @@ import (
 // Execute runs a cobra root and maps its outcome to an exit code. Flag and
 // argument errors exit 2 with the failing command's usage on stderr.
 func Execute(ctx context.Context, prog string, root *cobra.Command, stderr io.Writer) int {
+	return ExecuteWith(ctx, prog, root, stderr, Options{})
+}
+
+// Options make Execute speak to machines as well (acp).
+type Options struct {
+	// Classify gives every failure its code. nil: plain messages only.
+	Classify Classifier
+	// Stdout receives the JSON error document of a failed command that
+	// was asked for JSON (its --json flag set).
+	Stdout io.Writer
+	// Args are the command line, to see --json even when flag parsing
+	// failed before the flag was set.
+	Args []string
+	// Stderr, when set, replaces stderr for the final report (acp writes
+	// it as JSON events under --progress json).
+	Stderr io.Writer
+	// Done runs after the command and its report (flushes).
+	Done func()
+}
+
+// ExecuteWith is Execute with Options.
+func ExecuteWith(ctx context.Context, prog string, root *cobra.Command, stderr io.Writer, o Options) int {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &UsageError{Err: plainFlagError(err)}
 	})
 	cmd, err := root.ExecuteContextC(ctx)
-	code := Code(prog, err, stderr)
+	var code int
+	var ee *ExitError
+	if o.Classify == nil || err == nil || errors.As(err, &ee) {
+		// An ExitError's command has printed its own report already.
+		code = Code(prog, err, stderr)
+	} else {
+		name := ""
+		if cmd != nil && cmd != root {
+			name = cmd.Name()
+		}
+		var e *Error
+		e, code = failure(err, o.Classify, name)
+		writeFailure(prog, e, o.Stdout != nil && wantsJSON(cmd, o.Args), o.Stdout, stderr)
+	}
 	var ue *UsageError
 	if code == ExitUsage && cmd != nil && (errors.As(err, &ue) || isCobraUsage(err)) {
 		fmt.Fprint(stderr, "\n"+cmd.UsageString())
@@ -26,13 +62,34 @@ func Execute(ctx context.Context, prog string, root *cobra.Command, stderr io.Wr
 	return code
 }
 
+// wantsJSON reports whether the command line asked for JSON: the parsed
+// --json flag, or the word itself when parsing stopped before it.
+func wantsJSON(cmd *cobra.Command, args []string) bool {
+	if cmd != nil {
+		if f := cmd.Flags().Lookup("json"); f != nil && f.Value.String() == "true" {
+			return true
+		}
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--json" || a == "--json=true" || a == "--json=1" {
+			return true
+		}
+	}
+	return false
+}
+
 // pflag's bad-value error ends with the parser's own words
 // ("strconv.ParseInt: parsing \"abc\": invalid syntax"); say what the
 // flag wants instead.
-var badFlagValue = regexp.MustCompile(`^invalid argument ("[^"]*") for ("[^"]*") flag: (.*)$`)
+var badFlagValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^invalid argument ("[^"]*") for ("[^"]*") flag: (.*)$`)
+})
 
 func plainFlagError(err error) error {
-	m := badFlagValue.FindStringSubmatch(err.Error())
+	m := badFlagValue().FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 // Exit codes, as documented in README and ../shared/spec/cli.md.
@@ -58,8 +60,7 @@ func Code(prog string, err error, stderr io.Writer) int {
 		}
 		return ee.Code
 	}
-	msg := strings.TrimPrefix(err.Error(), prog+": ")
-	fmt.Fprintf(stderr, "%s: %s\n", prog, msg)
+	writeText(stderr, prog, trimProg(prog, err.Error()), "")
 	var ue *UsageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return ExitUsage
@@ -83,4 +84,17 @@ func isCobraUsage(err error) bool {
 		}
 	}
 	return false
+}
+
+// trimProg drops a leading "prog: " so the name is printed once.
+func trimProg(prog, msg string) string { return strings.TrimPrefix(msg, prog+": ") }
+
+// writeText prints a failure for people: "prog: msg", then the hint.
+// Messages quote registries, servers and agents: each line is made safe
+// for a terminal or a CI log (the JSON document keeps the exact text).
+func writeText(w io.Writer, prog, msg, hint string) {
+	fmt.Fprintf(w, "%s: %s\n", prog, safetext.Lines(msg, ""))
+	if hint != "" {
+		fmt.Fprintf(w, "hint: %s\n", safetext.Terminal(hint))
+	}
 }

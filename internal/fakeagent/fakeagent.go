@@ -51,6 +51,9 @@ func Main() {
 		os.Exit(code)
 	}
 	mode := os.Getenv("ACP_FAKE_AGENT")
+	if runHostile(mode) {
+		return
+	}
 	if mode == OrphanExit {
 		child := exec.Command(os.Args[0])
 		child.Env = append(os.Environ(), "ACP_FAKE_AGENT="+Silent)
@@ -61,6 +64,9 @@ func Main() {
 		}
 		fmt.Fprintln(os.Stderr, "launcher: handing over to the agent")
 		os.Exit(3)
+	}
+	if extra(mode) {
+		return
 	}
 	if mode == ExitNow {
 		fmt.Fprintln(os.Stderr, "fatal: cannot find configuration")
@@ -153,6 +159,9 @@ func Main() {
 	}
 	if mode == ExitAfterMessage {
 		os.Exit(0)
+	}
+	if serveSessions(mode, in, emit) {
+		return
 	}
 	wait()
 }

@@ -9,7 +9,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/google/go-github/v62/github"
+	"github.com/google/go-github/v89/github"
 )
 
 // DefaultURL is api.github.com, as go-github wants it.
@@ -19,24 +19,28 @@ const DefaultURL = "https://api.github.com/"
 // that sends token when set. A custom API URL serves uploads too: GitHub
 // Enterprise answers both under one host, and tests use one server.
 func Client(hc *http.Client, baseURL, token string) (*github.Client, error) {
-	c := github.NewClient(hc)
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	opts := []github.ClientOptionsFunc{github.WithHTTPClient(hc)}
 	if token != "" {
-		c = c.WithAuthToken(token)
+		opts = append(opts, github.WithAuthToken(token))
 	}
-	if baseURL == "" {
-		return c, nil
+	if baseURL != "" {
+		if !strings.HasSuffix(baseURL, "/") {
+			baseURL += "/" // go-github requires the final slash
+		}
+		// A relative "nope" would otherwise resolve against api.github.com
+		// and pass for a valid API URL.
+		u, err := url.Parse(baseURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return nil, fmt.Errorf("--github-api-url %q is not an http(s) URL", baseURL)
+		}
+		opts = append(opts, github.WithURLs(&baseURL, &baseURL))
 	}
-	if !strings.HasSuffix(baseURL, "/") {
-		baseURL += "/" // go-github requires the final slash
+	c, err := github.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("GitHub client: %w", err)
 	}
-	// url.Parse, not c.BaseURL.Parse: a relative "nope" would resolve
-	// against api.github.com and pass for a valid API URL.
-	u, err := url.Parse(baseURL)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return nil, fmt.Errorf("--github-api-url %q is not an http(s) URL", baseURL)
-	}
-	c.BaseURL = u
-	up := *u
-	c.UploadURL = &up
 	return c, nil
 }

@@ -1,4 +1,10 @@
-package validate
+// Package jsonpos is the one JSON reader with positions: validate reads
+// manifests with it (every problem points at the spot in the file, and
+// duplicate keys are found), and update edits values in place through it
+// (only the edited bytes change). It decodes each file once, places
+// syntax errors at the exact byte and positions any JSON pointer on
+// demand; columns count characters, not bytes.
+package jsonpos
 
 import (
 	"bytes"
@@ -20,35 +26,46 @@ import (
 // "[" must be a problem, not a stack overflow.
 const maxDepth = 64
 
-var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+var BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// span is where a value starts and, for object members, where its key
+// Span is where a value starts and, for object members, where its key
 // starts (-1 for the root and array elements). Offsets are bytes.
-type span struct{ key, val int }
+type Span struct{ Key, Val int }
 
-// posIndex positions JSON pointers in one parsed file. Positions are found
+// Index positions JSON pointers in one parsed file. Positions are found
 // on demand by walking the bytes along the pointer (skipping every other
 // subtree) instead of being recorded for every value while parsing: only
 // values with a problem need one, and recording all of them doubled the
 // cost of a run over a large registry.
-type posIndex struct {
+type Index struct {
 	data    []byte
 	lookups int
 	// all records every pointer, built in one pass once a file needs many
 	// positions, so a hostile file with thousands of problems stays linear.
-	all map[string]span
+	all map[string]Span
+}
+
+// Data is the document the index positions.
+func (x *Index) Data() []byte { return x.data }
+
+// ValueEnd is the offset just past the value that starts at off in data
+// (valid JSON): with Locate, the span a text edit replaces.
+func ValueEnd(data []byte, off int) int {
+	s := &scanner{data: data, i: off}
+	s.skip()
+	return s.i
 }
 
 // manyLookups is when recording every position beats walking per pointer.
 const manyLookups = 8
 
-// at returns the 1-based line and column of a pointer's value, or of its key
+// At returns the 1-based line and column of a pointer's value, or of its key
 // when key is set and the member has one; 0, 0 when the pointer is unknown.
-func (x *posIndex) at(ptr string, key bool) (line, col int) {
+func (x *Index) At(ptr string, key bool) (line, col int) {
 	if x == nil {
 		return 0, 0
 	}
-	var sp span
+	var sp Span
 	var ok bool
 	x.lookups++
 	if x.all == nil && x.lookups > manyLookups {
@@ -57,28 +74,28 @@ func (x *posIndex) at(ptr string, key bool) (line, col int) {
 	if x.all != nil {
 		sp, ok = x.all[ptr]
 	} else {
-		sp, ok = locate(x.data, ptr)
+		sp, ok = Locate(x.data, ptr)
 	}
 	if !ok {
 		return 0, 0
 	}
-	off := sp.val
-	if key && sp.key >= 0 {
-		off = sp.key
+	off := sp.Val
+	if key && sp.Key >= 0 {
+		off = sp.Key
 	}
-	return lineCol(x.data, off)
+	return LineCol(x.data, off)
 }
 
-// locate finds where the value at ptr (and its key) starts in data, which
+// Locate finds where the value at ptr (and its key) starts in data, which
 // must be valid JSON. With duplicate keys the last member wins, as it does
 // for the decoded value.
-func locate(data []byte, ptr string) (span, bool) {
+func Locate(data []byte, ptr string) (Span, bool) {
 	s := &scanner{data: data}
-	if bytes.HasPrefix(data, utf8BOM) {
-		s.i = len(utf8BOM)
+	if bytes.HasPrefix(data, BOM) {
+		s.i = len(BOM)
 	}
 	s.ws()
-	sp := span{key: -1, val: s.i}
+	sp := Span{Key: -1, Val: s.i}
 	if ptr == "" {
 		return sp, s.i < len(data)
 	}
@@ -86,8 +103,8 @@ func locate(data []byte, ptr string) (span, bool) {
 		return sp, false
 	}
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = unescapePointer(tok)
-		s.i = sp.val
+		tok = UnescapePointer(tok)
+		s.i = sp.Val
 		if s.i >= len(data) {
 			return sp, false
 		}
@@ -109,7 +126,7 @@ func locate(data []byte, ptr string) (span, bool) {
 				s.i++ // :
 				s.ws()
 				if k == tok {
-					sp, found = span{key: keyOff, val: s.i}, true
+					sp, found = Span{Key: keyOff, Val: s.i}, true
 				}
 				s.skip()
 				s.ws()
@@ -130,7 +147,7 @@ func locate(data []byte, ptr string) (span, bool) {
 					break
 				}
 				if n == want {
-					sp, found = span{key: -1, val: s.i}, true
+					sp, found = Span{Key: -1, Val: s.i}, true
 					break
 				}
 				s.skip()
@@ -187,54 +204,67 @@ func (s *scanner) skip() {
 	}
 }
 
-// recordAll parses data once, recording the span of every pointer.
-func recordAll(data []byte) map[string]span {
-	s := &scanner{data: data, rec: make(map[string]span), keyOff: -1}
-	if bytes.HasPrefix(data, utf8BOM) {
-		s.i = len(utf8BOM)
+// recordAll parses data once, recording the Span of every pointer.
+func recordAll(data []byte) map[string]Span {
+	s := &scanner{data: data, rec: make(map[string]Span), keyOff: -1}
+	if bytes.HasPrefix(data, BOM) {
+		s.i = len(BOM)
 	}
 	s.value()
 	return s.rec
 }
 
-func unescapePointer(tok string) string {
+// UnescapePointer reverses EscapePointer.
+func UnescapePointer(tok string) string {
 	if !strings.Contains(tok, "~") {
 		return tok
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 }
 
-// lineCol turns a byte offset into a 1-based line and column. Columns count
+// LineCol turns a byte offset into a 1-based line and column. Columns count
 // characters (runes), not bytes, so they match what an editor shows for
 // non-ASCII text; a tab is one column. CRLF needs no care: the \r ends a
 // line's content and the column restarts after the \n. A leading byte order
 // mark is not a visible character and is not counted.
-func lineCol(data []byte, off int) (line, col int) {
+func LineCol(data []byte, off int) (line, col int) {
 	if off > len(data) {
 		off = len(data)
 	}
 	before := data[:off]
 	line = 1 + bytes.Count(before, []byte{'\n'})
 	start := bytes.LastIndexByte(before, '\n') + 1
-	if start == 0 && bytes.HasPrefix(before, utf8BOM) {
-		start = len(utf8BOM)
+	if start == 0 && bytes.HasPrefix(before, BOM) {
+		start = len(BOM)
 	}
 	return line, utf8.RuneCount(before[start:]) + 1
 }
 
-// jsonError is a fatal syntax error at a byte offset.
-type jsonError struct {
-	off int
-	msg string
+// SyntaxError is a syntax error at a byte offset. The first error of a
+// document carries in more the others found after it: the scanner gets
+// past a trailing or missing comma (the usual slips of hand-editing), so
+// one run reports them all.
+type SyntaxError struct {
+	Off  int    // byte offset
+	Msg  string // what is wrong and how to fix it
+	More []*SyntaxError
 }
 
-func (e *jsonError) Error() string { return e.msg }
+// All lists e and the errors after it.
+func (e *SyntaxError) All() []*SyntaxError {
+	if e == nil {
+		return nil
+	}
+	return append([]*SyntaxError{e}, e.More...)
+}
 
-// dupKey is a member whose key already appeared in the same object.
-type dupKey struct {
-	ptr string
-	key string
-	off int // offset of the second key
+func (e *SyntaxError) Error() string { return e.Msg }
+
+// Dup is a member whose key already appeared in the same object.
+type Dup struct {
+	Ptr string // pointer of the member
+	Key string
+	Off int // offset of the second key
 }
 
 type scanner struct {
@@ -245,14 +275,26 @@ type scanner struct {
 	// value being parsed, so a duplicate key can be reported by pointer
 	// without building a pointer for every value.
 	path []pathStep
-	dups []dupKey
+	dups []Dup
 	// values counts the values parsed, to spot documents far larger than
 	// any manifest before handing them to the schema validator.
 	values int
-	// rec, when set, receives the span of every value (recordAll);
+	// rec, when set, receives the Span of every value (recordAll);
 	// keyOff is the key offset of the member being parsed, -1 otherwise.
-	rec    map[string]span
+	rec    map[string]Span
 	keyOff int
+	// soft are the errors the scanner got past.
+	soft []*SyntaxError
+}
+
+// maxSoftErrors bounds the errors one document reports.
+const maxSoftErrors = 50
+
+// recover records an error the scanner can get past, at byte off; it
+// reports false when there are too many to go on.
+func (s *scanner) recover(off int, format string, args ...any) bool {
+	s.soft = append(s.soft, &SyntaxError{Off: off, Msg: fmt.Sprintf(format, args...)})
+	return len(s.soft) < maxSoftErrors
 }
 
 type pathStep struct {
@@ -261,7 +303,7 @@ type pathStep struct {
 }
 
 func (s *scanner) pointer(key string) string {
-	return s.pathPointer() + "/" + escapePointer(key)
+	return s.pathPointer() + "/" + EscapePointer(key)
 }
 
 func (s *scanner) pathPointer() string {
@@ -271,25 +313,25 @@ func (s *scanner) pathPointer() string {
 		if st.idx >= 0 {
 			b.WriteString(strconv.Itoa(st.idx))
 		} else {
-			b.WriteString(escapePointer(st.key))
+			b.WriteString(EscapePointer(st.key))
 		}
 	}
 	return b.String()
 }
 
-// parseJSON decodes data into map[string]any / []any / string /
+// Parse decodes data into map[string]any / []any / string /
 // json.Number / bool / nil, recording positions. data must be valid UTF-8
 // (the caller checks, so that the error can point at the bad byte).
-func parseJSON(data []byte) (any, *posIndex, []dupKey, *jsonError) {
-	v, idx, dups, _, err := parseJSONCount(data)
+func Parse(data []byte) (any, *Index, []Dup, *SyntaxError) {
+	v, idx, dups, _, err := ParseCount(data)
 	return v, idx, dups, err
 }
 
-// parseJSONCount is parseJSON that also returns how many values it parsed.
-func parseJSONCount(data []byte) (any, *posIndex, []dupKey, int, *jsonError) {
+// ParseCount is Parse that also returns how many values it parsed.
+func ParseCount(data []byte) (any, *Index, []Dup, int, *SyntaxError) {
 	s := &scanner{data: data}
-	if bytes.HasPrefix(data, utf8BOM) {
-		s.i = len(utf8BOM)
+	if bytes.HasPrefix(data, BOM) {
+		s.i = len(BOM)
 	}
 	v, err := s.value()
 	if err == nil {
@@ -298,11 +340,19 @@ func parseJSONCount(data []byte) (any, *posIndex, []dupKey, int, *jsonError) {
 			err = s.errf("unexpected %s after the end of the JSON value: remove it", s.what())
 		}
 	}
-	return v, &posIndex{data: data}, s.dups, s.values, err
+	if len(s.soft) > 0 {
+		all := s.soft
+		if err != nil {
+			all = append(all, err)
+		}
+		err = all[0]
+		err.More = all[1:]
+	}
+	return v, &Index{data: data}, s.dups, s.values, err
 }
 
-func (s *scanner) errf(format string, args ...any) *jsonError {
-	return &jsonError{off: s.i, msg: fmt.Sprintf(format, args...)}
+func (s *scanner) errf(format string, args ...any) *SyntaxError {
+	return &SyntaxError{Off: s.i, Msg: fmt.Sprintf(format, args...)}
 }
 
 // what describes the byte at the cursor for error messages.
@@ -328,14 +378,14 @@ func (s *scanner) ws() {
 	}
 }
 
-func (s *scanner) value() (any, *jsonError) {
+func (s *scanner) value() (any, *SyntaxError) {
 	s.ws()
 	if s.i >= len(s.data) {
 		return nil, s.errf("unexpected end of file: the JSON is incomplete (a missing value, } or ]?)")
 	}
 	s.values++
 	if s.rec != nil {
-		s.rec[s.pathPointer()] = span{key: s.keyOff, val: s.i}
+		s.rec[s.pathPointer()] = Span{Key: s.keyOff, Val: s.i}
 		s.keyOff = -1
 	}
 	switch c := s.data[s.i]; {
@@ -360,7 +410,7 @@ func (s *scanner) value() (any, *jsonError) {
 	}
 }
 
-func (s *scanner) enter() *jsonError {
+func (s *scanner) enter() *SyntaxError {
 	s.depth++
 	if s.depth > maxDepth {
 		return s.errf("nested too deeply (more than %d levels): a manifest needs a handful", maxDepth)
@@ -368,7 +418,7 @@ func (s *scanner) enter() *jsonError {
 	return nil
 }
 
-func (s *scanner) object() (any, *jsonError) {
+func (s *scanner) object() (any, *SyntaxError) {
 	if err := s.enter(); err != nil {
 		return nil, err
 	}
@@ -380,13 +430,19 @@ func (s *scanner) object() (any, *jsonError) {
 		s.depth--
 		return obj, nil
 	}
+	comma := -1 // offset of the comma before this member
 	for {
 		s.ws()
 		if s.i >= len(s.data) {
 			return nil, s.errf("unexpected end of file inside an object: add the missing }")
 		}
-		if s.data[s.i] == '}' {
-			return nil, s.errf("trailing comma before }: remove the comma")
+		if s.data[s.i] == '}' && comma >= 0 {
+			if !s.recover(comma, "trailing comma before }: remove the comma") {
+				return nil, s.errf("too many syntax errors: fix the ones above and run again")
+			}
+			s.i++
+			s.depth--
+			return obj, nil
 		}
 		if s.data[s.i] != '"' {
 			return nil, s.errf("unexpected %s: expected a field name in double quotes", s.what())
@@ -410,7 +466,7 @@ func (s *scanner) object() (any, *jsonError) {
 			return nil, err
 		}
 		if _, dup := obj[key]; dup {
-			s.dups = append(s.dups, dupKey{ptr: s.pointer(key), key: key, off: keyOff})
+			s.dups = append(s.dups, Dup{Ptr: s.pointer(key), Key: key, Off: keyOff})
 		}
 		obj[key] = v
 		s.ws()
@@ -419,18 +475,25 @@ func (s *scanner) object() (any, *jsonError) {
 		}
 		switch s.data[s.i] {
 		case ',':
+			comma = s.i
 			s.i++
 		case '}':
 			s.i++
 			s.depth--
 			return obj, nil
+		case '"':
+			// A missing comma between members: say so and read on.
+			if !s.recover(s.i, "unexpected %s after the value of %q: expected ',' or '}' (a missing comma?)", s.what(), key) {
+				return nil, s.errf("too many syntax errors: fix the ones above and run again")
+			}
+			comma = -1
 		default:
 			return nil, s.errf("unexpected %s after the value of %q: expected ',' or '}' (a missing comma?)", s.what(), key)
 		}
 	}
 }
 
-func (s *scanner) array() (any, *jsonError) {
+func (s *scanner) array() (any, *SyntaxError) {
 	if err := s.enter(); err != nil {
 		return nil, err
 	}
@@ -442,10 +505,16 @@ func (s *scanner) array() (any, *jsonError) {
 		s.depth--
 		return arr, nil
 	}
+	comma := -1
 	for {
 		s.ws()
-		if s.i < len(s.data) && s.data[s.i] == ']' {
-			return nil, s.errf("trailing comma before ]: remove the comma")
+		if s.i < len(s.data) && s.data[s.i] == ']' && comma >= 0 {
+			if !s.recover(comma, "trailing comma before ]: remove the comma") {
+				return nil, s.errf("too many syntax errors: fix the ones above and run again")
+			}
+			s.i++
+			s.depth--
+			return arr, nil
 		}
 		s.path = append(s.path, pathStep{idx: len(arr)})
 		v, err := s.value()
@@ -460,18 +529,25 @@ func (s *scanner) array() (any, *jsonError) {
 		}
 		switch s.data[s.i] {
 		case ',':
+			comma = s.i
 			s.i++
 		case ']':
 			s.i++
 			s.depth--
 			return arr, nil
+		case '"', '{', '[':
+			// A missing comma between items: say so and read on.
+			if !s.recover(s.i, "unexpected %s in an array: expected ',' or ']' (a missing comma?)", s.what()) {
+				return nil, s.errf("too many syntax errors: fix the ones above and run again")
+			}
+			comma = -1
 		default:
 			return nil, s.errf("unexpected %s in an array: expected ',' or ']' (a missing comma?)", s.what())
 		}
 	}
 }
 
-func (s *scanner) literal(word string) *jsonError {
+func (s *scanner) literal(word string) *SyntaxError {
 	if !bytes.HasPrefix(s.data[s.i:], []byte(word)) {
 		return s.errf("unexpected %s: expected a value (did you mean %s?)", s.what(), word)
 	}
@@ -479,7 +555,7 @@ func (s *scanner) literal(word string) *jsonError {
 	return nil
 }
 
-func (s *scanner) number() (any, *jsonError) {
+func (s *scanner) number() (any, *SyntaxError) {
 	start := s.i
 	d := s.data
 	if d[s.i] == '-' {
@@ -520,7 +596,7 @@ func (s *scanner) number() (any, *jsonError) {
 }
 
 // str reads a string at the cursor (which is on the opening quote).
-func (s *scanner) str() (any, *jsonError) {
+func (s *scanner) str() (any, *SyntaxError) {
 	d := s.data
 	s.i++
 	start := s.i
@@ -680,17 +756,17 @@ func hex4(d []byte, at int) (rune, bool) {
 	return r, true
 }
 
-// escapePointer escapes one JSON pointer token (RFC 6901).
-func escapePointer(tok string) string {
+// EscapePointer escapes one JSON pointer token (RFC 6901).
+func EscapePointer(tok string) string {
 	if !strings.ContainsAny(tok, "~/") {
 		return tok
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 }
 
-// invalidUTF8 returns the offset of the first byte that is not valid UTF-8,
+// InvalidUTF8 returns the offset of the first byte that is not valid UTF-8,
 // or -1.
-func invalidUTF8(data []byte) int {
+func InvalidUTF8(data []byte) int {
 	if utf8.Valid(data) {
 		return -1
 	}
@@ -708,14 +784,14 @@ func invalidUTF8(data []byte) int {
 // as "line L, column C: what is wrong", the way validate reports
 // json-syntax; nil when data is well-formed JSON.
 func CheckJSON(data []byte) error {
-	_, _, dups, jerr := parseJSON(data)
+	_, _, dups, jerr := Parse(data)
 	if jerr != nil {
-		line, col := lineCol(data, jerr.off)
-		return fmt.Errorf("line %d, column %d: %s", line, col, jerr.msg)
+		line, col := LineCol(data, jerr.Off)
+		return fmt.Errorf("line %d, column %d: %s", line, col, jerr.Msg)
 	}
 	if len(dups) > 0 {
-		line, col := lineCol(data, dups[0].off)
-		return fmt.Errorf("line %d, column %d: duplicate key %q: each key may appear once", line, col, dups[0].key)
+		line, col := LineCol(data, dups[0].Off)
+		return fmt.Errorf("line %d, column %d: duplicate key %q: each key may appear once", line, col, dups[0].Key)
 	}
 	return nil
 }

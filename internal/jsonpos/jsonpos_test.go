@@ -1,7 +1,8 @@
-package validate
+package jsonpos
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -10,9 +11,9 @@ import (
 
 func TestParseJSONPositions(t *testing.T) {
 	src := "{\n  \"id\": \"gemini\",\n  \"distribution\": {\n    \"binary\": {\"linux-x86_64\": {\"archive\": \"x\"}}\n  },\n  \"a/b~c\": [1, true, null]\n}\n"
-	v, idx, dups, err := parseJSON([]byte(src))
+	v, idx, dups, err := Parse([]byte(src))
 	if err != nil {
-		t.Fatalf("parse: %v", err.msg)
+		t.Fatalf("parse: %v", err.Msg)
 	}
 	if len(dups) != 0 {
 		t.Fatalf("dups: %v", dups)
@@ -31,7 +32,7 @@ func TestParseJSONPositions(t *testing.T) {
 		{"/missing", false, 0, 0},
 	}
 	for _, tt := range tests {
-		line, col := idx.at(tt.ptr, tt.key)
+		line, col := idx.At(tt.ptr, tt.key)
 		if line != tt.line || col != tt.col {
 			t.Errorf("at(%q, key=%v) = %d:%d, want %d:%d", tt.ptr, tt.key, line, col, tt.line, tt.col)
 		}
@@ -51,34 +52,34 @@ func TestParseJSONPositions(t *testing.T) {
 func TestParseJSONColumnsCountCharacters(t *testing.T) {
 	// "é" is two bytes, "😀" four; columns count each as one character.
 	src := "{\"name\": \"é😀\", \"id\": \"x\"}"
-	_, idx, _, err := parseJSON([]byte(src))
+	_, idx, _, err := Parse([]byte(src))
 	if err != nil {
-		t.Fatal(err.msg)
+		t.Fatal(err.Msg)
 	}
-	if line, col := idx.at("/id", false); line != 1 || col != 22 {
+	if line, col := idx.At("/id", false); line != 1 || col != 22 {
 		t.Errorf("/id at %d:%d, want 1:22", line, col)
 	}
 }
 
 func TestParseJSONCRLFAndBOM(t *testing.T) {
 	src := "\xEF\xBB\xBF{\r\n  \"id\": \"x\",\r\n  \"name\": \"y\"\r\n}\r\n"
-	_, idx, _, err := parseJSON([]byte(src))
+	_, idx, _, err := Parse([]byte(src))
 	if err != nil {
-		t.Fatal(err.msg)
+		t.Fatal(err.Msg)
 	}
-	if line, col := idx.at("/name", false); line != 3 || col != 11 {
+	if line, col := idx.At("/name", false); line != 3 || col != 11 {
 		t.Errorf("/name at %d:%d, want 3:11", line, col)
 	}
-	if line, col := idx.at("", false); line != 1 || col != 1 {
+	if line, col := idx.At("", false); line != 1 || col != 1 {
 		t.Errorf("root at %d:%d, want 1:1 (the BOM is not a column)", line, col)
 	}
 }
 
 func TestParseJSONEscapes(t *testing.T) {
 	src := `{"s": "a\"b\\c\/d\n\u00e9\ud83d\ude00\t"}`
-	v, _, _, err := parseJSON([]byte(src))
+	v, _, _, err := Parse([]byte(src))
 	if err != nil {
-		t.Fatal(err.msg)
+		t.Fatal(err.Msg)
 	}
 	if got := v.(map[string]any)["s"]; got != "a\"b\\c/d\né😀\t" {
 		t.Errorf("s = %q", got)
@@ -87,17 +88,17 @@ func TestParseJSONEscapes(t *testing.T) {
 
 func TestParseJSONDuplicateKeys(t *testing.T) {
 	src := "{\n  \"id\": \"a\",\n  \"x\": {\"k\": 1, \"k\": 2},\n  \"id\": \"b\"\n}"
-	v, idx, dups, err := parseJSON([]byte(src))
+	v, idx, dups, err := Parse([]byte(src))
 	if err != nil {
-		t.Fatal(err.msg)
+		t.Fatal(err.Msg)
 	}
 	if len(dups) != 2 {
 		t.Fatalf("dups = %v, want 2", dups)
 	}
 	var got []string
 	for _, d := range dups {
-		line, col := lineCol(idx.data, d.off)
-		got = append(got, d.ptr+"@"+strconv.Itoa(line)+":"+strconv.Itoa(col))
+		line, col := LineCol(idx.Data(), d.Off)
+		got = append(got, d.Ptr+"@"+strconv.Itoa(line)+":"+strconv.Itoa(col))
 	}
 	want := []string{"/x/k@3:17", "/id@4:3"}
 	if !reflect.DeepEqual(got, want) {
@@ -105,6 +106,29 @@ func TestParseJSONDuplicateKeys(t *testing.T) {
 	}
 	if v.(map[string]any)["id"] != "b" {
 		t.Errorf("the later duplicate should win, like encoding/json")
+	}
+}
+
+// Every slip the scanner can get past is reported, each at its place: a
+// contributor fixes them all in one go.
+func TestParseJSONReportsEverySyntaxError(t *testing.T) {
+	src := "{\n  \"id\": \"x\"\n  \"name\": \"y\",\n  \"authors\": [\"a\" \"b\",],\n  \"distribution\": {\"npx\": {\"package\": \"p\",},},\n}\n"
+	_, idx, _, err := Parse([]byte(src))
+	var got []string
+	for _, e := range err.All() {
+		line, col := LineCol(idx.Data(), e.Off)
+		got = append(got, fmt.Sprintf("%d:%d %s", line, col, e.Msg[:strings.IndexByte(e.Msg, ':')]))
+	}
+	want := []string{
+		`3:3 unexpected character '"' after the value of "id"`,
+		`4:19 unexpected character '"' in an array`,
+		`4:22 trailing comma before ]`,
+		`5:42 trailing comma before }`,
+		`5:44 trailing comma before }`,
+		`5:46 trailing comma before }`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("errors\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
@@ -116,8 +140,9 @@ func TestParseJSONSyntaxErrors(t *testing.T) {
 	}{
 		{"", 1, 1, "unexpected end of file"},
 		{"{\n  \"id\": \"x\"\n  \"name\": \"y\"\n}", 3, 3, "missing comma"},
-		{"{\"id\": \"x\",}", 1, 12, "trailing comma"},
-		{"[1, 2,]", 1, 7, "trailing comma"},
+		{"{\"id\": \"x\",}", 1, 11, "trailing comma"},
+		{"{\"id\": \"x\",\n}", 1, 11, "trailing comma"},
+		{"[1, 2,]", 1, 6, "trailing comma"},
 		{"{\"id\": 'x'}", 1, 8, "double quotes"},
 		{"{id: 1}", 1, 2, "field name in double quotes"},
 		{"{\"a\" 1}", 1, 6, "expected ':'"},
@@ -136,38 +161,38 @@ func TestParseJSONSyntaxErrors(t *testing.T) {
 		{"[", 1, 2, "end of file"},
 	}
 	for _, tt := range tests {
-		_, idx, _, err := parseJSON([]byte(tt.src))
+		_, idx, _, err := Parse([]byte(tt.src))
 		if err == nil {
 			t.Errorf("%q: no error", tt.src)
 			continue
 		}
-		line, col := lineCol(idx.data, err.off)
-		if line != tt.line || col != tt.col || !strings.Contains(err.msg, tt.msg) {
-			t.Errorf("%q: %d:%d %q, want %d:%d containing %q", tt.src, line, col, err.msg, tt.line, tt.col, tt.msg)
+		line, col := LineCol(idx.Data(), err.Off)
+		if line != tt.line || col != tt.col || !strings.Contains(err.Msg, tt.msg) {
+			t.Errorf("%q: %d:%d %q, want %d:%d containing %q", tt.src, line, col, err.Msg, tt.line, tt.col, tt.msg)
 		}
 	}
 }
 
 func TestParseJSONDepth(t *testing.T) {
 	ok := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
-	if _, _, _, err := parseJSON([]byte(ok)); err != nil {
-		t.Errorf("%d levels: %v", maxDepth, err.msg)
+	if _, _, _, err := Parse([]byte(ok)); err != nil {
+		t.Errorf("%d levels: %v", maxDepth, err.Msg)
 	}
 	deep := strings.Repeat("[", 100000)
-	_, idx, _, err := parseJSON([]byte(deep))
-	if err == nil || !strings.Contains(err.msg, "nested too deeply") {
+	_, idx, _, err := Parse([]byte(deep))
+	if err == nil || !strings.Contains(err.Msg, "nested too deeply") {
 		t.Fatalf("100k levels: %v", err)
 	}
-	if line, col := lineCol(idx.data, err.off); line != 1 || col != maxDepth+1 {
+	if line, col := LineCol(idx.Data(), err.Off); line != 1 || col != maxDepth+1 {
 		t.Errorf("depth error at %d:%d, want 1:%d", line, col, maxDepth+1)
 	}
 }
 
 func TestInvalidUTF8(t *testing.T) {
-	if off := invalidUTF8([]byte("{\"a\": \"é\"}")); off != -1 {
+	if off := InvalidUTF8([]byte("{\"a\": \"é\"}")); off != -1 {
 		t.Errorf("valid UTF-8 reported at %d", off)
 	}
-	if off := invalidUTF8([]byte("{\"a\": \"\xff\"}")); off != 7 {
+	if off := InvalidUTF8([]byte("{\"a\": \"\xff\"}")); off != 7 {
 		t.Errorf("invalid byte at %d, want 7", off)
 	}
 }
@@ -178,29 +203,13 @@ func pointers(v any, prefix string, out *[]string) {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, c := range x {
-			pointers(c, prefix+"/"+escapePointer(k), out)
+			pointers(c, prefix+"/"+EscapePointer(k), out)
 		}
 	case []any:
 		for i, c := range x {
 			pointers(c, prefix+"/"+strconv.Itoa(i), out)
 		}
 	}
-}
-
-func valueAt(v any, ptr string) any {
-	if ptr == "" {
-		return v
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[unescapePointer(tok)]
-		case []any:
-			i, _ := strconv.Atoi(tok)
-			v = x[i]
-		}
-	}
-	return v
 }
 
 // checkLocate asserts that the value found at every pointer's position is
@@ -213,42 +222,72 @@ func checkLocate(t *testing.T, data []byte, v any) {
 		ptrs = ptrs[:64]
 	}
 	for _, ptr := range ptrs {
-		sp, ok := locate(data, ptr)
+		sp, ok := Locate(data, ptr)
 		if !ok {
-			t.Fatalf("locate(%q) failed in %q", ptr, data)
+			t.Fatalf("Locate(%q) failed in %q", ptr, data)
 		}
-		s := &scanner{data: data, i: sp.val}
+		s := &scanner{data: data, i: sp.Val}
 		got, err := s.value()
 		if err != nil {
-			t.Fatalf("value at %q (offset %d): %v", ptr, sp.val, err.msg)
+			t.Fatalf("value at %q (offset %d): %v", ptr, sp.Val, err.Msg)
 		}
 		if !reflect.DeepEqual(got, valueAt(v, ptr)) {
 			t.Fatalf("at %q: located %#v, want %#v", ptr, got, valueAt(v, ptr))
 		}
-		if sp.key >= 0 && data[sp.key] != '"' {
-			t.Fatalf("key of %q at offset %d is not a string", ptr, sp.key)
+		if sp.Key >= 0 && data[sp.Key] != '"' {
+			t.Fatalf("key of %q at offset %d is not a string", ptr, sp.Key)
 		}
 	}
 }
 
 func TestLocate(t *testing.T) {
 	docs := []string{
-		baseManifest,
+		`{"id": "demo", "distribution": {"binary": {"linux-x86_64": {"archive": "https://x/a.zip", "cmd": "a", "env": {"K": "v"}}}, "npx": {"package": "@x/y@1.0.0", "args": ["--acp"]}}, "authors": ["É"]}`,
 		`{"a": [1, {"b": [true, null, "x\"]"]}], "c~d/e": {"": 0}, "f": -1.5e3}`,
 		"\xEF\xBB\xBF[ {} , [] , \"]\" ]",
 		`{"dup": 1, "dup": {"x": 2}}`,
 	}
 	for _, d := range docs {
-		v, _, _, err := parseJSON([]byte(d))
+		v, _, _, err := Parse([]byte(d))
 		if err != nil {
-			t.Fatalf("%q: %v", d, err.msg)
+			t.Fatalf("%q: %v", d, err.Msg)
 		}
 		checkLocate(t, []byte(d), v)
 	}
-	if _, ok := locate([]byte(`{"a": [1]}`), "/a/5"); ok {
+	if _, ok := Locate([]byte(`{"a": [1]}`), "/a/5"); ok {
 		t.Error("index past the end located")
 	}
-	if _, ok := locate([]byte(`{"a": 1}`), "/b"); ok {
+	if _, ok := Locate([]byte(`{"a": 1}`), "/b"); ok {
 		t.Error("missing member located")
+	}
+}
+
+func valueAt(v any, ptr string) any {
+	if ptr == "" {
+		return v
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[UnescapePointer(tok)]
+		case []any:
+			i, _ := strconv.Atoi(tok)
+			v = x[i]
+		}
+	}
+	return v
+}
+
+// ValueEnd and Locate give the bytes a text edit replaces.
+func TestValueEnd(t *testing.T) {
+	data := []byte(`{"a": {"b": "x\\\"y"}, "c": [1, {"d": 2}], "e": 3}`)
+	for ptr, want := range map[string]string{"/a/b": `"x\\\"y"`, "/c": `[1, {"d": 2}]`, "/e": `3`, "/a": `{"b": "x\\\"y"}`} {
+		sp, ok := Locate(data, ptr)
+		if !ok {
+			t.Fatalf("%s not located", ptr)
+		}
+		if got := string(data[sp.Val:ValueEnd(data, sp.Val)]); got != want {
+			t.Errorf("%s spans %s, want %s", ptr, got, want)
+		}
 	}
 }

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentclientprotocol/acp-registry-go/progress"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+)
+
+// registerCompletions completes agent ids (from the local registry copy
+// and the installs: a completion must never wait on the network),
+// installed versions after ID@, --dist and --progress values.
+func registerCompletions(root *cobra.Command, g *globalOpts) {
+	dists := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{string(registry.KindBinary), string(registry.KindNpx), string(registry.KindUvx)}, cobra.ShellCompDirectiveNoFileComp
+	}
+	_ = root.RegisterFlagCompletionFunc("progress", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return progress.Modes, cobra.ShellCompDirectiveNoFileComp
+	})
+	for _, c := range root.Commands() {
+		if c.Flags().Lookup("dist") != nil {
+			_ = c.RegisterFlagCompletionFunc("dist", dists)
+		}
+		switch c.Name() {
+		case "install", "resolve", "run", "probe", "login", "info":
+			c.ValidArgsFunction = g.completeIDs(false, c.Name() == "install")
+		case "uninstall", "upgrade":
+			c.ValidArgsFunction = g.completeIDs(true, false)
+		}
+	}
+}
+
+// completeIDs offers agent ids (installed ones only when installed), and
+// after "ID@" the versions installed (install only).
+func (g *globalOpts) completeIDs(installed, versions bool) cobra.CompletionFunc {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 && cmd.Name() != "upgrade" {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		in, err := g.installer()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		if id, _, ok := strings.Cut(toComplete, "@"); ok && versions {
+			rs, _ := in.Installed(id)
+			var out []string
+			for _, r := range rs {
+				out = append(out, id+"@"+r.Version)
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		}
+		seen := map[string]bool{}
+		var out []string
+		add := func(id, desc string) {
+			if !seen[id] && strings.HasPrefix(id, toComplete) {
+				seen[id] = true
+				if desc != "" {
+					id += "\t" + desc
+				}
+				out = append(out, id)
+			}
+		}
+		if rs, err := in.List(); err == nil {
+			for _, r := range rs {
+				add(r.ID, "installed "+r.Version)
+			}
+		}
+		if !installed {
+			if idx, err := g.localIndex(cmd.Context()); err == nil {
+				for _, m := range idx.Agents {
+					add(m.ID, oneLine(m.Name))
+				}
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// oneLine keeps a registry-supplied description from breaking the
+// completion protocol (one candidate a line, tab before the description).
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)), " ")
+}

@@ -1,0 +1,74 @@
+package installer
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/agentclientprotocol/acp-registry-go/acpclient"
+	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
+	"github.com/agentclientprotocol/acp-registry-go/progress"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+)
+
+// The real claude-agent, installed from npm, answers initialize when
+// started exactly as resolve says with PATH=/nonexistent: the launch does
+// not depend on PATH (issue 10). Its package asks for node >=22; an older
+// node is used with a warning, and the agent still answers.
+func TestE2EClaudeAgentWithoutPath(t *testing.T) {
+	e2e.RequireNPM(t)
+	if runtime.GOOS == "windows" {
+		t.Skip("PATH=/nonexistent is a POSIX test")
+	}
+	_, file, _, _ := runtime.Caller(0)
+	data, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "agents", "claude-agent", "agent.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m registry.Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	in := &Installer{Root: filepath.Join(t.TempDir(), "data"), CacheDir: t.TempDir(), Progress: progress.NewPlain(os.Stderr)}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if _, _, err := in.Install(ctx, Request{Agent: &m, Dist: registry.KindNpx}); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Setenv("PATH", "/nonexistent")
+	in = &Installer{Root: in.Root, CacheDir: in.CacheDir}
+	spec, err := in.Resolve(ctx, Request{Agent: &m, Dist: registry.KindNpx}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("launch: %s %v (warnings %q)", spec.Command, spec.Args, spec.Warnings)
+	if !filepath.IsAbs(spec.Command) || filepath.Base(spec.Command) != "node" {
+		t.Fatalf("command %q is not an absolute node", spec.Command)
+	}
+	cmd := exec.CommandContext(ctx, spec.Command, spec.Args...)
+	cmd.Env = []string{"PATH=/nonexistent", "HOME=" + t.TempDir()}
+	cmd.Dir = t.TempDir()
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	c := acpclient.New(stdin, stdout, stderr, acpclient.Options{})
+	ictx, icancel := context.WithTimeout(ctx, 60*time.Second)
+	defer icancel()
+	res, err := c.Initialize(ictx, acpclient.Implementation{Name: "acp-registry-go-e2e", Version: "0"})
+	if err != nil {
+		t.Fatalf("initialize: %v\nstderr: %s", err, c.StderrTail())
+	}
+	if res.AgentInfo == nil || res.AgentInfo.Name == "" {
+		t.Errorf("initialize answered without agentInfo: %+v", res)
+	}
+}

@@ -1,0 +1,73 @@
+package installer_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+
+	"github.com/agentclientprotocol/acp-registry-go/acpdirs"
+	"github.com/agentclientprotocol/acp-registry-go/installer"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+	"github.com/agentclientprotocol/acp-registry-go/platform"
+	"github.com/agentclientprotocol/acp-registry-go/source"
+)
+
+// Example does in-process what `acp resolve demo --json` does: read the
+// registry, find the agent, install it unless it is installed, and get
+// the launch spec to start it with (command, args, env; the working
+// directory is the editor's choice). An editor uses acpdirs.Default() for
+// the directories and the public registry (Registry left empty); this
+// example runs against a registry of its own.
+func Example() {
+	registryURL, dirs, cleanup := exampleRegistry()
+	defer cleanup()
+
+	ctx := context.Background()
+	idx, _, err := source.Load(ctx, source.Options{Registry: registryURL, CacheDir: dirs.Cache})
+	if err != nil {
+		panic(err)
+	}
+	agent, err := idx.Lookup("demo") // a *registry.NotFoundError lists close ids
+	if err != nil {
+		panic(err)
+	}
+	p, _ := platform.Current()
+	in := &installer.Installer{Root: dirs.Data, Platform: p}
+	spec, err := in.Resolve(ctx, installer.Request{Agent: agent}, false)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(spec.ID, spec.Version, spec.Distribution, filepath.Base(spec.Command), spec.Args, spec.Env)
+	// Output: demo 1.0.0 binary demo-agent [--acp] map[DEMO_MODE:editor]
+}
+
+// exampleRegistry serves a one-agent registry and its archive on
+// loopback, and gives directories to install into.
+func exampleRegistry() (string, acpdirs.Dirs, func()) {
+	archive := testarchive.TarGz(testarchive.File{Name: "bin/demo-agent", Body: "#!/bin/sh\n"})
+	sum := sha256.Sum256(archive)
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	target := fmt.Sprintf(`{"archive":%q,"sha256":%q,"cmd":"./bin/demo-agent","args":["--acp"],"env":{"DEMO_MODE":"editor"}}`, srv.URL+"/demo.tar.gz", hex.EncodeToString(sum[:]))
+	var targets string
+	for _, p := range []string{"linux-x86_64", "linux-aarch64", "darwin-x86_64", "darwin-aarch64", "windows-x86_64", "windows-aarch64"} {
+		if targets != "" {
+			targets += ","
+		}
+		targets += fmt.Sprintf("%q:%s", p, target)
+	}
+	index := `{"version":"1.0.0","agents":[{"id":"demo","name":"Demo","version":"1.0.0","description":"An example agent","distribution":{"binary":{` + targets + `}}}],"extensions":[]}`
+	mux.HandleFunc("/registry.json", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, index) })
+	mux.HandleFunc("/demo.tar.gz", func(w http.ResponseWriter, r *http.Request) { w.Write(archive) })
+	tmp, err := os.MkdirTemp("", "acp-example-")
+	if err != nil {
+		panic(err)
+	}
+	dirs := acpdirs.Dirs{Data: filepath.Join(tmp, "data"), Cache: filepath.Join(tmp, "cache")}
+	return srv.URL + "/registry.json", dirs, func() { srv.Close(); os.RemoveAll(tmp) }
+}

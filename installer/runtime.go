@@ -1,0 +1,394 @@
+package installer
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/Masterminds/semver/v3"
+
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+)
+
+// Runtime is the node an npx install launches with, recorded in the receipt
+// with the file's size and modification time, so a resolve trusts it
+// without running it again until the file changes (an upgrade of node in
+// place).
+type Runtime struct {
+	Path    string `json:"path"`
+	Version string `json:"version"`
+	// Requires is the package's engines.node ("" when it names none).
+	Requires string    `json:"requires,omitempty"`
+	Size     int64     `json:"size"`
+	ModTime  time.Time `json:"modTime"`
+}
+
+// nodeProbe is what running `node --version` told about one file.
+type nodeProbe struct {
+	size    int64
+	modTime time.Time
+	version *semver.Version
+	err     error
+}
+
+// nodeFound is one node on this machine.
+type nodeFound struct {
+	path    string
+	version *semver.Version
+	size    int64
+	modTime time.Time
+}
+
+func (n nodeFound) runtime(requires string) *Runtime {
+	return &Runtime{Path: n.path, Version: n.version.String(), Requires: requires, Size: n.size, ModTime: n.modTime.UTC()}
+}
+
+// nodeSearch is where node is looked for beyond PATH: the version managers
+// people use (nvm, fnm, volta, asdf, mise) and the system locations
+// (Homebrew, /usr/local, the distribution's package). Patterns are globs;
+// a desktop editor's PATH often has none of them.
+func nodeSearch(goos, home string, getenv func(string) string) []string {
+	var pats []string
+	add := func(base string, rest ...string) {
+		if base != "" {
+			pats = append(pats, filepath.Join(append([]string{base}, rest...)...))
+		}
+	}
+	if goos == "windows" {
+		add(getenv("NVM_SYMLINK"), "node.exe")
+		add(getenv("ProgramFiles"), "nodejs", "node.exe")
+		add(getenv("ProgramFiles(x86)"), "nodejs", "node.exe")
+		add(getenv("NVM_HOME"), "*", "node.exe")
+		add(getenv("APPDATA"), "nvm", "*", "node.exe")
+		add(getenv("FNM_DIR"), "node-versions", "*", "installation", "node.exe")
+		add(getenv("APPDATA"), "fnm", "node-versions", "*", "installation", "node.exe")
+		add(getenv("LOCALAPPDATA"), "Volta", "tools", "image", "node", "*", "node.exe")
+		add(home, "scoop", "apps", "nodejs", "current", "node.exe")
+		add(home, "scoop", "apps", "nodejs-lts", "current", "node.exe")
+		return pats
+	}
+	add(getenv("NVM_DIR"), "versions", "node", "*", "bin", "node")
+	add(home, ".nvm", "versions", "node", "*", "bin", "node")
+	add(getenv("FNM_DIR"), "node-versions", "*", "installation", "bin", "node")
+	add(getenv("XDG_DATA_HOME"), "fnm", "node-versions", "*", "installation", "bin", "node")
+	add(home, ".local", "share", "fnm", "node-versions", "*", "installation", "bin", "node")
+	add(home, ".fnm", "node-versions", "*", "installation", "bin", "node")
+	if goos == "darwin" {
+		add(home, "Library", "Application Support", "fnm", "node-versions", "*", "installation", "bin", "node")
+	}
+	add(getenv("VOLTA_HOME"), "tools", "image", "node", "*", "bin", "node")
+	add(home, ".volta", "tools", "image", "node", "*", "bin", "node")
+	add(home, ".asdf", "installs", "nodejs", "*", "bin", "node")
+	add(home, ".local", "share", "mise", "installs", "node", "*", "bin", "node")
+	pats = append(pats,
+		"/opt/homebrew/bin/node",
+		"/opt/homebrew/opt/node*/bin/node",
+		"/usr/local/opt/node*/bin/node",
+		"/usr/local/bin/node",
+		"/usr/bin/node",
+	)
+	return pats
+}
+
+// nodeCandidates lists every node file this machine may have, PATH's first,
+// and what was searched (for the error when there is none).
+func (in *Installer) nodeCandidates() (paths, searched []string) {
+	if in.Node != "" {
+		return []string{in.Node}, []string{in.Node}
+	}
+	searched = append(searched, "PATH")
+	if p, err := in.pathLookup("node"); err == nil {
+		paths = append(paths, p)
+	}
+	home, _ := os.UserHomeDir()
+	for _, pat := range nodeSearch(runtime.GOOS, home, os.Getenv) {
+		searched = append(searched, pat)
+		matches, _ := filepath.Glob(pat)
+		// Newest directory names first, so ties between equal versions go
+		// to the manager's newest folder.
+		sort.Sort(sort.Reverse(sort.StringSlice(matches)))
+		paths = append(paths, matches...)
+	}
+	return paths, searched
+}
+
+// pathLookup is LookPath without the fallback to the usual install
+// locations (see lookPath).
+func (in *Installer) pathLookup(name string) (string, error) {
+	if in.LookPath != nil {
+		return in.LookPath(name)
+	}
+	return exec.LookPath(name)
+}
+
+// probeNode runs `path --version`, once per file state.
+func (in *Installer) probeNode(ctx context.Context, path string) (nodeFound, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nodeFound{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nodeFound{}, fmt.Errorf("%s is not a file", path)
+	}
+	found := nodeFound{path: path, size: fi.Size(), modTime: fi.ModTime()}
+	in.nodeMu.Lock()
+	p, ok := in.nodeCache[path]
+	in.nodeMu.Unlock()
+	if ok && p.size == fi.Size() && p.modTime.Equal(fi.ModTime()) {
+		found.version = p.version
+		return found, p.err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd.Env = append(os.Environ(), "NODE_OPTIONS=")
+	var out bytes.Buffer
+	cmd.Stdout = &limitedBuffer{buf: &out, max: 256}
+	err = cmd.Run()
+	var v *semver.Version
+	if err == nil {
+		v, err = semver.NewVersion(strings.TrimSpace(out.String()))
+		if err != nil {
+			err = fmt.Errorf("%s --version answered %q", path, strings.TrimSpace(out.String()))
+		}
+	}
+	if ctx.Err() != nil {
+		return found, err // interrupted or too slow: not remembered
+	}
+	in.nodeMu.Lock()
+	if in.nodeCache == nil {
+		in.nodeCache = map[string]nodeProbe{}
+	}
+	in.nodeCache[path] = nodeProbe{size: fi.Size(), modTime: fi.ModTime(), version: v, err: err}
+	in.nodeMu.Unlock()
+	found.version = v
+	return found, err
+}
+
+// limitedBuffer keeps the first max bytes: a "node" that floods its output
+// does not fill memory.
+type limitedBuffer struct {
+	buf *bytes.Buffer
+	max int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.max - l.buf.Len(); room > 0 {
+		if len(p) > room {
+			l.buf.Write(p[:room])
+		} else {
+			l.buf.Write(p)
+		}
+	}
+	return len(p), nil
+}
+
+// nodes probes every candidate, dropping missing files, broken ones and
+// duplicates (the same file reached through two links), newest first; the
+// order of nodeCandidates breaks ties.
+func (in *Installer) nodes(ctx context.Context) ([]nodeFound, []string) {
+	paths, searched := in.nodeCandidates()
+	seen := map[string]bool{}
+	var out []nodeFound
+	for _, p := range paths {
+		if !filepath.IsAbs(p) {
+			if a, err := filepath.Abs(p); err == nil {
+				p = a
+			}
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil || seen[real] {
+			continue
+		}
+		seen[real] = true
+		n, err := in.probeNode(ctx, p)
+		if err != nil {
+			continue
+		}
+		out = append(out, n)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].version.GreaterThan(out[j].version) })
+	return out, searched
+}
+
+// engineConstraint reads engines.node with npm's range syntax (which
+// Masterminds/semver shares: ||, space-separated comparators, ^, ~, x). An
+// empty or unreadable range asks for nothing: npm, too, only warns.
+func engineConstraint(requires string) *semver.Constraints {
+	r := strings.TrimSpace(requires)
+	if r == "" || r == "*" {
+		return nil
+	}
+	c, err := semver.NewConstraint(r)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+func satisfiesEngine(c *semver.Constraints, v *semver.Version) bool {
+	if c == nil {
+		return true
+	}
+	if c.Check(v) {
+		return true
+	}
+	// A node pre-release (v23.0.0-nightly) is judged by its release, as
+	// npm does with includePrerelease.
+	if v.Prerelease() != "" {
+		r, err := semver.NewVersion(fmt.Sprintf("%d.%d.%d", v.Major(), v.Minor(), v.Patch()))
+		return err == nil && c.Check(r)
+	}
+	return false
+}
+
+// findNode returns the node an npx agent of pkg should launch with: the
+// recorded one while it still satisfies requires, else the newest that
+// does, else (with a warning) the newest there is. No node at all is
+// ErrRuntimeMissing naming the version needed and where it looked.
+func (in *Installer) findNode(ctx context.Context, id, pkg, requires string, recorded *Runtime) (*Runtime, string, error) {
+	c := engineConstraint(requires)
+	if recorded != nil && recorded.Path != "" && in.Node == "" {
+		if fi, err := os.Stat(recorded.Path); err == nil && fi.Size() == recorded.Size && fi.ModTime().Equal(recorded.ModTime) {
+			if v, err := semver.NewVersion(recorded.Version); err == nil && satisfiesEngine(c, v) {
+				r := *recorded
+				r.Requires = requires
+				return &r, "", nil
+			}
+		}
+	}
+	found, searched := in.nodes(ctx)
+	for _, n := range found {
+		if satisfiesEngine(c, n.version) {
+			return n.runtime(requires), "", nil
+		}
+	}
+	need := "Node.js"
+	if c != nil {
+		need = "Node.js " + strings.TrimSpace(requires)
+	}
+	if len(found) == 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, "", stopped(ctx)
+		}
+		return nil, "", errorf(ErrRuntimeMissing, "%s (%s) needs %s, and no node was found (looked on %s): install it from https://nodejs.org", id, pkg, need, strings.Join(searched, ", "))
+	}
+	n := found[0]
+	warn := fmt.Sprintf("%s (%s) asks for node %s (its engines.node) but the newest node here is %s (%s): using it, as npm does; if the agent fails to start, install %s", id, pkg, strings.TrimSpace(requires), n.version, n.path, need)
+	return n.runtime(requires), warn, nil
+}
+
+// npmNear finds npm beside a node of the usual install locations, for a
+// PATH without npm (a desktop editor's).
+func (in *Installer) npmNear(ctx context.Context) (string, error) {
+	name := "npm"
+	if runtime.GOOS == "windows" {
+		name = "npm.cmd"
+	}
+	found, _ := in.nodes(ctx)
+	for _, n := range found {
+		p := filepath.Join(filepath.Dir(n.path), name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s not found", name)
+}
+
+// RuntimeCheck is what `acp doctor` says about one install's runtime.
+type RuntimeCheck struct {
+	ID           string        `json:"id"`
+	Version      string        `json:"version"`
+	Distribution registry.Kind `json:"distribution"`
+	// Runtime is "node" (npx), "python" (uvx) or "" (a binary needs none).
+	Runtime string `json:"runtime,omitempty"`
+	// Requires is the package's engines.node.
+	Requires string `json:"requires,omitempty"`
+	// Path and Found are the runtime launches use and its version.
+	Path  string `json:"path,omitempty"`
+	Found string `json:"found,omitempty"`
+	// Status is "ok", "old" (a node older than Requires: used, with a
+	// warning) or "missing".
+	Status  string `json:"status"`
+	Message string `json:"message,omitempty"`
+}
+
+// CheckRuntime checks that the runtime r launches with is there and
+// satisfies what the package asks for, as resolve would find it now.
+func (in *Installer) CheckRuntime(ctx context.Context, r Receipt) RuntimeCheck {
+	c := RuntimeCheck{ID: r.ID, Version: r.Version, Distribution: r.Distribution, Status: "ok"}
+	switch r.Distribution {
+	case registry.KindNpx:
+		c.Runtime = "node"
+		if r.Runtime != nil {
+			c.Requires = r.Runtime.Requires
+		}
+		got, _, err := in.ready(ctx, &r)
+		if err != nil {
+			c.Status, c.Message = "missing", err.Error()
+			return c
+		}
+		if got.Runtime != nil {
+			c.Requires, c.Path, c.Found = got.Runtime.Requires, got.Runtime.Path, got.Runtime.Version
+		} else {
+			c.Path = got.Launch.Command
+		}
+		if len(got.Launch.Warnings) > 0 {
+			c.Status, c.Message = "old", strings.Join(got.Launch.Warnings, "; ")
+		}
+	case registry.KindUvx:
+		c.Runtime = "python"
+		py, err := interpreter(r.Launch.Command)
+		c.Path = py
+		if err != nil {
+			c.Status, c.Message = "missing", fmt.Sprintf("%s %s: %v: reinstall with acp install --force %s", r.ID, r.Version, err, r.ID)
+		}
+	}
+	return c
+}
+
+// interpreter reads the "#!" line of a script and checks that the
+// program it names exists. A native executable (uv's trampolines on
+// Windows) has none and needs nothing.
+func interpreter(script string) (string, error) {
+	f, err := os.Open(script)
+	if err != nil {
+		return "", fmt.Errorf("its entry point %s is gone", script)
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := f.Read(head)
+	line, _, _ := bytes.Cut(head[:n], []byte("\n"))
+	if !bytes.HasPrefix(line, []byte("#!")) {
+		return "", nil
+	}
+	fields := strings.Fields(string(line[2:]))
+	if len(fields) == 0 || !filepath.IsAbs(fields[0]) {
+		return "", nil
+	}
+	if _, err := os.Stat(fields[0]); err != nil {
+		return fields[0], fmt.Errorf("its python %s is gone", fields[0])
+	}
+	return fields[0], nil
+}
+
+// CheckRuntimes is CheckRuntime for the current install of every
+// installed agent, sorted by id.
+func (in *Installer) CheckRuntimes(ctx context.Context) ([]RuntimeCheck, error) {
+	rs, err := in.List()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RuntimeCheck, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, in.CheckRuntime(ctx, r))
+	}
+	return out, nil
+}

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Program is one of the two programs: its name, its one-line summary, and
+// Setup, which adds its commands and flags to the root and says how
+// failures are reported.
+type Program struct {
+	Name  string
+	Short string
+	Setup func(root *cobra.Command, s Streams) Options
+}
+
+// Main runs p on the process's arguments and streams; a main is
+// os.Exit(cli.Main(program)).
+func Main(p Program) int {
+	return p.Run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// Run is the whole program, for main and for tests (in-process and
+// testscript): the root command with what both programs share (--version,
+// no cobra error printing), run under a
+// context that Ctrl-C and SIGTERM cancel, the outcome mapped to an exit
+// code.
+func (p Program) Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := &cobra.Command{
+		Use:           p.Name,
+		Short:         p.Short,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	// --version by hand rather than cobra's Version field: that would read
+	// and parse the build info on every start, --version or not.
+	var version bool
+	root.Flags().BoolVar(&version, "version", false, "print the version and the commit it was built from")
+	root.RunE = func(cmd *cobra.Command, _ []string) error {
+		if version {
+			_, err := fmt.Fprintf(stdout, "%s version %s\n", p.Name, VersionString())
+			return err
+		}
+		return cmd.Help()
+	}
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	o := p.Setup(root, Streams{In: stdin, Out: stdout, Err: stderr})
+	o.Stdout, o.Args = stdout, args
+	errw := stderr
+	if o.Stderr != nil {
+		errw = o.Stderr
+	}
+	code := ExecuteWith(ctx, p.Name, root, errw, o)
+	if o.Done != nil {
+		o.Done()
+	}
+	return code
+}

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package fakeagent
+
+import "syscall"
+
+func setsidAttr() *syscall.SysProcAttr { return nil }

@@ -1,0 +1,491 @@
+//go:build linux
+
+package launch
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The supervisor ("shim") is this executable, re-run. It is recognised before main runs, by its argv[0] and an
+// environment variable together, so no program that links this package
+// has to do anything for it to work, its tests included.
+const (
+	shimArg0  = "acp-agent-supervisor"
+	shimEnv   = "ACP_LAUNCH_SUPERVISOR"
+	shimMagic = "v1"
+)
+
+func init() {
+	if len(os.Args) == 1 && os.Args[0] == shimArg0 && os.Getenv(shimEnv) == shimMagic {
+		os.Exit(runShim())
+	}
+}
+
+// shimConfig travels to the supervisor on descriptor 3, so that the
+// agent's environment never applies to the supervisor itself (a
+// manifest's LD_PRELOAD or GODEBUG would).
+type shimConfig struct {
+	Path       string   `json:"path"`
+	Args       []string `json:"args"`
+	Env        []string `json:"env"`
+	Foreground bool     `json:"foreground"`
+	// Namespaces: the supervisor runs as root of a new user, PID and mount
+	// namespace; UID and GID are the caller's, which the agent gets back
+	// in a nested user namespace.
+	Namespaces bool `json:"namespaces"`
+	UID        int  `json:"uid"`
+	GID        int  `json:"gid"`
+}
+
+// shimEvent is one line the supervisor writes on descriptor 4.
+type shimEvent struct {
+	Started     bool   `json:"started,omitempty"`
+	PrivateProc bool   `json:"privateProc,omitempty"`
+	Error       string `json:"error,omitempty"`
+	Exited      bool   `json:"exited,omitempty"`
+	Code        int    `json:"code,omitempty"`
+	Signal      int    `json:"signal,omitempty"`
+}
+
+// nsRefused remembers that this machine refuses user namespaces (a
+// sysctl, a container's seccomp profile, AppArmor), so every later start
+// goes straight to the fallback.
+var nsRefused atomic.Bool
+
+var protectOnce sync.Once
+
+// protectSelf makes this process non-dumpable: its /proc entries (environ,
+// fd/, mem) then belong to root and ptrace is refused, so an agent running
+// as the same user, outside a private /proc, cannot read our environment
+// or write into our stdout. Root agents are not stopped by it.
+//
+// A non-dumpable process cannot give a child a user namespace (the
+// child's uid_map becomes root's to write), so from then on every agent of
+// this process takes the fallback.
+func protectSelf() {
+	protectOnce.Do(func() {
+		nsRefused.Store(true)
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	})
+}
+
+type contained struct {
+	cmd        *exec.Cmd
+	status     *bufio.Reader
+	statusFile *os.File
+	foreground bool
+	ns         bool
+	proc       bool
+	direct     bool // no supervisor: see startDirect
+
+	err   error
+	agent *shimEvent // the agent's exit, as the supervisor saw it
+}
+
+// selfExe is the path that runs this executable again, read before
+// protectSelf: once we are non-dumpable, a child in a new user namespace
+// may no longer follow /proc/self/exe. /proc/self/exe stays the fallback
+// (it works even when the file was replaced on disk by an upgrade).
+var selfExe = sync.OnceValue(func() string {
+	if p, err := os.Executable(); err == nil && !strings.HasSuffix(p, " (deleted)") {
+		return p
+	}
+	return "/proc/self/exe"
+})
+
+func startContained(path string, spec Spec, env []string, stdin io.Reader, stdout, stderr io.Writer, foreground bool, o Options) (*contained, error) {
+	selfExe()
+	cfg := shimConfig{Path: path, Args: append([]string{spec.Command}, spec.Args...), Env: env, Foreground: foreground}
+	if !o.NoNamespaces && !foreground && !nsRefused.Load() {
+		c, err := startShim(cfg, spec.Dir, stdin, stdout, stderr, true)
+		if err == nil {
+			if !c.proc {
+				// A PID namespace but the host's /proc (AppArmor lets
+				// the namespace be made but not the mount).
+				protectSelf()
+			}
+			return c, nil
+		}
+		if isAgentStart(err) {
+			return nil, err
+		}
+		nsRefused.Store(true)
+	}
+	if !foreground {
+		protectSelf()
+	}
+	c, err := startShim(cfg, spec.Dir, stdin, stdout, stderr, false)
+	if err == nil || isAgentStart(err) {
+		return c, err
+	}
+	// The supervisor itself could not run (this executable on a noexec
+	// mount, say): the agent alone, in a session of its own, is still
+	// better than no agent.
+	return startDirect(path, spec, env, stdin, stdout, stderr, foreground)
+}
+
+// agentStartError is the agent's own start failing, as the supervisor
+// reports it: not the supervisor's failure, so nothing to retry.
+type agentStartError struct{ msg string }
+
+func (e *agentStartError) Error() string { return e.msg }
+
+func isAgentStart(err error) bool {
+	var e *agentStartError
+	return errors.As(err, &e)
+}
+
+// startDirect runs the agent without a supervisor: Stop then reaches only
+// its session's process group.
+func startDirect(path string, spec Spec, env []string, stdin io.Reader, stdout, stderr io.Writer, foreground bool) (*contained, error) {
+	cmd := exec.Command(path, spec.Args...)
+	cmd.Args[0] = spec.Command
+	cmd.Env, cmd.Dir = env, spec.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	if !foreground {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &contained{cmd: cmd, foreground: foreground, direct: true}, nil
+}
+
+func startShim(cfg shimConfig, dir string, stdin io.Reader, stdout, stderr io.Writer, ns bool) (*contained, error) {
+	cfgR, cfgW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	stR, stW, err := os.Pipe()
+	if err != nil {
+		cfgR.Close()
+		cfgW.Close()
+		return nil, err
+	}
+	cmd := &exec.Cmd{
+		Path: selfExe(), Args: []string{shimArg0}, Env: []string{shimEnv + "=" + shimMagic},
+		Dir: dir, Stdin: stdin, Stdout: stdout, Stderr: stderr,
+		ExtraFiles: []*os.File{cfgR, stW},
+	}
+	// Pdeathsig: if we die, the supervisor still removes the agent's tree.
+	attr := &syscall.SysProcAttr{Setsid: !cfg.Foreground, Pdeathsig: syscall.SIGTERM}
+	if ns {
+		cfg.Namespaces, cfg.UID, cfg.GID = true, os.Getuid(), os.Getgid()
+		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: cfg.UID, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: cfg.GID, Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
+	}
+	cmd.SysProcAttr = attr
+	err = cmd.Start()
+	cfgR.Close()
+	stW.Close()
+	if err != nil {
+		cfgW.Close()
+		stR.Close()
+		return nil, err
+	}
+	go func() {
+		_ = json.NewEncoder(cfgW).Encode(cfg)
+		cfgW.Close()
+	}()
+	c := &contained{cmd: cmd, status: bufio.NewReader(stR), statusFile: stR, foreground: cfg.Foreground, ns: ns}
+	var first shimEvent
+	line, rerr := c.status.ReadBytes('\n')
+	if rerr != nil || json.Unmarshal(line, &first) != nil || (!first.Started && first.Error == "") {
+		c.wait()
+		return nil, fmt.Errorf("the agent's supervisor %s before starting it", c.describe())
+	}
+	if first.Error != "" {
+		c.wait()
+		return nil, &agentStartError{first.Error}
+	}
+	c.proc = first.PrivateProc
+	return c, nil
+}
+
+// wait reads the supervisor's last word (the agent's exit) and reaps it.
+func (c *contained) wait() {
+	if c.direct {
+		c.err = c.cmd.Wait()
+		c.kill()
+		return
+	}
+	for {
+		line, err := c.status.ReadBytes('\n')
+		var ev shimEvent
+		if len(line) > 0 && json.Unmarshal(line, &ev) == nil && ev.Exited {
+			c.agent = &ev
+		}
+		if err != nil {
+			break
+		}
+	}
+	c.err = c.cmd.Wait()
+	c.statusFile.Close()
+}
+
+func (c *contained) waitErr() error {
+	if c.agent != nil {
+		return nil
+	}
+	return c.err
+}
+
+func (c *contained) describe() string {
+	if a := c.agent; a != nil {
+		if a.Signal != 0 {
+			return "was killed by signal " + syscall.Signal(a.Signal).String()
+		}
+		return fmt.Sprintf("exited with status %d", a.Code)
+	}
+	st := c.cmd.ProcessState
+	if st == nil {
+		if c.err != nil {
+			return c.err.Error()
+		}
+		return "is still running"
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return "was killed by signal " + ws.Signal().String()
+	}
+	return fmt.Sprintf("exited with status %d", st.ExitCode())
+}
+
+func (c *contained) code() int {
+	if a := c.agent; a != nil {
+		if a.Signal != 0 {
+			return -1
+		}
+		return a.Code
+	}
+	if c.cmd.ProcessState == nil {
+		return -1
+	}
+	return c.cmd.ProcessState.ExitCode()
+}
+
+func (c *contained) isolation() string {
+	switch {
+	case c.direct:
+		return "session"
+	case c.ns && c.proc:
+		return "private PID namespace and /proc"
+	case c.ns:
+		return "private PID namespace"
+	}
+	return "supervised session"
+}
+
+// terminate asks the supervisor to remove the agent's whole tree.
+func (c *contained) terminate() {
+	if c.direct {
+		c.kill()
+		return
+	}
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+}
+
+// kill is the last resort, for a supervisor that does not answer: its
+// session, then itself (in a PID namespace, the kernel then kills the rest).
+func (c *contained) kill() {
+	if !c.foreground {
+		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	_ = c.cmd.Process.Kill()
+}
+
+// runShim is the supervisor: it starts the agent, forwards nothing (the
+// agent has our stdio), reaps every process the agent leaves behind, and
+// when the agent exits or we are told to stop, kills all of them before
+// reporting the agent's exit and exiting.
+func runShim() int {
+	syscall.CloseOnExec(3)
+	syscall.CloseOnExec(4)
+	// The agent may not rewrite our report through /proc/1/fd/4.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	report := os.NewFile(4, "status")
+	say := func(ev shimEvent) {
+		data, _ := json.Marshal(ev)
+		_, _ = report.Write(append(data, '\n'))
+	}
+	var cfg shimConfig
+	cf := os.NewFile(3, "config")
+	if err := json.NewDecoder(io.LimitReader(cf, 64<<20)).Decode(&cfg); err != nil {
+		say(shimEvent{Error: "read the launch configuration: " + err.Error()})
+		return 127
+	}
+	cf.Close()
+	pid1 := cfg.Namespaces && os.Getpid() == 1
+	privateProc := false
+	if pid1 {
+		// Our mounts are our own (CLONE_NEWNS): make sure none propagates
+		// back, then a /proc that shows only this PID namespace.
+		if syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, "") == nil &&
+			syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "") == nil {
+			privateProc = true
+		}
+	} else {
+		// Orphans of the agent (double forks, setsid daemons) become our
+		// children instead of init's.
+		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT)
+
+	sys := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if cfg.Namespaces {
+		// A nested user namespace gives the agent back the caller's ids
+		// (not root, which npm, git and agents treat differently) and
+		// locks the mounts it inherits: even as root there it cannot
+		// unmount our /proc to reach the host's beneath.
+		sys.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+		sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: cfg.UID, HostID: 0, Size: 1}}
+		sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: cfg.GID, HostID: 0, Size: 1}}
+		sys.GidMappingsEnableSetgroups = false
+	}
+	attr := &syscall.ProcAttr{Env: cfg.Env, Files: []uintptr{0, 1, 2}, Sys: sys}
+	agent, err := syscall.ForkExec(cfg.Path, cfg.Args, attr)
+	if err != nil && sys.Cloneflags != 0 {
+		sys.Cloneflags, sys.UidMappings, sys.GidMappings = 0, nil, nil
+		agent, err = syscall.ForkExec(cfg.Path, cfg.Args, attr)
+	}
+	if err != nil {
+		say(shimEvent{Error: err.Error()})
+		return 127
+	}
+	say(shimEvent{Started: true, PrivateProc: privateProc})
+
+	agentWS := make(chan syscall.WaitStatus, 1)
+	allGone := make(chan struct{})
+	go func() {
+		defer close(allGone)
+		for {
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, 0, nil)
+			if err == syscall.EINTR {
+				continue
+			}
+			if err != nil {
+				return // ECHILD: nothing left
+			}
+			if pid == agent {
+				agentWS <- ws
+			}
+		}
+	}()
+	killAll := func() {
+		if pid1 {
+			_ = syscall.Kill(-1, syscall.SIGKILL)
+			return
+		}
+		for _, pid := range descendants(os.Getpid()) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	var ws syscall.WaitStatus
+	got := false
+wait:
+	for {
+		select {
+		case ws = <-agentWS:
+			got = true
+			break wait
+		case s := <-sigs:
+			if cfg.Foreground && (s == syscall.SIGINT || s == syscall.SIGQUIT) {
+				continue // the agent got it from the terminal too; its call
+			}
+			break wait
+		}
+	}
+	killAll()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for done := false; !done; {
+		select {
+		case <-allGone:
+			done = true
+		case w := <-agentWS:
+			ws, got = w, true
+		case <-tick.C:
+			killAll() // whatever forked while we were killing
+		case <-sigs:
+		}
+	}
+	select {
+	case w := <-agentWS:
+		ws, got = w, true
+	default:
+	}
+	if !got {
+		ws = syscall.WaitStatus(syscall.SIGKILL) // killed on our orders
+	}
+	ev := shimEvent{Exited: true, Code: ws.ExitStatus()}
+	if ws.Signaled() {
+		ev.Code, ev.Signal = -1, int(ws.Signal())
+	}
+	say(ev)
+	if ev.Signal != 0 {
+		return 128 + ev.Signal
+	}
+	return ev.Code
+}
+
+// descendants lists every process below root, from /proc (children
+// before their parents do not matter: each is killed).
+func descendants(root int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	kids := map[int][]int{}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// The command name is in parentheses and may hold anything,
+		// parentheses and spaces included: read after the last ')'.
+		s := string(data)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		kids[ppid] = append(kids[ppid], pid)
+	}
+	var out []int
+	queue := []int{root}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, k := range kids[p] {
+			out = append(out, k)
+			queue = append(queue, k)
+		}
+	}
+	return out
+}

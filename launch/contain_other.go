@@ -1,0 +1,79 @@
+//go:build !linux
+
+package launch
+
+import (
+	"io"
+	"os/exec"
+)
+
+// Without Linux's subreaper and namespaces the agent is started directly:
+// on other Unix systems in a session of its own (see contain_unix.go), on
+// Windows in a job object (contain_windows.go).
+type contained struct {
+	cmd        *exec.Cmd
+	foreground bool
+	err        error
+	sys        sysState
+}
+
+func startContained(path string, spec Spec, env []string, stdin io.Reader, stdout, stderr io.Writer, foreground bool, o Options) (*contained, error) {
+	cmd := exec.Command(path, spec.Args...)
+	cmd.Args[0] = spec.Command
+	cmd.Env = env
+	cmd.Dir = spec.Dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	c := &contained{cmd: cmd, foreground: foreground}
+	setSysProcAttr(cmd, foreground)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c.afterStart()
+	return c, nil
+}
+
+func (c *contained) wait() {
+	c.err = c.cmd.Wait()
+	// What the agent left behind goes with it.
+	c.killTree()
+}
+
+func (c *contained) waitErr() error { return c.err }
+
+func (c *contained) describe() string {
+	st := c.cmd.ProcessState
+	if st == nil {
+		if c.err != nil {
+			return c.err.Error()
+		}
+		return "is still running"
+	}
+	if code := st.ExitCode(); code >= 0 {
+		return "exited with status " + itoa(code)
+	}
+	return "was " + describeSignal(st)
+}
+
+func (c *contained) code() int {
+	if c.cmd.ProcessState == nil {
+		return -1
+	}
+	return c.cmd.ProcessState.ExitCode()
+}
+
+func (c *contained) terminate() { c.killTree() }
+
+func (c *contained) kill() { c.killTree() }
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for ; n > 0; n /= 10 {
+		i--
+		b[i] = byte('0' + n%10)
+	}
+	return string(b[i:])
+}

@@ -1,0 +1,149 @@
+package launch
+
+import (
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// argvParse is CommandLineToArgvW's rule for one argument sequence (the
+// C runtime's since 2008), to read back what ArgvQuote wrote.
+func argvParse(s string) []string {
+	var out []string
+	var cur strings.Builder
+	inQuote, have := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\':
+			n := 0
+			for i < len(s) && s[i] == '\\' {
+				n++
+				i++
+			}
+			if i < len(s) && s[i] == '"' {
+				cur.WriteString(strings.Repeat(`\`, n/2))
+				if n%2 == 1 {
+					cur.WriteByte('"')
+				} else {
+					inQuote = !inQuote
+				}
+				have = true
+			} else {
+				cur.WriteString(strings.Repeat(`\`, n))
+				i--
+				have = true
+			}
+		case c == '"':
+			if inQuote && i+1 < len(s) && s[i+1] == '"' {
+				cur.WriteByte('"')
+				i++
+			} else {
+				inQuote = !inQuote
+			}
+			have = true
+		case (c == ' ' || c == '\t') && !inQuote:
+			if have {
+				out = append(out, cur.String())
+				cur.Reset()
+				have = false
+			}
+		default:
+			cur.WriteByte(c)
+			have = true
+		}
+	}
+	if have {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// cmdUnescape is what cmd.exe does to a command line before the program
+// sees it, for lines that cmdEscape wrote: drop each caret, keep the
+// character after it.
+func cmdUnescape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '^' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+var awkward = []string{
+	`C:\Program Files\nodejs\node.exe`, `C:\agents\x\index.js`, "", "plain", "two words",
+	`say "hi"`, `trailing\`, `C:\dir with space\`, `a\\"b`, `50%`, `%PATH%`, `!x!`, `a&b|c<d>e^f`, `(x)`, "tab\there",
+}
+
+func TestArgvQuoteRoundTrips(t *testing.T) {
+	for _, a := range awkward {
+		got := argvParse(ArgvQuote(a))
+		if len(got) != 1 || got[0] != a {
+			t.Errorf("ArgvQuote(%q) = %s, read back as %q", a, ArgvQuote(a), got)
+		}
+	}
+	line := strings.Join(func() []string {
+		var q []string
+		for _, a := range awkward {
+			q = append(q, ArgvQuote(a))
+		}
+		return q
+	}(), " ")
+	if got := argvParse(line); strings.Join(got, "\x00") != strings.Join(awkward, "\x00") {
+		t.Errorf("the whole line read back as %q", got)
+	}
+}
+
+func TestCmdLine(t *testing.T) {
+	got := CommandLine(ShellCmd, `C:\Program Files\nodejs\node.exe`, []string{`C:\a\index.js`, "--acp", `50% & "x"`}, map[string]string{"B": "x&y", "A": "1"})
+	want := `set ^"A=1^" && set ^"B=x^&y^" && ^"C:\Program Files\nodejs\node.exe^" C:\a\index.js --acp ^"50^% ^& \^"x\^"^"`
+	if got != want {
+		t.Fatalf("cmd line\n got  %s\n want %s", got, want)
+	}
+	// No metacharacter is left bare for cmd: each one has its caret.
+	for _, a := range awkward {
+		esc := cmdEscape(ArgvQuote(a))
+		for i := 0; i < len(esc); i++ {
+			if strings.IndexByte(`()%!"<>&|`, esc[i]) >= 0 && (i == 0 || esc[i-1] != '^') {
+				t.Errorf("%q: bare %q in %s", a, esc[i], esc)
+			}
+		}
+		if got := argvParse(cmdUnescape(esc)); len(got) != 1 || got[0] != a {
+			t.Errorf("%q: cmd then argv read %s as %q", a, esc, got)
+		}
+	}
+}
+
+func TestPowerShellLine(t *testing.T) {
+	got := CommandLine(ShellPowerShell, `C:\Program Files\nodejs\node.exe`, []string{"it's", "$HOME", "`n"}, map[string]string{"OK": "a'b", "bad;name": "v"})
+	want := `$env:OK = 'a''b'; Set-Item -LiteralPath 'env:bad;name' -Value 'v'; & 'C:\Program Files\nodejs\node.exe' 'it''s' '$HOME' '` + "`n'"
+	if got != want {
+		t.Fatalf("powershell line\n got  %s\n want %s", got, want)
+	}
+	if q := psQuote("a\u2019b"); q != "'a\u2019\u2019b'" {
+		t.Errorf("typographic quote: %s", q)
+	}
+}
+
+func TestPOSIXLine(t *testing.T) {
+	got := CommandLine(ShellPOSIX, "/opt/my agents/bin/agent", []string{"--acp", "it's", ""}, map[string]string{"B": "x y", "A": "1"})
+	want := `A=1 B='x y' '/opt/my agents/bin/agent' --acp 'it'\''s' ''`
+	if got != want {
+		t.Fatalf("sh line\n got  %s\n want %s", got, want)
+	}
+	if runtime.GOOS == "windows" {
+		return
+	}
+	out, err := exec.Command("sh", "-c", CommandLine(ShellPOSIX, "printf", []string{"[%s]", "/opt/my agents", "it's", "", "$HOME"}, nil)).Output()
+	if err != nil || string(out) != "[/opt/my agents][it's][][$HOME]" {
+		t.Fatalf("sh read it as %s (%v)", out, err)
+	}
+	// A hostile key goes through env(1) as a quoted word.
+	if got := CommandLine(ShellPOSIX, "/usr/bin/env", nil, map[string]string{"X;touch pwned": "1", "OK": "2"}); got != `env OK=2 'X;touch pwned=1' /usr/bin/env` {
+		t.Errorf("hostile key: %s", got)
+	}
+}

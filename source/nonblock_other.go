@@ -1,0 +1,6 @@
+//go:build !unix
+
+package source
+
+// Windows has no FIFOs at file paths (named pipes live under \\.\pipe\).
+const openNonBlock = 0

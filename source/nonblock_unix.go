@@ -1,0 +1,7 @@
+//go:build unix
+
+package source
+
+import "syscall"
+
+const openNonBlock = syscall.O_NONBLOCK
