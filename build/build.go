@@ -139,12 +139,15 @@ func Build(ctx context.Context, opts Options) (_ *Result, err error) {
 			probs = validate.CheckVariantEntries(vfile, vdata, variants, manifests)
 		}
 		if len(probs) > 0 || variants == nil {
-			msg := "not usable"
-			if len(probs) > 0 {
-				p := probs[0]
-				msg = fmt.Sprintf("%s:%d:%d: %s", p.File, p.Line, p.Column, p.Message)
+			if len(probs) == 0 {
+				probs = []validate.Problem{{File: filepath.ToSlash(vfile), Rule: validate.RuleVariants, Severity: validate.SeverityError,
+					Message: "variants.json is not usable: run acp-registry validate to see why"}}
 			}
-			return res, fmt.Errorf("build %s: %w: %s", opts.Root, ErrVariants, msg)
+			// In the report like every other problem, so that it is
+			// printed (and --json's one document holds it).
+			report.AddFile(&validate.FileResult{File: filepath.ToSlash(vfile), Problems: probs})
+			p := probs[0]
+			return res, fmt.Errorf("build %s: %w: %w: %s:%d:%d: %s; nothing was written", opts.Root, ErrProblems, ErrVariants, p.File, p.Line, p.Column, p.Message)
 		}
 		c.vs = variants
 	}

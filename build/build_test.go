@@ -139,12 +139,15 @@ func TestBuildDryRunAndBadVariants(t *testing.T) {
 	}
 	// The report names the problem in variants.json, positioned.
 	var found bool
-	for _, a := range res.Report.Agents {
-		for _, p := range a.Problems {
+	for _, f := range res.Report.Files {
+		for _, p := range f.Problems {
 			if p.File == filepath.Join(root, VariantsFile) && p.Line == 1 && p.Column == 21 && strings.Contains(p.Message, `"delta"`) {
 				found = true
 			}
 		}
+	}
+	if res.Report.Summary.Agents != 3 {
+		t.Errorf("summary %+v: variants.json counted as an agent?", res.Report.Summary)
 	}
 	if !found {
 		var buf bytes.Buffer
@@ -235,5 +238,34 @@ func TestBuildRebuildAfterChanges(t *testing.T) {
 	want, _ := os.ReadFile(filepath.Join("testdata/tree", "beta", "icon.svg"))
 	if got, _ := os.ReadFile(filepath.Join(out, "beta.svg")); !bytes.Equal(got, want) {
 		t.Errorf("beta.svg = %q, want %q", got, want)
+	}
+}
+
+// A validator that does not judge variants.json (Options.Validate is
+// pluggable): the build's own check refuses it, and its problem lands in
+// the report as the validator's would, apart from the agents.
+func TestBuildOwnVariantsCheckFillsTheReport(t *testing.T) {
+	root := t.TempDir()
+	copyTree(t, "testdata/tree", root)
+	os.WriteFile(filepath.Join(root, VariantsFile), []byte(`{"jb": {"exclude": ["delta"]}}`), 0o644)
+	out := filepath.Join(t.TempDir(), "dist")
+	opts := buildOpts(root, out)
+	full := opts.Validate
+	opts.Validate = func(ctx context.Context, root string, onAgent func(*validate.AgentResult)) (*validate.Report, error) {
+		rep, err := full(ctx, root, onAgent)
+		if err == nil {
+			rep = &validate.Report{Agents: rep.Agents, Summary: validate.Summary{Agents: rep.Summary.Agents}}
+		}
+		return rep, err
+	}
+	res, err := Build(context.Background(), opts)
+	if !errors.Is(err, ErrProblems) || !errors.Is(err, ErrVariants) {
+		t.Fatalf("err = %v, want ErrProblems and ErrVariants", err)
+	}
+	if !res.Report.HasErrors() || len(res.Report.Files) != 1 || !strings.Contains(res.Report.Files[0].Problems[0].Message, `"delta"`) {
+		t.Errorf("report %+v: want the variants.json problem in Files", res.Report)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("the build wrote its output")
 	}
 }

@@ -265,7 +265,8 @@ func asStrings(v any) []string {
 // ruleIDs reads the rule ids the validator can report from its sources
 // (constants named Rule… in validate and icons), as text.
 func ruleIDs(t *testing.T) []string {
-	re := regexp.MustCompile(`(?m)^\s*Rule[A-Za-z0-9]*\s*=\s*"([a-z0-9-]+)"`)
+	// A constant in a const block, or declared alone (const RuleVariants = …).
+	re := regexp.MustCompile(`(?m)^\s*(?:const\s+)?[Rr]ule[A-Za-z0-9]*\s*=\s*"([a-z0-9-]+)"`)
 	seen := map[string]bool{}
 	for _, dir := range []string{"../validate", "../icons"} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))

@@ -2,13 +2,15 @@ package icons
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -24,7 +26,9 @@ const (
 
 // Check reports every problem of an icon, sorted by position. It never
 // panics: a bug in the checker becomes an icon-xml problem instead of
-// taking the validator down with it.
+// taking the validator down with it. It reads data in place, so data must
+// not change while Check runs, and keeps nothing of it once it returns.
+// Check may be called from several goroutines at once.
 func Check(data []byte) (problems []Problem) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -58,41 +62,90 @@ func checkWith(data []byte, plain bool) []Problem {
 	// A UTF-8 byte order mark is legal XML, and editors neither show it
 	// nor count it as a column, so the icon is read from after it.
 	data = bytes.TrimPrefix(data, utf8BOM)
-	c := &checker{text: newText(data), plain: plain}
+	c := checkers.Get().(*checker)
+	c.reset(data, plain)
 	c.comments()
 	c.parse()
-	sort.SliceStable(c.problems, func(i, j int) bool {
-		a, b := c.problems[i], c.problems[j]
+	slices.SortStableFunc(c.problems, func(a, b Problem) int {
 		if a.Line != b.Line {
-			return a.Line < b.Line
+			return cmp.Compare(a.Line, b.Line)
 		}
 		if a.Column != b.Column {
-			return a.Column < b.Column
+			return cmp.Compare(a.Column, b.Column)
 		}
-		return a.Rule < b.Rule
+		return strings.Compare(a.Rule, b.Rule)
 	})
-	return c.problems
+	problems := c.problems
+	// Only a checker that finished goes back: after a panic its state
+	// is anyone's guess.
+	c.release()
+	checkers.Put(c)
+	return problems
+}
+
+// checkers keep their buffers from icon to icon: a validation run checks
+// thousands, and most of a fresh checker's cost was growing them.
+var checkers = sync.Pool{New: func() any { return new(checker) }}
+
+// reset readies c for data, keeping the capacity of its buffers.
+func (c *checker) reset(data []byte, plain bool) {
+	c.text.reset(data)
+	c.problems = nil
+	c.plain = plain
+	c.usesCurrentColor, c.sawRoot = false, false
+	c.rootOff, c.depth = 0, 0
+	c.nsURLs, c.nsMarks = c.nsURLs[:0], c.nsMarks[:0]
+	c.styleDepth = 0
+	c.style, c.styleMap = c.style[:0], c.styleMap[:0]
+}
+
+// release drops every string c holds of the icon, keeping the buffers:
+// the plain path's strings share the caller's bytes (see plainTokens).
+func (c *checker) release() {
+	c.problems = nil
+	c.text.data = nil
+	c.buf.data, c.buf.src = nil, ""
+	c.buf.xattrs = clearAll(c.buf.xattrs)
+	c.buf.raws = clearAll(c.buf.raws)
+	c.nsURLs = clearAll(c.nsURLs)
+}
+
+// clearAll zeroes s up to its capacity, where earlier (longer) uses left
+// strings, or drops it when that would cost more than a new one: a
+// crafted icon with thousands of attributes must not slow every icon
+// after it.
+func clearAll[S ~[]E, E any](s S) S {
+	if cap(s) > 64 {
+		return nil
+	}
+	clear(s[:cap(s)])
+	return s[:0]
 }
 
 type checker struct {
-	*text
+	text
 	problems []Problem
-	plain    bool // plainTokens may read the icon
+	plain    bool     // plainTokens may read the icon
+	buf      plainBuf // plainTokens' buffers
 
 	usesCurrentColor bool
 	sawRoot          bool
 	rootOff          int
 	depth            int // elements open
 
-	// Namespace URLs declared by each open element, innermost last.
-	namespaces [][]string
+	// Namespace URLs declared by the open elements, outermost first;
+	// nsMarks holds len(nsURLs) before each open element's own.
+	nsURLs  []string
+	nsMarks []int
 
 	// The text of the <style> element being read, gathered across
 	// character data, CDATA sections and comments (which CSS does not see)
 	// so that a declaration split by them is still found.
 	styleDepth int // 0 when not inside <style>
-	style      strings.Builder
+	style      []byte
 	styleMap   []segment
+
+	lowered map[string]string // see lower
 }
 
 func (c *checker) add(rule string, off int, format string, args ...any) {
@@ -132,7 +185,8 @@ func (c *checker) parse() {
 		for _, t := range toks {
 			switch t.kind {
 			case plainStart:
-				if !c.start(t.elem, t.raw, t.off) {
+				e, raw := c.buf.element(t)
+				if !c.start(e, raw, t.off) {
 					return
 				}
 			case plainEnd:
@@ -158,7 +212,7 @@ func (c *checker) plainTokens() ([]plainToken, bool) {
 	if !c.plain {
 		return nil, false
 	}
-	return plainTokens(c.data)
+	return plainTokens(c.data, &c.buf)
 }
 
 // decode checks the tokens of encoding/xml, for the icons that
@@ -231,7 +285,8 @@ func (c *checker) end() {
 		c.stylesheet()
 	}
 	c.depth--
-	c.namespaces = c.namespaces[:len(c.namespaces)-1]
+	c.nsURLs = c.nsURLs[:c.nsMarks[len(c.nsMarks)-1]]
+	c.nsMarks = c.nsMarks[:len(c.nsMarks)-1]
 }
 
 // charData checks character data read from data[off:end].
@@ -315,59 +370,77 @@ func (c *checker) root(t xml.StartElement, raw []rawAttr, off int) {
 	}
 }
 
-// unsafeElements are run or loaded by browsers and editors' webviews.
-// Compared in lower case: HTML parsing folds case, so <SCRIPT> runs there.
-var unsafeElements = map[string]string{
-	"script":        "<script> elements run code",
-	"foreignobject": "<foreignObject> elements embed HTML",
-	"iframe":        "<iframe> elements load other pages",
-	"embed":         "<embed> elements load plug-in content",
-	"object":        "<object> elements load external content",
-	"handler":       "<handler> elements (SVG Tiny) run code",
+// unsafeElement says why an element is run or loaded by browsers and
+// editors' webviews. local is in lower case: HTML parsing folds case, so
+// <SCRIPT> runs there. (A switch, not a map: it runs for every element.)
+func unsafeElement(local string) (why string, bad bool) {
+	switch local {
+	case "script":
+		return "<script> elements run code", true
+	case "foreignobject":
+		return "<foreignObject> elements embed HTML", true
+	case "iframe":
+		return "<iframe> elements load other pages", true
+	case "embed":
+		return "<embed> elements load plug-in content", true
+	case "object":
+		return "<object> elements load external content", true
+	case "handler":
+		return "<handler> elements (SVG Tiny) run code", true
+	}
+	return "", false
 }
 
 func (c *checker) element(t xml.StartElement, raw []rawAttr, off, depth int) {
-	local := strings.ToLower(t.Name.Local)
-	if why, bad := unsafeElements[local]; bad {
+	local := c.lower(t.Name.Local)
+	if why, bad := unsafeElement(local); bad {
 		c.add(RuleUnsafe, off, "%s, which editors would execute; icons may not contain <%s>: remove it", why, printable(t.Name.Local))
 	}
 	if local == "style" && c.styleDepth == 0 {
 		c.styleDepth = depth
-		c.style.Reset()
+		c.style = c.style[:0]
 		c.styleMap = c.styleMap[:0]
 	}
 	c.declare(t)
 	c.undeclared(t.Name, t.Name.Local, off)
-	type key struct{ space, local string }
-	seen := make(map[key]bool, len(t.Attr))
+	// Elements have a handful of attributes, where comparing with each
+	// earlier one costs less than hashing into a map; a crafted element
+	// with thousands gets the map.
+	var seen map[xml.Name]bool
+	if len(t.Attr) > 32 {
+		seen = make(map[xml.Name]bool, len(t.Attr))
+	}
 	for i, a := range t.Attr {
 		ra := matchAttr(raw, i, a, off)
 		// encoding/xml lets a repeated attribute through; browsers refuse
 		// the whole document.
-		if k := (key{a.Name.Space, a.Name.Local}); seen[k] {
-			c.add(RuleXML, ra.nameOff, "the attribute %s appears twice on <%s>, which is not well-formed XML; keep one", printable(ra.name), printable(t.Name.Local))
+		var twice bool
+		if seen != nil {
+			twice, seen[a.Name] = seen[a.Name], true
 		} else {
-			seen[k] = true
+			twice = slices.ContainsFunc(t.Attr[:i], func(b xml.Attr) bool { return b.Name == a.Name })
+		}
+		if twice {
+			c.add(RuleXML, ra.nameOff, "the attribute %s appears twice on <%s>, which is not well-formed XML; keep one", printable(ra.name), printable(t.Name.Local))
 		}
 		if a.Name.Space != "xmlns" {
 			c.undeclared(a.Name, ra.name, ra.nameOff)
 		}
 		c.attribute(a, ra)
 	}
-	if animationElements[local] {
+	if animationElement(local) {
 		c.animation(t, raw, off)
 	}
 }
 
 // declare opens the element's namespace scope.
 func (c *checker) declare(t xml.StartElement) {
-	var urls []string
+	c.nsMarks = append(c.nsMarks, len(c.nsURLs))
 	for _, a := range t.Attr {
 		if a.Name.Space == "xmlns" || (a.Name.Space == "" && a.Name.Local == "xmlns") {
-			urls = append(urls, a.Value)
+			c.nsURLs = append(c.nsURLs, a.Value)
 		}
 	}
-	c.namespaces = append(c.namespaces, urls)
 }
 
 // undeclared reports a prefix without a declaration (xlink:href without
@@ -378,12 +451,8 @@ func (c *checker) undeclared(n xml.Name, written string, off int) {
 	if n.Space == "" || n.Space == xmlNamespace {
 		return
 	}
-	for _, urls := range c.namespaces {
-		for _, u := range urls {
-			if u == n.Space {
-				return
-			}
-		}
+	if slices.Contains(c.nsURLs, n.Space) {
+		return
 	}
 	fix := "declare it on <svg> with xmlns:" + printable(n.Space) + "=\"…\""
 	if n.Space == "xlink" {
@@ -392,10 +461,14 @@ func (c *checker) undeclared(n xml.Name, written string, off int) {
 	c.add(RuleXML, off, "the namespace prefix %s of %s is not declared, so browsers refuse to render the icon; %s", quote(n.Space), printable(written), fix)
 }
 
-// animationElements set another attribute's value over time. Lower
-// case, as compared.
-var animationElements = map[string]bool{
-	"set": true, "animate": true, "animatecolor": true, "animatetransform": true, "animatemotion": true,
+// animationElement reports whether an element (named in lower case) sets
+// another attribute's value over time.
+func animationElement(local string) bool {
+	switch local {
+	case "set", "animate", "animatecolor", "animatetransform", "animatemotion":
+		return true
+	}
+	return false
 }
 
 // animation checks what an animation would set: <set attributeName="fill"
@@ -405,13 +478,13 @@ func (c *checker) animation(t xml.StartElement, raw []rawAttr, off int) {
 	var prop string
 	for _, a := range t.Attr {
 		if a.Name.Space == "" && a.Name.Local == "attributeName" {
-			prop = strings.ToLower(strings.TrimSpace(a.Value))
+			prop = c.lower(strings.TrimSpace(a.Value))
 		}
 	}
 	// Browsers resolve a prefix in attributeName through the element's
 	// namespace declarations, so any prefix may stand for xlink.
 	href := prop == "href" || strings.HasSuffix(prop, ":href")
-	if !colorProperties[prop] && !href {
+	if !colorProperty(prop) && !href {
 		return
 	}
 	for i, a := range t.Attr {
@@ -446,7 +519,7 @@ func (c *checker) animation(t xml.StartElement, raw []rawAttr, off int) {
 }
 
 func (c *checker) attribute(a xml.Attr, ra rawAttr) {
-	local := strings.ToLower(a.Name.Local)
+	local := c.lower(a.Name.Local)
 	if a.Name.Space == "xmlns" || (a.Name.Space == "" && local == "xmlns") {
 		return
 	}
@@ -467,22 +540,22 @@ func (c *checker) attribute(a xml.Attr, ra rawAttr) {
 		return
 	}
 	if local == "style" {
-		c.declarations(a.Value, ra.valueMapper(a.Value))
+		c.declarations(a.Value, ra.valueMapper(c.data, a.Value))
 		return
 	}
-	if colorProperties[local] {
+	if colorProperty(local) {
 		c.paint(a.Name.Local, a.Value, ra.nameOff, false)
 	}
 	c.references(a.Name.Local, a.Value, func(int) int { return ra.nameOff })
 }
 
 func (c *checker) styleText(s string, off, end int) {
-	c.styleMap = append(c.styleMap, rawSegment(c.data, s, off, end, c.style.Len()))
-	c.style.WriteString(s)
+	c.styleMap = append(c.styleMap, rawSegment(c.data, s, off, end, len(c.style)))
+	c.style = append(c.style, s...)
 }
 
 func (c *checker) stylesheet() {
-	css := c.style.String()
+	css := string(c.style)
 	segs := c.styleMap
 	c.styleDepth = 0
 	c.declarations(css, func(i int) int { return mapSegments(segs, i) })

@@ -31,6 +31,15 @@ func sized(attrs string) string {
 	return `<svg ` + attrs + ` xmlns="http://www.w3.org/2000/svg">` + shape + `</svg>`
 }
 
+// manyAttrs writes n attributes a0="" a1="" … each after a space.
+func manyAttrs(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, ` a%d=""`, i)
+	}
+	return b.String()
+}
+
 // checkCases are the rules' cases, one or more per way to break one.
 // TestPlainPathAgrees and the fuzz targets reuse them.
 var checkCases = []struct {
@@ -65,6 +74,8 @@ var checkCases = []struct {
 	{"invalid UTF-8", icon("<title>\xff\xfe</title>" + shape), []at{{RuleXML, 1, 91}}},
 
 	{"duplicate attribute", sized(`width="16" height="16" width="32"`), []at{{RuleNotSquare, 1, 29}, {RuleSize, 1, 29}, {RuleXML, 1, 29}}},
+	// Past 32 attributes the check uses a map instead of comparing.
+	{"duplicate attribute among many", icon(`<g` + manyAttrs(40) + ` a5=""/>` + shape), []at{{RuleXML, 1, 357}}},
 	{"undeclared xlink prefix", icon(`<defs>` + shape + `</defs><use xlink:href="#p"/>`), []at{{RuleXML, 1, 147}}},
 	{"undeclared element prefix", icon(`<x:g/>` + shape), []at{{RuleXML, 1, 84}}},
 	{"declared prefixes and xml:space", `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" xml:space="preserve" width="16" height="16"><g xmlns:i="urn:i" i:x="1"><use xlink:href="#p"/></g>` + shape + `</svg>`, nil},

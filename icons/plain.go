@@ -2,28 +2,52 @@ package icons
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/xml"
+	"unicode/utf8"
+	"unsafe"
 )
 
 // Nearly every real icon is "plain" XML: ASCII elements and attributes,
-// no prefixes, entities, comments, declarations or processing
-// instructions. encoding/xml reads a byte at a time through an interface
-// and copies every name and value twice, which made it most of a
-// validation run's CPU. plainTokens reads that plain subset directly and
+// no prefixes, entities, CDATA, DOCTYPE or processing instructions other
+// than a UTF-8 XML declaration. encoding/xml reads a byte at a time
+// through an interface and copies every name and value twice, which made
+// it most of a validation run's CPU. plainTokens reads that plain subset directly and
 // gives up (ok=false) on anything else, so the caller falls back to
 // encoding/xml for every icon that is not plain and for every error:
 // whatever plainTokens accepts, encoding/xml accepts too, with the same
 // tokens at the same offsets (FuzzPlainTokens checks this).
 
 // plainToken is a token with the offsets encoding/xml's InputOffset would
-// give before (off) and after (end) reading it. It is a struct rather
-// than an xml.Token so that the tokens of an icon are one allocation, not
-// one each.
+// give before (off) and after (end) reading it. It holds offsets, not
+// strings or slices: an icon's tokens are then one buffer that the
+// garbage collector neither scans nor guards with write barriers, reused
+// from icon to icon (plainBuf.element makes the xml.StartElement).
 type plainToken struct {
-	kind     plainKind
-	elem     xml.StartElement // the element started, or (only its Name) ended
-	raw      []rawAttr        // a start element's attributes as written (what scanAttrs finds)
-	off, end int              // text is data[off:end]
+	kind          plainKind
+	off, end      int // text is data[off:end]
+	name, nameEnd int // an element's name is data[name:nameEnd]
+	// The default namespace in force: the index in plainBuf.attrs of the
+	// xmlns attribute that sets it, or -1 for none.
+	space           int
+	attrs, attrsEnd int // a start element's attributes are plainBuf.attrs[attrs:attrsEnd]
+}
+
+// plainAttr is an attribute written data[name:nameEnd]="data[value:valueEnd]".
+type plainAttr struct{ name, nameEnd, value, valueEnd int }
+
+// plainBuf holds plainTokens' slices between icons, and the icon they
+// were read from.
+type plainBuf struct {
+	data  []byte
+	src   string // string(data): names and values are its substrings
+	toks  []plainToken
+	attrs []plainAttr
+	stack []int // the start tokens of the open elements
+
+	// What element returns, reused from element to element.
+	xattrs []xml.Attr
+	raws   []rawAttr
 }
 
 type plainKind uint8
@@ -34,75 +58,126 @@ const (
 	plainText
 )
 
-// plainTokens tokenizes data, translating names as xml.Decoder.Token does.
-// It accepts only:
-//   - bytes that are printable ASCII, tab or line feed (so no encoding,
-//     UTF-8 or CR-LF questions arise, and decoded text is the raw text);
+// element returns the element a start or end token names, translated as
+// xml.Decoder.Token does, and for a start token its attributes as
+// scanAttrs finds them. Both are valid until the next call.
+func (b *plainBuf) element(t plainToken) (xml.StartElement, []rawAttr) {
+	var space string
+	if t.space >= 0 {
+		a := b.attrs[t.space]
+		space = b.src[a.value:a.valueEnd]
+	}
+	e := xml.StartElement{Name: elementName(space, b.src[t.name:t.nameEnd])}
+	if t.kind != plainStart {
+		return e, nil
+	}
+	if b.xattrs == nil {
+		b.xattrs = make([]xml.Attr, 0, 16) // not nil, as encoding/xml says none
+	}
+	xattrs, raws := b.xattrs[:0], b.raws[:0]
+	for _, a := range b.attrs[t.attrs:t.attrsEnd] {
+		name, value := b.src[a.name:a.nameEnd], b.src[a.value:a.valueEnd]
+		xattrs = append(xattrs, xml.Attr{Name: xml.Name{Local: name}, Value: value})
+		raws = append(raws, rawAttr{name: name, nameOff: a.name, valueOff: a.value, valueEnd: a.valueEnd, locatable: true})
+	}
+	b.xattrs, b.raws = xattrs, raws
+	e.Attr = xattrs
+	return e, raws
+}
+
+// plainTokens tokenizes data into buf, which keeps data until its next
+// use. It accepts only:
+//   - printable ASCII, tab, line feed and valid UTF-8 for XML characters
+//     beyond ASCII (so no encoding or CR-LF questions arise, and decoded
+//     text is the raw text);
 //   - names [A-Za-z_][A-Za-z0-9._-]* (no prefixes, so the only
 //     namespace is the default one set by xmlns="…");
 //   - attributes written name="value" or name='value' after white space,
 //     with no < or & in the value;
 //   - character data without & or ]]>;
+//   - comments, which give no token (check has nothing to say of them
+//     beyond what it finds in the raw bytes);
+//   - one of plainDeclarations first, which gives no token either;
 //   - properly nested elements, all closed by the end.
-func plainTokens(data []byte) (toks []plainToken, ok bool) {
-	for _, b := range data {
-		if !plainByte(b) {
-			return nil, false
-		}
+func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
+	if ascii, ok := plainBytesOf(data); !ok || !ascii && !xmlChars(data) {
+		return nil, false
 	}
-	type open struct {
-		name string
-		// The default namespace in force inside the element.
-		space string
+	// The names and values are substrings of data itself, not of a copy
+	// (which cost a fifth of a check's time and most of its memory).
+	// That is sound because nothing the checker returns holds them
+	// (problems' messages are formatted copies) and checker.release
+	// clears what it keeps, so they live only while Check runs, during
+	// which nobody writes to data.
+	buf.data, buf.src = data, unsafe.String(unsafe.SliceData(data), len(data))
+	out, attrs, stack := buf.toks[:0], buf.attrs[:0], buf.stack[:0]
+	if n := 2*bytes.Count(data, []byte("<")) + 1; cap(out) < n {
+		out = make([]plainToken, 0, n)
 	}
-	var stack []open
-	// Each element's attributes are a window of these two slices: two
-	// allocations per icon instead of a few per element. Every attribute
-	// needs an '=', so they never outgrow their first allocation (and
-	// if they did, the windows already taken would still be right).
-	nattr := bytes.Count(data, []byte("="))
-	attrs, raws := make([]xml.Attr, 0, nattr), make([]rawAttr, 0, nattr)
-	toks = make([]plainToken, 0, 2*bytes.Count(data, []byte("<"))+1)
-	space := func() string {
+	defer func() { buf.toks, buf.attrs, buf.stack = out, attrs, stack }()
+	space := func() int {
 		if len(stack) == 0 {
-			return ""
+			return -1
 		}
-		return stack[len(stack)-1].space
+		return out[stack[len(stack)-1]].space
 	}
 	i := 0
+	for _, d := range plainDeclarations {
+		if bytes.HasPrefix(data, []byte(d)) {
+			i = len(d)
+			break
+		}
+	}
 	for i < len(data) {
 		off := i
 		if data[i] != '<' {
-			for i < len(data) && data[i] != '<' {
-				if data[i] == '&' || (data[i] == ']' && i+2 < len(data) && data[i+1] == ']' && data[i+2] == '>') {
-					return nil, false
-				}
-				i++
+			i = len(data)
+			if j := bytes.IndexByte(data[off:], '<'); j >= 0 {
+				i = off + j
 			}
-			toks = append(toks, plainToken{kind: plainText, off: off, end: i})
+			if text := data[off:i]; bytes.IndexByte(text, '&') >= 0 || bytes.Contains(text, []byte("]]>")) {
+				return nil, false
+			}
+			out = append(out, plainToken{kind: plainText, off: off, end: i})
 			continue
 		}
 		i++
 		if i < len(data) && data[i] == '/' {
 			// An end tag: </name, optional white space, >.
 			i++
-			name, n := plainName(data[i:])
-			if n == 0 || len(stack) == 0 || stack[len(stack)-1].name != name {
+			n := plainName(data[i:])
+			if n == 0 || len(stack) == 0 {
 				return nil, false
 			}
+			open := out[stack[len(stack)-1]]
+			if !bytes.Equal(data[open.name:open.nameEnd], data[i:i+n]) {
+				return nil, false
+			}
+			name := i
 			i = skipSpace(data, i+n)
 			if i >= len(data) || data[i] != '>' {
 				return nil, false
 			}
 			i++
-			toks = append(toks, plainToken{kind: plainEnd, elem: xml.StartElement{Name: elementName(space(), name)}, off: off, end: i})
+			out = append(out, plainToken{kind: plainEnd, name: name, nameEnd: name + n, space: open.space, off: off, end: i})
 			stack = stack[:len(stack)-1]
 			continue
 		}
-		name, n := plainName(data[i:])
+		if bytes.HasPrefix(data[i:], []byte("!--")) {
+			// encoding/xml ends a comment at the first "--", which must
+			// be followed by '>'.
+			k := bytes.Index(data[i+3:], []byte("--"))
+			if k < 0 || i+3+k+2 >= len(data) || data[i+3+k+2] != '>' {
+				return nil, false
+			}
+			i += 3 + k + 3
+			continue
+		}
+		n := plainName(data[i:])
 		if n == 0 {
 			return nil, false // <? <! or not well-formed
 		}
+		name := i
 		i += n
 		first := len(attrs)
 		ns := space()
@@ -126,8 +201,8 @@ func plainTokens(data []byte) (toks []plainToken, ok bool) {
 			if j == i {
 				return nil, false // no white space before the attribute
 			}
-			nameOff := j
-			aname, n := plainName(data[j:])
+			aname := j
+			n := plainName(data[j:])
 			if n == 0 {
 				return nil, false
 			}
@@ -142,37 +217,68 @@ func plainTokens(data []byte) (toks []plainToken, ok bool) {
 			q := data[j]
 			j++
 			vstart := j
-			for j < len(data) && data[j] != q {
-				if data[j] == '<' || data[j] == '&' {
-					return nil, false
-				}
-				j++
-			}
-			if j >= len(data) {
+			k := bytes.IndexByte(data[j:], q)
+			if k < 0 {
 				return nil, false
 			}
-			value := string(data[vstart:j])
-			if aname == "xmlns" {
-				ns = value
+			j += k
+			if value := data[vstart:j]; bytes.IndexByte(value, '<') >= 0 || bytes.IndexByte(value, '&') >= 0 {
+				return nil, false
 			}
-			attrs = append(attrs, xml.Attr{Name: xml.Name{Local: aname}, Value: value})
-			raws = append(raws, rawAttr{name: aname, nameOff: nameOff, valueOff: vstart, valueEnd: j, raw: data[vstart:j], locatable: true})
+			if string(data[aname:aname+n]) == "xmlns" {
+				ns = len(attrs)
+			}
+			attrs = append(attrs, plainAttr{name: aname, nameEnd: aname + n, value: vstart, valueEnd: j})
 			i = j + 1
 		}
-		start := xml.StartElement{Name: elementName(ns, name), Attr: attrs[first:len(attrs):len(attrs)]}
-		stack = append(stack, open{name: name, space: ns})
-		toks = append(toks, plainToken{kind: plainStart, elem: start, raw: raws[first:len(raws):len(raws)], off: off, end: i})
+		stack = append(stack, len(out))
+		out = append(out, plainToken{kind: plainStart, name: name, nameEnd: name + n, space: ns, attrs: first, attrsEnd: len(attrs), off: off, end: i})
 		if empty {
 			// encoding/xml follows <a/> with an end element of its own,
 			// read without consuming input.
-			toks = append(toks, plainToken{kind: plainEnd, elem: xml.StartElement{Name: start.Name}, off: i, end: i})
+			out = append(out, plainToken{kind: plainEnd, name: name, nameEnd: name + n, space: ns, off: i, end: i})
 			stack = stack[:len(stack)-1]
 		}
 	}
 	if len(stack) > 0 {
 		return nil, false // encoding/xml says "unexpected EOF"
 	}
-	return toks, true
+	return out, true
+}
+
+// plainDeclarations are the XML declarations plainTokens reads: those
+// real icons start with. encoding/xml accepts them (version 1.0, UTF-8)
+// and check has nothing to say of them.
+var plainDeclarations = []string{
+	`<?xml version="1.0" encoding="UTF-8"?>`,
+	`<?xml version="1.0" encoding="utf-8"?>`,
+	`<?xml version="1.0"?>`,
+	`<?xml version="1.0" encoding="UTF-8" standalone="no"?>`,
+	`<?xml version="1.0" encoding="utf-8" standalone="no"?>`,
+	`<?xml version="1.0" encoding="UTF-8" standalone="yes"?>`,
+}
+
+// xmlChars reports whether data is valid UTF-8 of characters XML allows
+// (encoding/xml's isInCharacterRange), for data whose ASCII bytes
+// plainBytes has already checked.
+func xmlChars(data []byte) bool {
+	for i := 0; i < len(data); {
+		if data[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			return false
+		}
+		// Above ASCII, XML excludes only the surrogates (which are not
+		// valid UTF-8), U+FFFE and U+FFFF.
+		if r == 0xFFFE || r == 0xFFFF {
+			return false
+		}
+		i += n
+	}
+	return true
 }
 
 // elementName translates an unprefixed element name the way
@@ -187,20 +293,66 @@ func elementName(space, local string) xml.Name {
 
 func plainByte(b byte) bool { return (b >= 0x20 && b < 0x7f) || b == '\t' || b == '\n' }
 
+// plainBytesOf reports whether every byte of data is a plainByte or beyond
+// ASCII (ok), and whether all are plainBytes (ascii). It looks at eight
+// bytes at a time: it reads every byte of every icon, and a byte at a
+// time it was a tenth of a check.
+func plainBytesOf(data []byte) (ascii, ok bool) {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	ascii = true
+	i := 0
+	for ; i+8 <= len(data); i += 8 {
+		w := binary.LittleEndian.Uint64(data[i:])
+		// Whether some byte is below 0x20, is 0x7f (w^0x7f… has a zero
+		// byte) or has its high bit set; exact for "some", which is all
+		// that is asked.
+		below := (w - 0x20*ones) &^ w
+		del := ((w ^ 0x7f*ones) - ones) &^ (w ^ 0x7f*ones)
+		if (below|del|w)&highs == 0 {
+			continue
+		}
+		for _, b := range data[i : i+8] {
+			if !plainBytes[b] {
+				if b < utf8.RuneSelf {
+					return false, false
+				}
+				ascii = false
+			}
+		}
+	}
+	for _, b := range data[i:] {
+		if !plainBytes[b] {
+			if b < utf8.RuneSelf {
+				return false, false
+			}
+			ascii = false
+		}
+	}
+	return ascii, true
+}
+
+// plainBytes is plainByte as a table: it is asked of every byte.
+var plainBytes = func() (t [256]bool) {
+	for b := range t {
+		t[b] = plainByte(byte(b))
+	}
+	return t
+}()
+
 // plainName reads a name without a prefix at the start of b; n is 0 when
 // there is none.
-func plainName(b []byte) (name string, n int) {
+func plainName(b []byte) (n int) {
 	if len(b) == 0 || !(isLetter(b[0]) || b[0] == '_') {
-		return "", 0
+		return 0
 	}
 	n = 1
 	for n < len(b) && (isLetter(b[n]) || (b[n] >= '0' && b[n] <= '9') || b[n] == '_' || b[n] == '-' || b[n] == '.') {
 		n++
 	}
 	if n < len(b) && b[n] == ':' {
-		return "", 0 // a prefix: let encoding/xml resolve it
+		return 0 // a prefix: let encoding/xml resolve it
 	}
-	return string(b[:n]), n
+	return n
 }
 
 func isLetter(b byte) bool { return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') }

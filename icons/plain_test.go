@@ -5,8 +5,11 @@ import (
 	"encoding/xml"
 	"io"
 	"reflect"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -35,8 +38,15 @@ func decoderTokens(data []byte) (toks []xmlToken, ok bool) {
 			return nil, false
 		}
 		var raw []rawAttr
-		if _, ok := tok.(xml.StartElement); ok {
+		switch t := tok.(type) {
+		case xml.StartElement:
 			raw = scanAttrs(data, off)
+		case xml.Comment:
+			continue // check ignores them, and plainTokens skips them
+		case xml.ProcInst:
+			if t.Target == "xml" {
+				continue // the same: the declarations plainTokens reads
+			}
 		}
 		toks = append(toks, xmlToken{xml.CopyToken(tok), raw, off, int(d.InputOffset())})
 	}
@@ -47,7 +57,8 @@ func decoderTokens(data []byte) (toks []xmlToken, ok bool) {
 // scanAttrs.
 func samePlain(t *testing.T, data []byte) (accepted bool) {
 	t.Helper()
-	toks, ok := plainTokens(data)
+	buf := new(plainBuf)
+	toks, ok := plainTokens(data, buf)
 	if !ok {
 		return false
 	}
@@ -60,15 +71,17 @@ func samePlain(t *testing.T, data []byte) (accepted bool) {
 		x := xmlToken{off: p.off, end: p.end}
 		switch p.kind {
 		case plainStart:
-			x.tok = p.elem
-			if len(p.raw) > 0 {
-				x.raw = p.raw // scanAttrs says nil for none
+			e, raw := buf.element(p)
+			x.tok = xml.CopyToken(e)
+			if len(raw) > 0 {
+				x.raw = slices.Clone(raw) // scanAttrs says nil for none
 			}
 		case plainEnd:
-			if len(p.elem.Attr) > 0 {
+			e, raw := buf.element(p)
+			if len(e.Attr) > 0 || raw != nil {
 				t.Fatalf("end element with attributes in %q", data)
 			}
-			x.tok = xml.EndElement{Name: p.elem.Name}
+			x.tok = xml.EndElement{Name: e.Name}
 		case plainText:
 			x.tok = xml.CharData(data[p.off:p.end])
 		}
@@ -90,6 +103,10 @@ func TestPlainTokens(t *testing.T) {
 		`<svg><style>a{fill:red} > b</style></svg>`,
 		`<a  b = "1"	c='"'
 		/><x.y-z_1 />`,
+		`<?xml version="1.0"?><svg/>`,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg/>",
+		`<!-- c --><svg><!----><style>a{<!--x->-->fill:red}</style></svg><!-- - > <b> &x; -->`,
+		"<svg a=\"é\U0001F600\">\u00a0é\ufffd<t>\u0085</t></svg>",
 	}
 	for _, s := range accepted {
 		if !samePlain(t, []byte(s)) {
@@ -97,14 +114,17 @@ func TestPlainTokens(t *testing.T) {
 		}
 	}
 	refused := []string{
-		`<?xml version="1.0"?><svg/>`, `<!-- c --><svg/>`, `<!DOCTYPE svg><svg/>`,
-		`<svg xmlns:x="u" x:a="1"/>`, `<x:svg/>`, "<svg>\r\n</svg>", "<svg>é</svg>",
+		` <?xml version="1.0"?><svg/>`, `<?xml version="1.1"?><svg/>`, `<?xml version="1.0" encoding="ISO-8859-1"?><svg/>`,
+		`<?xml-stylesheet href="a.css"?><svg/>`, `<svg><?xml version="1.0"?></svg>`,
+		`<!-- a -- b --><svg/>`, `<!-- a --->`, `<!--->`, `<!-- a`, `<!- a --><svg/>`, `<!DOCTYPE svg><svg/>`,
+		`<svg xmlns:x="u" x:a="1"/>`, `<x:svg/>`, "<svg>\r\n</svg>", "<svg>\xe9</svg>", "<svg a=\"\xff\"/>",
+		"<svg>\ufffe</svg>", "<svg>\x7f</svg>", "<svg>\x01</svg>", "<é/>", "<svg é=\"1\"/>", "<svg>\xed\xa0\x80</svg>",
 		`<svg a="&amp;"/>`, `<svg>&amp;</svg>`, `<svg>]]></svg>`, `<svg a="<"/>`,
 		`<svg`, `<svg>`, `</svg>`, `<a></b>`, `<svg a/>`, `<svg a=1/>`, `<svg a="1"b="2"/>`,
 		`<svg / >`, `< svg/>`, `<1/>`, `<svg><![CDATA[x]]></svg>`,
 	}
 	for _, s := range refused {
-		if _, ok := plainTokens([]byte(s)); ok {
+		if _, ok := plainTokens([]byte(s), new(plainBuf)); ok {
 			t.Errorf("plainTokens accepts %q", s)
 		}
 	}
@@ -155,7 +175,52 @@ func FuzzPlainTokens(f *testing.F) {
 		if got, want := indexImageSet(string(data)), strings.Index(asciiLower(string(data)), imageSet); got != want {
 			t.Fatalf("indexImageSet(%q) = %d, want %d", data, got, want)
 		}
+		if ascii, ok := plainBytesOf(data); ascii != plainBytesLoop(data, false) || ok != plainBytesLoop(data, true) {
+			t.Fatalf("plainBytesOf(%q) = %v, %v", data, ascii, ok)
+		}
+		if got, want := isNumber(string(data)), numberPattern().MatchString(string(data)); got != want {
+			t.Fatalf("isNumber(%q) = %v, want %v", data, got, want)
+		}
 	})
+}
+
+// plainBytesLoop is plainBytesOf a byte at a time: whether every byte
+// is a plainByte, or with beyond, a plainByte or not ASCII.
+func plainBytesLoop(data []byte, beyond bool) bool {
+	for _, b := range data {
+		if !plainByte(b) && (!beyond || b < 0x80) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestPlainBytesOf(t *testing.T) {
+	// Every byte value at every place of a word and of the tail.
+	for b := range 256 {
+		for at := range 19 {
+			data := []byte("<svg a='b'>x</svg>\n")[:19]
+			data[at] = byte(b)
+			ascii, ok := plainBytesOf(data)
+			if ascii != plainBytesLoop(data, false) || ok != plainBytesLoop(data, true) {
+				t.Fatalf("plainBytesOf(%q) = %v, %v", data, ascii, ok)
+			}
+		}
+	}
+}
+
+// numberPattern is the regular expression isNumber replaced.
+var numberPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+})
+
+func TestIsNumber(t *testing.T) {
+	for _, s := range []string{"", "0", "16", "+1", "-1.", ".5", "-.5e3", "1e", "1e+", "1E-2", ".", "+", "-.", "1..2", "1.2.3",
+		"1e2.5", "Inf", "NaN", "0x10", "1_0", " 1", "1 ", "1\n", "١", "e5", ".e5", "5.e5", "++1"} {
+		if got, want := isNumber(s), numberPattern().MatchString(s); got != want {
+			t.Errorf("isNumber(%q) = %v, want %v", s, got, want)
+		}
+	}
 }
 
 func TestHasURL(t *testing.T) {
@@ -234,4 +299,34 @@ func TestIndexImageSet(t *testing.T) {
 			t.Errorf("indexImageSet(%q) = %d, want %d", s, got, want)
 		}
 	}
+}
+
+// TestCheckConcurrentAndInAnyOrder: validate checks icons on several
+// goroutines with pooled checkers; no icon's answer may depend on which
+// icons a checker read before it, or on what runs beside it.
+func TestCheckConcurrentAndInAnyOrder(t *testing.T) {
+	var inputs [][]byte
+	for _, tc := range checkCases {
+		inputs = append(inputs, []byte(tc.svg))
+	}
+	corpus, _ := loadCorpusIcons()
+	for _, data := range corpus {
+		inputs = append(inputs, data)
+	}
+	want := make([][]Problem, len(inputs))
+	for i, data := range inputs {
+		want[i] = Check(data)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for k := range inputs {
+				i := (len(inputs) - 1 - k + g*7) % len(inputs)
+				if got := Check(inputs[i]); !reflect.DeepEqual(got, want[i]) {
+					t.Errorf("problems of %q after other icons:\n%v\nwant:\n%v", inputs[i], messages(got), messages(want[i]))
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

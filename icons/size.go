@@ -2,25 +2,54 @@ package icons
 
 import (
 	"encoding/xml"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 )
 
-// number is an SVG number: no Inf, NaN, hex or digit separators, which
-// strconv.ParseFloat would otherwise accept. Compiled on first use, not
-// at init: programs that link this package need not pay for it.
-var number = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
-})
-
+// parseNumber reads an SVG number: [+-]?(digits[.digits?]|.digits)
+// with an optional exponent, so no Inf, NaN, hex or digit separators,
+// which strconv.ParseFloat would otherwise accept. (It was a regular
+// expression, numberPattern in the tests, and fuzzing holds it to that.)
 func parseNumber(s string) (float64, bool) {
-	if !number().MatchString(s) {
+	if !isNumber(s) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	return f, err == nil
+}
+
+func isNumber(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	intDigits := digits()
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 && intDigits == 0 {
+			return false
+		}
+	} else if intDigits == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
 }
 
 // parseLength reads a width or height. px is the unit SVG assumes anyway;
@@ -37,15 +66,30 @@ func parseLength(s string) (float64, bool) {
 // parseViewBox reads "min-x min-y width height", separated by white space
 // and/or commas, and returns width and height.
 func parseViewBox(s string) (w, h float64, ok bool) {
-	f := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\r' || r == '\n' })
-	if len(f) != 4 {
-		return 0, 0, false
-	}
+	// The fields as strings.FieldsFunc would split them (the separators
+	// are ASCII, so bytes and runes split alike), without its slice.
 	var n [4]float64
-	for i, x := range f {
-		if n[i], ok = parseNumber(x); !ok {
+	fields := 0
+	for i := 0; i < len(s); {
+		if viewBoxSeparator(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && !viewBoxSeparator(s[j]) {
+			j++
+		}
+		if fields == 4 {
 			return 0, 0, false
 		}
+		if n[fields], ok = parseNumber(s[i:j]); !ok {
+			return 0, 0, false
+		}
+		fields++
+		i = j
+	}
+	if fields != 4 {
+		return 0, 0, false
 	}
 	if n[2] <= 0 || n[3] <= 0 {
 		return 0, 0, false
@@ -53,36 +97,42 @@ func parseViewBox(s string) (w, h float64, ok bool) {
 	return n[2], n[3], true
 }
 
+func viewBoxSeparator(b byte) bool {
+	return b == ',' || b == ' ' || b == '\t' || b == '\r' || b == '\n'
+}
+
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // size applies the size rules to the root element.
 func (c *checker) size(t xml.StartElement, raw []rawAttr, off int) {
-	var width, height, viewBox *rawAttr
+	// Values, not pointers to matchAttr's results: those would escape,
+	// one allocation per attribute of every icon's root.
+	var width, viewBox rawAttr
+	var hasWidth, hasHeight, hasViewBox bool
 	var wv, hv, vbv string
 	for i, a := range t.Attr {
 		if a.Name.Space != "" {
 			continue
 		}
-		ra := matchAttr(raw, i, a, off)
 		switch a.Name.Local {
 		case "width":
-			width, wv = &ra, a.Value
+			width, hasWidth, wv = matchAttr(raw, i, a, off), true, a.Value
 		case "height":
-			height, hv = &ra, a.Value
+			hasHeight, hv = true, a.Value
 		case "viewBox":
-			viewBox, vbv = &ra, a.Value
+			viewBox, hasViewBox, vbv = matchAttr(raw, i, a, off), true, a.Value
 		}
 	}
 	w, wok := 0.0, false
 	h, hok := 0.0, false
-	if width != nil {
+	if hasWidth {
 		w, wok = parseLength(wv)
 	}
-	if height != nil {
+	if hasHeight {
 		h, hok = parseLength(hv)
 	}
 	vw, vh, vok := 0.0, 0.0, false
-	if viewBox != nil {
+	if hasViewBox {
 		vw, vh, vok = parseViewBox(vbv)
 	}
 	const fix = `set width="16" height="16" viewBox="0 0 16 16" on <svg>`
@@ -115,15 +165,15 @@ func (c *checker) size(t xml.StartElement, raw []rawAttr, off int) {
 		var why []string
 		for _, x := range []struct {
 			name string
-			a    *rawAttr
+			has  bool
 			v    string
 			ok   bool
-		}{{"width", width, wv, wok}, {"height", height, hv, hok}} {
-			if x.a != nil && !x.ok {
+		}{{"width", hasWidth, wv, wok}, {"height", hasHeight, hv, hok}} {
+			if x.has && !x.ok {
 				why = append(why, x.name+"="+quote(x.v)+" is not a size in pixels")
 			}
 		}
-		if viewBox != nil {
+		if hasViewBox {
 			why = append(why, "viewBox="+quote(vbv)+" is not four numbers with a positive width and height")
 		}
 		detail := "it has neither width/height nor a viewBox"

@@ -1,6 +1,7 @@
 package icons
 
 import (
+	"bytes"
 	"encoding/xml"
 	"sort"
 	"strconv"
@@ -21,14 +22,18 @@ type text struct {
 	lastOff, lastLine, lastCol int
 }
 
-func newText(data []byte) *text {
-	starts := []int{0}
-	for i, b := range data {
-		if b == '\n' {
-			starts = append(starts, i+1)
+// reset readies t for data, keeping the capacity of lineStarts.
+func (t *text) reset(data []byte) {
+	starts := append(t.lineStarts[:0], 0)
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '\n')
+		if j < 0 {
+			break
 		}
+		i += j + 1
+		starts = append(starts, i)
 	}
-	return &text{data: data, lineStarts: starts, lastLine: 1, lastCol: 1}
+	*t = text{data: data, lineStarts: starts, lastLine: 1, lastCol: 1}
 }
 
 func (t *text) position(off int) (line, col int) {
@@ -51,8 +56,7 @@ type rawAttr struct {
 	nameOff   int
 	valueOff  int
 	valueEnd  int
-	raw       []byte // the value as written, entities unexpanded
-	locatable bool   // false when only the element's offset is known
+	locatable bool // false when only the element's offset is known
 }
 
 // scanAttrs reads the attributes of the start tag at off. The decoder has
@@ -100,7 +104,7 @@ func scanAttrs(data []byte, off int) []rawAttr {
 		for i < len(data) && data[i] != q {
 			i++
 		}
-		out = append(out, rawAttr{name: name, nameOff: nameOff, valueOff: valueOff, valueEnd: i, raw: data[valueOff:i], locatable: true})
+		out = append(out, rawAttr{name: name, nameOff: nameOff, valueOff: valueOff, valueEnd: i, locatable: true})
 		if i < len(data) {
 			i++
 		}
@@ -134,8 +138,9 @@ func rawNameMatches(raw, local string) bool {
 // valueMapper maps an index into the decoded value to a byte offset in
 // the file: exact when the value was written without entities (so decoded
 // and raw agree), else the start of the value.
-func (r rawAttr) valueMapper(decoded string) func(int) int {
-	if r.locatable && string(r.raw) == decoded {
+func (r rawAttr) valueMapper(data []byte, decoded string) func(int) int {
+	// The value as written, entities unexpanded, is data[valueOff:valueEnd].
+	if r.locatable && string(data[r.valueOff:r.valueEnd]) == decoded {
 		return func(i int) int { return r.valueOff + i }
 	}
 	return func(int) int { return r.valueOff }

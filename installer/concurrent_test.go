@@ -2,11 +2,13 @@ package installer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -104,5 +106,32 @@ func TestConcurrentInstallProcessesDownloadOnce(t *testing.T) {
 	}
 	if n := srv.count("/slow.tgz"); n != 1 {
 		t.Errorf("downloads = %d, want 1", n)
+	}
+}
+
+// An install that waited on another's lock while that one failed reports
+// the same failure at once instead of downloading again.
+func TestWaiterReportsTheFailureItWaitedOn(t *testing.T) {
+	srv, url, _ := slowArchive(t)
+	root, cache := t.TempDir(), t.TempDir()
+	bad := strings.Repeat("0", 64) // every download fails its sha256
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in := &Installer{Root: root, Platform: testPlatform, LookPath: noRunners, CacheDir: cache}
+			_, _, errs[i] = in.Install(context.Background(), Request{Agent: binaryManifest("demo", "1.0.0", url, "agent", bad)})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if !errors.Is(err, ErrChecksum) {
+			t.Errorf("install %d: %v, want the checksum failure", i, err)
+		}
+	}
+	if n := srv.count("/slow.tgz"); n != 1 {
+		t.Errorf("downloads = %d, want 1: the waiter downloaded again", n)
 	}
 }

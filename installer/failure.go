@@ -110,7 +110,8 @@ func (in *Installer) recalledFailure(id, version string) error {
 	if age < 0 || age >= in.failureMemory() {
 		return nil
 	}
-	e := &recalled{msg: fmt.Sprintf("%s (this failed %s ago; acp tries again after %s, or now with --force)", f.Message, age.Round(time.Second), in.failureMemory())}
+	// resolve and run have no --force: name the command that has one.
+	e := &recalled{msg: fmt.Sprintf("%s (this failed %s ago; acp tries again after %s, or at once with acp install %s --force)", f.Message, age.Round(time.Second), in.failureMemory(), id)}
 	for _, name := range f.Kinds {
 		for _, k := range rememberedKinds {
 			if k.name == name {

@@ -151,7 +151,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		return nil, false, err
 	}
 	if err := os.MkdirAll(in.agentDir(id), 0o755); err != nil {
-		return nil, false, fmt.Errorf("%s: %w", what, err)
+		return nil, false, dataFolderError(what, in.Root, err)
 	}
 	unlock, err := in.lock(ctx, id)
 	if err != nil {
@@ -167,11 +167,15 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 			os.Remove(in.agentDir(id))
 		}
 	}()
-	// Someone may have finished while we waited for the lock.
+	// Someone may have finished while we waited for the lock, or failed:
+	// then their failure is ours too, said at once, not downloaded again.
 	if !req.Force {
 		if r, err := readReceipt(dir); err == nil && in.satisfies(r, req) {
 			installed = true
 			return in.readyCurrent(ctx, r)
+		}
+		if err := in.recalledFailure(id, c.Version); err != nil {
+			return nil, false, err
 		}
 	}
 	if req.Force && !in.Force {
@@ -180,7 +184,6 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		}
 	}
 	rep := in.reporter()
-	defer rep.Phase(id, progress.Done, "")
 	var r *Receipt
 	var failures []string
 	for i := 0; i < len(cs); i++ {
@@ -222,6 +225,9 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		return nil, false, fmt.Errorf("%s: mark current: %w", what, err)
 	}
 	installed = true
+	// Done only for an install that is done: after a failure the error
+	// is the end of the story, and "done" would tell an editor otherwise.
+	rep.Phase(id, progress.Done, "")
 	return r, false, nil
 }
 
@@ -447,4 +453,58 @@ func (in *Installer) Resolve(ctx context.Context, req Request, noInstall bool) (
 		return nil, err
 	}
 	return &r.Launch, nil
+}
+
+// dataFolderError says that the data folder (ACP_HOME) cannot hold
+// installs, in words: "mkdir /dev/null: not a directory" names neither the
+// folder acp wanted nor the fix.
+func dataFolderError(what, root string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return errorf(ErrInstallFailed, "%s: cannot create the data folder %s (%w): set ACP_HOME to a writable folder", what, root, err)
+}
+
+// BrokenInstall is an install whose receipt is there but whose files are
+// not whole: its command deleted by hand, an error page saved as the
+// program. Resolve and list pass over it; doctor names it.
+type BrokenInstall struct {
+	ID, Version string
+	Problem     string // Receipt.Check's sentence
+}
+
+// BrokenInstalls lists the broken installs under Root, by id and version
+// (the order of the folders).
+func (in *Installer) BrokenInstalls() ([]BrokenInstall, error) {
+	agents, err := os.ReadDir(filepath.Join(in.Root, "agents"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list installed agents: %w", err)
+	}
+	var out []BrokenInstall
+	for _, a := range agents {
+		if !a.IsDir() || !registry.ValidID(a.Name()) {
+			continue
+		}
+		versions, err := os.ReadDir(in.agentDir(a.Name()))
+		if err != nil {
+			continue
+		}
+		for _, v := range versions {
+			if !v.IsDir() || strings.HasPrefix(v.Name(), ".") {
+				continue
+			}
+			r, err := readReceipt(filepath.Join(in.agentDir(a.Name()), v.Name()))
+			if err != nil {
+				continue // no receipt: an install that never finished, gc's business
+			}
+			if cerr := r.Check(); cerr != nil {
+				out = append(out, BrokenInstall{ID: r.ID, Version: r.Version, Problem: cerr.Error()})
+			}
+		}
+	}
+	return out, nil
 }

@@ -148,7 +148,7 @@ func TestFailureRemembered(t *testing.T) {
 	hits := srv.count("/a.tgz")
 	now = now.Add(2 * time.Minute)
 	_, err2 := in.Resolve(context.Background(), Request{Agent: m}, false)
-	if !errors.Is(err2, ErrDownload) || !strings.Contains(err2.Error(), "this failed 2m0s ago") || !strings.Contains(err2.Error(), "--force") || srv.count("/a.tgz") != hits {
+	if !errors.Is(err2, ErrDownload) || !strings.Contains(err2.Error(), "this failed 2m0s ago") || !strings.Contains(err2.Error(), "acp install demo --force") || srv.count("/a.tgz") != hits {
 		t.Errorf("second attempt: %v (downloads %d, before %d)", err2, srv.count("/a.tgz"), hits)
 	}
 	if _, _, err := in.Install(context.Background(), Request{Agent: m, Force: true}); err == nil || srv.count("/a.tgz") == hits {
@@ -262,5 +262,24 @@ func TestBinaryProgressPhases(t *testing.T) {
 	}
 	if strings.Contains(events.String(), `"phase":"verify"`) {
 		t.Errorf("verify phase without a sha256:\n%s", events.String())
+	}
+}
+
+// A failed install reports no done: the error is the end, and an editor
+// that sees done would show the agent as ready.
+func TestFailedInstallReportsNoDone(t *testing.T) {
+	srv := newServer(t)
+	in := newInstaller(t)
+	var events strings.Builder
+	in.Progress = progress.NewJSON(&events)
+	body := makeTar(t, []entry{exe("agent", agentScript)}, "gz")
+	m := binaryManifest("demo", "1.0.0", srv.add("/a.tgz", body), "agent", strings.Repeat("0", 64))
+	if _, _, err := in.Install(context.Background(), Request{Agent: m}); !errors.Is(err, ErrChecksum) {
+		t.Fatalf("Install = %v, want a checksum failure", err)
+	}
+	for _, p := range phases(t, events.String()) {
+		if p == "demo:done" {
+			t.Fatalf("a failed install reported done:\n%s", events.String())
+		}
 	}
 }

@@ -41,7 +41,7 @@ func ReservedEnvMessage(name string) string {
 func CheckAgent(m *Manifest) error {
 	check := func(where string, d Distribution) error {
 		for _, p := range SortedPlatforms(d.Binary) {
-			if err := checkEnv(where+"binary "+string(p), d.Binary[p].Env); err != nil {
+			if err := checkEnv(where+"binary/"+string(p)+"/env", d.Binary[p].Env); err != nil {
 				return err
 			}
 		}
@@ -51,19 +51,19 @@ func CheckAgent(m *Manifest) error {
 				continue
 			}
 			if _, err := ParsePackage(k, p.Package); err != nil {
-				return fmt.Errorf("%s%s: %w (rule package-name)", where, k, err)
+				return fmt.Errorf("%s%s/package: %w (rule package-name)", where, k, err)
 			}
-			if err := checkEnv(where+string(k), p.Env); err != nil {
+			if err := checkEnv(where+string(k)+"/env", p.Env); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if err := check("", m.Distribution); err != nil {
+	if err := check("distribution/", m.Distribution); err != nil {
 		return err
 	}
 	if m.Preview != nil {
-		return check("preview ", m.Preview.Distribution)
+		return check("preview/distribution/", m.Preview.Distribution)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -10,47 +11,157 @@ import (
 // public index is ~200 KiB; 64 MiB leaves room for growth but not for abuse.
 const MaxIndexSize = 64 << 20
 
+// ErrRefused is returned (wrapped) when an agent is in the registry but was
+// left out of it for breaking a rule (see Refused).
+var ErrRefused = errors.New("agent refused")
+
+// Refused is an agent a registry holds but that is left out of the Index:
+// its manifest does not decode, or breaks a rule that keeps a hostile
+// registry from reaching the host. The other agents are still served.
+type Refused struct {
+	// ID is the agent's id as the registry spells it (the folder name for
+	// a folder registry); untrusted, possibly empty.
+	ID string
+	// Reason says what is wrong (where, which field, which rule) and the
+	// fix, without the id.
+	Reason string
+}
+
+// Warning is the one line acp prints about r (untrusted text: pass it
+// through safetext before a terminal).
+func (r Refused) Warning() string {
+	return fmt.Sprintf("agent %q is left out of the registry: %s", r.ID, r.Reason)
+}
+
+// RefusedError is the error of looking up a refused agent: it is there,
+// but broken, which is not the same as not found.
+type RefusedError struct{ Refused }
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("agent %q is in the registry, but its manifest is broken and acp refuses it: %s", e.ID, e.Reason)
+}
+
+func (e *RefusedError) Unwrap() error { return ErrRefused }
+
+// Hint says who can fix a refused agent.
+func (e *RefusedError) Hint() string {
+	return "the registry's maintainers must fix the manifest (acp-registry validate shows every problem); the other agents still work"
+}
+
+// rawIndex is registry.json with each agent kept undecoded, so that one
+// agent of the wrong shape is that agent's loss alone.
+type rawIndex struct {
+	Version    string            `json:"version"`
+	Agents     []json.RawMessage `json:"agents"`
+	Extensions []json.RawMessage `json:"extensions"`
+}
+
 // ParseIndex decodes registry.json from an untrusted source and checks the
-// invariants every consumer relies on, so a corrupt or hostile file is
-// refused as a whole instead of half-used.
+// invariants every consumer relies on. A file that is not a registry index
+// is refused as a whole; an agent that breaks a rule is left out and listed
+// in Index.Refused, so one broken manifest does not take the others down.
+// An index whose every agent is refused is refused as a whole: that is a
+// corrupt or hostile file, not a broken manifest.
 func ParseIndex(data []byte) (*Index, error) {
 	if len(data) > MaxIndexSize {
 		return nil, fmt.Errorf("registry index is larger than %d MiB", MaxIndexSize>>20)
 	}
-	var x Index
+	var raw rawIndex
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&x); err != nil {
+	if err := dec.Decode(&raw); err != nil {
 		return nil, fmt.Errorf("registry index is not valid JSON: %w", err)
 	}
-	if x.Version == "" {
+	if raw.Version == "" {
 		return nil, fmt.Errorf("registry index has no \"version\"")
 	}
-	if x.Agents == nil {
+	if raw.Agents == nil {
 		return nil, fmt.Errorf("registry index has no \"agents\" list")
 	}
-	seen := map[string]bool{}
-	for i, a := range x.Agents {
-		if !ValidID(a.ID) {
-			return nil, fmt.Errorf("registry index: agent %d has invalid id %q", i, a.ID)
-		}
-		if seen[a.ID] {
-			return nil, fmt.Errorf("registry index: agent id %q appears twice", a.ID)
-		}
-		seen[a.ID] = true
-		if len(a.Distribution.Kinds()) == 0 {
-			return nil, fmt.Errorf("registry index: agent %q has no distribution", a.ID)
-		}
-		for p := range a.Distribution.Binary {
-			if !p.Known() {
-				return nil, fmt.Errorf("registry index: agent %q has unknown platform %q", a.ID, p)
-			}
-		}
-		if err := CheckAgent(&x.Agents[i]); err != nil {
-			return nil, fmt.Errorf("registry index: agent %q refused: %w", a.ID, err)
-		}
-	}
+	x := &Index{Version: raw.Version, Agents: []Manifest{}, Extensions: raw.Extensions}
 	if x.Extensions == nil {
 		x.Extensions = []json.RawMessage{}
 	}
-	return &x, nil
+	ms := make([]*Manifest, len(raw.Agents))
+	reasons := make([]string, len(raw.Agents))
+	count := map[string]int{}
+	for i, r := range raw.Agents {
+		m, err := DecodeManifest(r)
+		if err != nil {
+			_, _, msg := DecodeProblem(r, err)
+			reasons[i] = fmt.Sprintf("agents/%d: %s", i, msg)
+			continue
+		}
+		ms[i] = m
+		count[m.ID]++
+	}
+	for i, m := range ms {
+		if m == nil {
+			continue
+		}
+		switch {
+		case count[m.ID] > 1:
+			// Neither copy is served: a mirror must not shadow an agent
+			// by listing it again.
+			reasons[i] = fmt.Sprintf("agent id %q appears %d times in the index: keep one", m.ID, count[m.ID])
+		default:
+			if err := CheckIndexAgent(m); err != nil {
+				reasons[i] = err.Error()
+			}
+		}
+	}
+	for i, m := range ms {
+		if reasons[i] == "" {
+			x.Agents = append(x.Agents, *m)
+			continue
+		}
+		id := ""
+		if m != nil {
+			id = m.ID
+		} else {
+			id = rawID(raw.Agents[i])
+		}
+		x.Refused = append(x.Refused, Refused{ID: id, Reason: reasons[i]})
+	}
+	if len(x.Agents) == 0 && len(x.Refused) > 0 {
+		return nil, fmt.Errorf("registry index has no usable agent: %w", x.RefusedError())
+	}
+	return x, nil
+}
+
+// CheckIndexAgent is what ParseIndex holds one decoded agent to: a valid
+// id, a distribution, known platforms and CheckAgent's rules.
+func CheckIndexAgent(m *Manifest) error {
+	if !ValidID(m.ID) {
+		return fmt.Errorf("id %q is not a valid agent id: use lowercase letters, digits and hyphens", m.ID)
+	}
+	if len(m.Distribution.Kinds()) == 0 {
+		return fmt.Errorf("distribution lists no binary, npx or uvx: add one")
+	}
+	for _, p := range SortedPlatforms(m.Distribution.Binary) {
+		if !p.Known() {
+			return fmt.Errorf("distribution/binary has unknown platform %q: use one of %s", p, joinPlatforms(Platforms))
+		}
+	}
+	return CheckAgent(m)
+}
+
+// RefusedError joins every refused agent's warning (nil when none).
+func (x *Index) RefusedError() error {
+	var errs []error
+	for _, r := range x.Refused {
+		errs = append(errs, errors.New(r.Warning()))
+	}
+	return errors.Join(errs...)
+}
+
+// rawID is the id of an agent that did not decode, when it has a string one.
+func rawID(data []byte) string {
+	var v struct {
+		ID any `json:"id"`
+	}
+	if json.Unmarshal(data, &v) != nil {
+		return ""
+	}
+	s, _ := v.ID.(string)
+	return s
 }

@@ -42,11 +42,18 @@ func (e *AmbiguousError) Unwrap() error { return ErrNotFound }
 
 // Lookup finds an agent by id; when no id matches, by its name written as
 // a slug ("claude-agent" or "Claude Agent" for an agent named "Claude
-// Agent"), when exactly one agent has that name. Otherwise the error is a
-// *NotFoundError carrying the ids close to q, or an *AmbiguousError.
+// Agent"), when exactly one agent has that name. An agent the registry
+// holds but that was left out (Index.Refused) is a *RefusedError.
+// Otherwise the error is a *NotFoundError carrying the ids close to q, or
+// an *AmbiguousError.
 func (x *Index) Lookup(q string) (*Manifest, error) {
 	if m, ok := x.Find(q); ok {
 		return m, nil
+	}
+	for _, r := range x.Refused {
+		if r.ID == q {
+			return nil, &RefusedError{r}
+		}
 	}
 	want := Slug(q)
 	var hits []*Manifest

@@ -55,6 +55,9 @@ type Index struct {
 	Version    string            `json:"version"`
 	Agents     []Manifest        `json:"agents"`
 	Extensions []json.RawMessage `json:"extensions"`
+	// Refused are the agents left out when the index was read (never
+	// written: see ParseIndex).
+	Refused []Refused `json:"-"`
 }
 
 // Kind names a distribution kind.

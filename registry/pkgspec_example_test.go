@@ -26,5 +26,5 @@ func ExampleCheckAgent() {
 	}}
 	fmt.Println(registry.CheckAgent(m))
 	// Output:
-	// npx: env sets NODE_OPTIONS, which would hijack the launcher or the host: remove it (rule env-reserved)
+	// distribution/npx/env: env sets NODE_OPTIONS, which would hijack the launcher or the host: remove it (rule env-reserved)
 }

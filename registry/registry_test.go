@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -281,5 +283,88 @@ func TestParseIndexNamesTheRule(t *testing.T) {
 	_, err := ParseIndex([]byte(`{"version":"1.0.0","agents":[{"id":"a","distribution":{"npx":{"package":"a@1.0.0","env":{"NODE_OPTIONS":"--require /tmp/x.js"}}}}]}`))
 	if err == nil || !strings.Contains(err.Error(), `agent "a"`) || !strings.Contains(err.Error(), "env sets NODE_OPTIONS") || !strings.Contains(err.Error(), "env-reserved") {
 		t.Fatalf("ParseIndex = %v, want the agent, the variable and the rule named", err)
+	}
+}
+
+// One hostile or broken agent in a mirror is that agent's loss alone: the
+// index loads, the agent is left out with the field and rule named, and
+// looking it up says it is refused rather than not there.
+func TestParseIndexLeavesOutBadAgentsOnly(t *testing.T) {
+	good := `{"id":"good","name":"Good","version":"1.0.0","description":"d","distribution":{"npx":{"package":"good@1.0.0"}}}`
+	bad := map[string]string{
+		"env-path":   `{"id":"env-path","distribution":{"binary":{"linux-x86_64":{"archive":"https://x/a.tgz","cmd":"a","env":{"PATH":"/tmp"}}}}}`,
+		"env-node":   `{"id":"env-node","distribution":{"npx":{"package":"a@1.0.0","env":{"NODE_OPTIONS":"--require /tmp/x.js"}}}}`,
+		"env-ld":     `{"id":"env-ld","distribution":{"uvx":{"package":"a==1.0.0","env":{"LD_PRELOAD":"/tmp/x.so"}}}}`,
+		"pkg-global": `{"id":"pkg-global","distribution":{"npx":{"package":"--global"}}}`,
+		"pkg-alias":  `{"id":"pkg-alias","distribution":{"npx":{"package":"x@npm:other@1.0.0"}}}`,
+		"typed":      `{"id":"typed","authors":{"name":"x"},"distribution":{"npx":{"package":"t@1.0.0"}}}`,
+		"dup":        `{"id":"dup","distribution":{"npx":{"package":"d@1.0.0"}}}`,
+		"Bad_Id":     `{"id":"Bad_Id","distribution":{"npx":{"package":"d@1.0.0"}}}`,
+	}
+	want := map[string]string{
+		"env-path":   "distribution/binary/linux-x86_64/env: env sets PATH",
+		"env-node":   "distribution/npx/env: env sets NODE_OPTIONS",
+		"env-ld":     "distribution/uvx/env: env sets LD_PRELOAD",
+		"pkg-global": "distribution/npx/package: ",
+		"pkg-alias":  "distribution/npx/package: ",
+		"typed":      "authors must be a list of strings; found an object",
+		"dup":        `"dup" appears 2 times`,
+		"Bad_Id":     "not a valid agent id",
+	}
+	agents := []string{good}
+	for _, body := range bad {
+		agents = append(agents, body)
+	}
+	agents = append(agents, bad["dup"])
+	x, err := ParseIndex([]byte(`{"version":"1.0.0","agents":[` + strings.Join(agents, ",") + `]}`))
+	if err != nil {
+		t.Fatalf("ParseIndex refused the whole index: %v", err)
+	}
+	if len(x.Agents) != 1 || x.Agents[0].ID != "good" {
+		t.Fatalf("agents = %v, want good alone", x.IDs())
+	}
+	got := map[string][]string{}
+	for _, r := range x.Refused {
+		got[r.ID] = append(got[r.ID], r.Reason)
+	}
+	for id, w := range want {
+		rs := got[id]
+		if len(rs) == 0 || !strings.Contains(rs[0], w) {
+			t.Errorf("%s refused for %q, want %q", id, rs, w)
+		}
+	}
+	for _, id := range []string{"env-path", "env-node", "env-ld"} {
+		if !strings.Contains(got[id][0], "(rule env-reserved)") || !strings.Contains(got[id][0], "remove it") {
+			t.Errorf("%s: %q names no rule or fix", id, got[id][0])
+		}
+	}
+	_, err = x.Lookup("env-path")
+	var re *RefusedError
+	if !errors.As(err, &re) || !errors.Is(err, ErrRefused) || errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "env sets PATH") {
+		t.Fatalf("Lookup(env-path) = %v, want a RefusedError naming the rule", err)
+	}
+	if _, err := x.Lookup("good"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDecodeProblemInWords(t *testing.T) {
+	for body, want := range map[string]string{
+		"{\n  \"id\": \"x\",\n  \"name\": \"X\",,\n}":                          "3:",
+		`{"id":"x","authors":{"name":"a"}}`:                                    "1:21: authors must be a list of strings; found an object",
+		`{"id":"x","authors":["a",{"name":"a"}]}`:                              "authors must be a list of strings; found an object",
+		`{"distribution":{"binary":{"linux-x86_64":{"archive":"a","cmd":7}}}}`: "distribution/binary/cmd must be a string; found a number",
+		`{"distribution":{"npx":{"package":"a","env":{"A":1}}}}`:               "distribution/npx/env must be an object of strings; found a number",
+		``: "the file is empty",
+	} {
+		_, err := DecodeManifest([]byte(body))
+		if err == nil {
+			t.Fatalf("%s decoded", body)
+		}
+		line, col, msg := DecodeProblem([]byte(body), err)
+		got := fmt.Sprintf("%d:%d: %s", line, col, msg)
+		if !strings.Contains(got, want) || strings.Contains(got, "Go struct") {
+			t.Errorf("DecodeProblem(%s) = %q, want %q", body, got, want)
+		}
 	}
 }

@@ -3,13 +3,17 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 )
 
 // Agent files have fixed names inside an agent folder.
@@ -150,4 +154,105 @@ func (x *Index) Find(id string) (*Manifest, bool) {
 		}
 	}
 	return nil, false
+}
+
+// DecodeProblem explains why DecodeManifest refused data, for a message
+// that names the file: where (1-based line and column; 0, 0 when not
+// known) and what is wrong, in words and with the field as a path
+// ("authors must be a list of strings; found an object").
+func DecodeProblem(data []byte, err error) (line, col int, msg string) {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		if _, _, _, perr := jsonpos.Parse(data); perr != nil {
+			line, col = jsonpos.LineCol(data, perr.Off)
+			return line, col, "the JSON is broken here: " + perr.Msg
+		}
+		line, col = jsonpos.LineCol(data, int(se.Offset))
+		return line, col, "the JSON is broken here: " + se.Error()
+	case errors.As(err, &te):
+		line, col = jsonpos.LineCol(data, int(max(te.Offset-1, 0)))
+		field := strings.ReplaceAll(te.Field, ".", "/")
+		want := typeWords(fieldType(reflect.TypeFor[Manifest](), te.Field, te.Type))
+		found := strings.Fields(te.Value + " value")[0]
+		if field == "" {
+			return line, col, fmt.Sprintf("the manifest must be %s; found %s", want, article(found))
+		}
+		return line, col, fmt.Sprintf("%s must be %s; found %s", field, want, article(found))
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return 0, 0, "the file is empty or cut short: it must hold one JSON object"
+	}
+	return 0, 0, err.Error()
+}
+
+// fieldType is the declared type of the field at a dotted json path
+// (encoding/json leaves map keys and array indexes out of it), or def.
+func fieldType(t reflect.Type, path string, def reflect.Type) reflect.Type {
+	if path == "" {
+		return def
+	}
+	for _, name := range strings.Split(path, ".") {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Map || (t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct) {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct {
+			return def
+		}
+		found := false
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag == name {
+				t, found = f.Type, true
+				break
+			}
+		}
+		if !found {
+			return def
+		}
+	}
+	return t
+}
+
+// typeWords names a Go type the way a manifest's author thinks of it.
+func typeWords(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64, reflect.Float64:
+		return "a number"
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.String {
+			return "a list of strings"
+		}
+		return "a list"
+	case reflect.Map:
+		if t.Elem().Kind() == reflect.String {
+			return "an object of strings"
+		}
+		return "an object"
+	case reflect.Struct:
+		return "an object"
+	}
+	return "a " + t.String()
+}
+
+func article(kind string) string {
+	switch kind {
+	case "object", "array":
+		if kind == "array" {
+			kind = "list"
+		}
+		return "an " + kind
+	case "string", "number":
+		return "a " + kind
+	case "bool":
+		return "true or false"
+	}
+	return kind
 }

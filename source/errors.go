@@ -35,3 +35,12 @@ func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
 func invalidf(format string, args ...any) error {
 	return &kindError{kind: ErrInvalid, err: fmt.Errorf(format, args...)}
 }
+
+// reworded is err with another message: the same kinds for errors.Is.
+type reworded struct {
+	msg string
+	err error
+}
+
+func (e *reworded) Error() string { return e.msg }
+func (e *reworded) Unwrap() error { return e.err }

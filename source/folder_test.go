@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // One broken agent.json in a folder registry: the other agents are still
@@ -28,13 +30,19 @@ func TestFolderWithABrokenManifestServesTheOthers(t *testing.T) {
 		t.Fatalf("Load = %v, %s, %v; want the good agent alone", idx, origin, err)
 	}
 	for _, want := range []string{
-		filepath.Join(dir, "broken", "agent.json") + ":4:3: ",
-		filepath.Join(dir, "typed", "agent.json") + ":2:9: ",
-		filepath.Join(dir, "nodist", "agent.json") + ": ",
+		`agent "broken" is left out of the registry: broken/agent.json:4:3: the JSON is broken here: `,
+		`agent "typed" is left out of the registry: typed/agent.json:2:9: name must be a string; found a number`,
+		`agent "nodist" is left out of the registry: distribution lists no binary, npx or uvx: add one`,
 	} {
 		if strings.Count(stderr.String(), want) != 1 {
-			t.Errorf("stderr should name %q once:\n%s", want, stderr.String())
+			t.Errorf("stderr should say %q once:\n%s", want, stderr.String())
 		}
+	}
+	if strings.Contains(stderr.String(), dir) || strings.Contains(stderr.String(), "Go ") || strings.Contains(stderr.String(), "invalid character") {
+		t.Errorf("stderr speaks Go or names absolute paths:\n%s", stderr.String())
+	}
+	if _, err := idx.Lookup("broken"); !errors.Is(err, registry.ErrRefused) || !strings.Contains(err.Error(), "broken/agent.json:4:3") {
+		t.Errorf("Lookup(broken) = %v, want the broken manifest named", err)
 	}
 	if n := strings.Count(stderr.String(), "\n"); n != 3 {
 		t.Errorf("%d lines on stderr, want one per broken file:\n%s", n, stderr.String())
@@ -45,14 +53,5 @@ func TestFolderWithABrokenManifestServesTheOthers(t *testing.T) {
 	_, _, err = Load(context.Background(), Options{Registry: dir, Stderr: &stderr})
 	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "no usable agent") || !strings.Contains(err.Error(), ":4:3:") {
 		t.Fatalf("err = %v", err)
-	}
-}
-
-func TestLineCol(t *testing.T) {
-	data := []byte("ab\ncd\n")
-	for off, want := range map[int64][2]int{0: {1, 1}, 1: {1, 1}, 2: {1, 2}, 3: {2, 1}, 5: {2, 2}, 99: {3, 1}} {
-		if l, c := lineCol(data, off); l != want[0] || c != want[1] {
-			t.Errorf("lineCol(%d) = %d:%d, want %d:%d", off, l, c, want[0], want[1])
-		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 // DefaultURL is the public registry index on the CDN.
@@ -92,7 +93,20 @@ const maxMetaSize = 64 << 10
 
 // Load returns the registry index from the source Options name, and where
 // it came from.
+//
+// Agents the registry holds but that break a rule are left out of the
+// index (Index.Refused) and named on Stderr, one line each.
 func Load(ctx context.Context, o Options) (*registry.Index, Origin, error) {
+	idx, origin, err := load(ctx, o)
+	if err == nil && o.Stderr != nil {
+		for _, r := range idx.Refused {
+			fmt.Fprintf(o.Stderr, "warning: %s\n", safetext.Terminal(r.Warning()))
+		}
+	}
+	return idx, origin, err
+}
+
+func load(ctx context.Context, o Options) (*registry.Index, Origin, error) {
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = DefaultConnectTimeout
 	}
@@ -145,7 +159,11 @@ func newClient(proxy func(*http.Request) (*url.URL, error)) *http.Client {
 func loadPath(path string, stderr io.Writer) (*registry.Index, Origin, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, "", fmt.Errorf("read registry %s: %w (--registry and ACP_REGISTRY take a URL, a registry.json file or a registry folder)", path, err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Path == path {
+			err = pe.Err // "stat PATH: " would name it twice
+		}
+		return nil, "", &kindError{kind: ErrUnavailable, err: fmt.Errorf("read registry %s: %w (--registry and ACP_REGISTRY take a URL, a registry.json file or a registry folder)", path, err)}
 	}
 	if st.IsDir() {
 		idx, err := loadDir(path, stderr)
@@ -181,40 +199,20 @@ func loadPath(path string, stderr io.Writer) (*registry.Index, Origin, error) {
 	return idx, OriginFile, nil
 }
 
-// decodeManifest decodes one agent.json; its error starts with
-// path:line:col when the decoder knows where it stopped.
-func decodeManifest(path string, data []byte) (*registry.Manifest, error) {
+// decodeManifest decodes one agent.json; its error is one sentence that
+// starts with name (the file as the user knows it) and line:col when the
+// problem has a place.
+func decodeManifest(name string, data []byte) (*registry.Manifest, error) {
 	m, err := registry.DecodeManifest(data)
 	if err == nil {
 		return m, nil
 	}
-	var off int64 = -1
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
+	line, col, msg := registry.DecodeProblem(data, err)
+	where := name
+	if line > 0 {
+		where = fmt.Sprintf("%s:%d:%d", name, line, col)
 	}
-	where := path
-	if off >= 0 {
-		line, col := lineCol(data, off)
-		where = fmt.Sprintf("%s:%d:%d", path, line, col)
-	}
-	return nil, invalidf("%s: %w (run acp-registry validate for details)", where, err)
-}
-
-// lineCol turns a byte offset into a 1-based line and column (in bytes).
-func lineCol(data []byte, off int64) (line, col int) {
-	off = min(max(off, 0), int64(len(data)))
-	before := data[:off]
-	line = bytes.Count(before, []byte("\n")) + 1
-	col = int(off) - (bytes.LastIndexByte(before, '\n') + 1)
-	if col == 0 {
-		col = 1
-	}
-	return line, col
+	return nil, invalidf("%s: %s (acp-registry validate shows every problem)", where, msg)
 }
 
 // loadDir reads a registry folder (<id>/agent.json beneath it) or a single
@@ -232,45 +230,40 @@ func loadDir(path string, stderr io.Writer) (*registry.Index, error) {
 		return nil, err
 	}
 	var agents []registry.Manifest
-	var broken []error
+	var refused []registry.Refused
 	for _, d := range dirs {
-		p := d.ManifestPath()
-		data, err := readRegular(p, registry.MaxManifestSize)
+		// Named relative to the registry folder: the user knows it.
+		name := d.Name + "/" + registry.ManifestFile
+		data, err := readRegular(d.ManifestPath(), registry.MaxManifestSize)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		var m *registry.Manifest
 		if err == nil {
-			m, err = decodeManifest(p, data)
+			m, err = decodeManifest(name, data)
 		} else {
-			err = fmt.Errorf("read %s: %w", p, err)
-		}
-		if err == nil {
-			// The index's own checks (id, distributions, platforms), one
-			// agent at a time so that one bad agent is only its own loss.
-			if _, ierr := indexOf([]registry.Manifest{*m}); ierr != nil {
-				err = invalidf("%s: %w (run acp-registry validate for details)", p, ierr)
-			}
+			err = fmt.Errorf("%s cannot be read: %w", name, err)
 		}
 		if err != nil {
-			broken = append(broken, err)
+			refused = append(refused, registry.Refused{ID: d.Name, Reason: err.Error()})
 			continue
 		}
 		agents = append(agents, *m)
 	}
 	if len(agents) == 0 {
-		if len(broken) > 0 {
-			return nil, fmt.Errorf("read registry folder %s: no usable agent in it: %w", path, errors.Join(broken...))
+		if len(refused) > 0 {
+			x := registry.Index{Refused: refused}
+			return nil, invalidf("read registry folder %s: no usable agent in it: %w", path, x.RefusedError())
 		}
 		return nil, fmt.Errorf("read registry folder %s: no agents in it: a registry folder holds one <id>/%s per agent", path, registry.ManifestFile)
 	}
-	for _, err := range broken {
-		fmt.Fprintf(stderr, "warning: skipping %v\n", err)
-	}
+	// The index's own checks (ids, duplicates, distributions, rules):
+	// agents that fail them are left out too.
 	idx, err := indexOf(agents)
 	if err != nil {
-		return nil, invalidf("read registry folder %s: %w (run acp-registry validate for details)", path, err)
+		return nil, invalidf("read registry folder %s: %w", path, errors.Join(err, (&registry.Index{Refused: refused}).RefusedError()))
 	}
+	idx.Refused = append(refused, idx.Refused...)
 	return idx, nil
 }
 
@@ -412,7 +405,11 @@ func (o Options) fallback(raw string, isDefault bool, cause error) (*registry.In
 		fmt.Fprintf(o.Stderr, "notice: using the registry built into this binary (%d agents): %v\n", len(idx.Agents), cause)
 		return idx, OriginEmbedded, nil
 	}
-	return nil, "", fmt.Errorf("read registry %s: %w: %w", redacted(raw), ErrUnavailable, cause)
+	// The fetch's "fetch URL: " would say the URL a second time.
+	if msg, ok := strings.CutPrefix(cause.Error(), "fetch "+redacted(raw)+": "); ok {
+		cause = &reworded{msg: msg, err: cause}
+	}
+	return nil, "", &kindError{kind: ErrUnavailable, err: fmt.Errorf("read registry %s: %w", redacted(raw), cause)}
 }
 
 // errConnect and errBudget end a fetch that overran its budget.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -260,10 +259,23 @@ func (d *variantDoc) patches(ptr string, v any, ids map[string]bool, name string
 			d.add(pp, false, RuleVariants, "variant %q: the patch of %q must be an object (a JSON merge patch, RFC 7386)", name, id)
 			continue
 		}
+		var kept map[string]any
 		for _, k := range []string{"id", "icon", "preview"} {
 			if _, ok := p[k]; ok {
 				d.add(pp+"/"+k, true, RuleVariants, "variant %q, patch of %q: a patch may not change %q: indexes keep the agent's id and the icon the build sets, and carry no preview", name, id, k)
+				// The rest of the patch is still judged (every problem
+				// in one run), without what is reported here.
+				if kept == nil {
+					kept = make(map[string]any, len(p))
+					for pk, pv := range p {
+						kept[pk] = pv
+					}
+				}
+				delete(kept, k)
 			}
+		}
+		if kept != nil {
+			p = kept
 		}
 		out[id] = p
 	}
@@ -641,13 +653,16 @@ func (vc *variantsCheck) observe(r *AgentResult) {
 	}
 }
 
-// finish returns the result for variants.json when it has problems.
-func (vc *variantsCheck) finish(results []*AgentResult) *AgentResult {
+// finish returns the verdict on variants.json (nil when there is none).
+func (vc *variantsCheck) finish(results []*AgentResult) *FileResult {
 	if vc == nil {
 		return nil
 	}
 	probs := vc.probs
-	if vc.vs != nil && len(probs) == 0 {
+	// Once the shape parsed, it is parsed again with every id known (its
+	// problems come back with those of the ids) and every patch that parsed
+	// is judged, whatever else in the file is wrong.
+	if vc.vs != nil {
 		ids := map[string]bool{}
 		for _, r := range results {
 			if r.Manifest != nil {
@@ -655,16 +670,11 @@ func (vc *variantsCheck) finish(results []*AgentResult) *AgentResult {
 			}
 		}
 		var vs *Variants
-		// Every problem in one run: the patches that parsed are judged
-		// even when an id elsewhere in the file is wrong.
 		if vs, probs = ParseVariants(vc.show, vc.data, ids); vs != nil {
 			probs = append(probs, CheckVariantEntries(vc.show, vc.data, vs, vc.patched)...)
 		}
 	}
-	if len(probs) == 0 {
-		return nil
-	}
-	return &AgentResult{ID: VariantsFile, Path: path.Dir(vc.show), ManifestFile: vc.show, Problems: probs}
+	return &FileResult{File: vc.show, Problems: probs}
 }
 
 func variantKeys(m map[string]any) []string {

@@ -1,7 +1,9 @@
 package validate
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,17 +37,17 @@ func variantsProblems(t *testing.T, variantsJSON string) []Problem {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var probs []Problem
 	for _, a := range rep.Agents {
 		for _, p := range a.Problems {
-			if filepath.Base(p.File) == VariantsFile {
-				probs = append(probs, p)
-			} else if p.Severity == SeverityError {
-				t.Fatalf("unexpected problem in %s: %s", p.File, p.Message)
+			if p.Severity == SeverityError {
+				t.Fatalf("unexpected problem of agent %s in %s: %s", a.ID, p.File, p.Message)
 			}
 		}
 	}
-	return probs
+	if rep.Summary.Agents != 2 || len(rep.Files) != 1 || filepath.Base(rep.Files[0].File) != VariantsFile {
+		t.Fatalf("report: summary %+v, files %+v; want 2 agents and variants.json apart", rep.Summary, rep.Files)
+	}
+	return rep.Files[0].Problems
 }
 
 func TestVariantsValid(t *testing.T) {
@@ -141,5 +143,90 @@ func TestVariantsAllProblemsAtOnce(t *testing.T) {
 	}
 	if !rules[RuleVariants] || !rules[RuleEnvReserved] || len(probs) != 2 {
 		t.Errorf("problems %+v, want the unknown id and the reserved env", probs)
+	}
+}
+
+// A patch that changes the icon does not hide its other problems, nor
+// those of other patches and variants.
+func TestVariantsIconPatchHidesNothing(t *testing.T) {
+	probs := variantsProblems(t, `{
+  "jb": {"patch": {"a": {"icon": "https://evil.example/x.svg", "distribution": {"npx": {"env": {"PATH": "/x"}}}}}},
+  "zed": {"exclude": ["nope"], "patch": {"b": {"version": "1.0"}}}
+}`)
+	got := map[string]int{}
+	for _, p := range probs {
+		got[p.Rule+" "+p.Pointer]++
+	}
+	for _, want := range []string{
+		RuleVariants + " /jb/patch/a/icon",
+		RuleEnvReserved + " /jb/patch/a/distribution/npx/env/PATH",
+		RuleVariants + " /zed/exclude/0",
+		RuleVersionSemver + " /zed/patch/b/version",
+	} {
+		if got[want] != 1 {
+			t.Errorf("want one %s, got %v", want, got)
+		}
+	}
+}
+
+// variants.json is a file of the registry, not an agent: the summary
+// counts agents only, its problems are listed apart in every format, and
+// they still fail the run.
+func TestVariantsReportedApart(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "a", "agent.json"), manifestFor("a"))
+	writeFile(t, filepath.Join(root, "a", "icon.svg"), goodIcon)
+	writeFile(t, filepath.Join(root, VariantsFile), `{"jb": {"exclude": ["nope"]}}`)
+	rep, err := Run(context.Background(), []string{root}, Options{SkipURLs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range rep.Agents {
+		if a.ID == VariantsFile {
+			t.Errorf("variants.json is listed as an agent")
+		}
+	}
+	if rep.Summary != (Summary{Agents: 1, Invalid: 0, Errors: 1}) || !rep.HasErrors() {
+		t.Errorf("summary %+v, want 1 agent, none invalid, 1 error (the file's), failing", rep.Summary)
+	}
+
+	var js bytes.Buffer
+	if err := WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Agents []struct{ ID string }
+		Files  []struct {
+			File     string
+			Valid    bool
+			Problems []Problem
+		}
+		Summary Summary
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Agents) != 1 || len(doc.Files) != 1 || doc.Files[0].Valid || len(doc.Files[0].Problems) != 1 ||
+		filepath.Base(doc.Files[0].File) != VariantsFile || doc.Files[0].Problems[0].Rule != RuleVariants {
+		t.Errorf("JSON report:\n%s", js.String())
+	}
+
+	var text bytes.Buffer
+	if err := WriteText(&text, rep, false); err != nil {
+		t.Fatal(err)
+	}
+	show := rep.Files[0].File
+	for _, want := range []string{show + ": 1 error\n" + show + ":1:21: error variants: ", "1 agent valid; variants.json: 1 error\n"} {
+		if !bytes.Contains(text.Bytes(), []byte(want)) {
+			t.Errorf("text report lacks %q:\n%s", want, text.String())
+		}
+	}
+
+	var gh, sum bytes.Buffer
+	if err := WriteGitHub(&gh, &sum, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(gh.Bytes(), []byte("::error file="+show+",line=1,")) || !bytes.Contains(sum.Bytes(), []byte(`| variants\.json |`)) {
+		t.Errorf("GitHub output lacks the variants.json annotation or row:\n%s\n%s", gh.String(), sum.String())
 	}
 }

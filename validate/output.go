@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path"
 	"strconv"
 	"strings"
 
@@ -36,23 +37,37 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 			return nil
 		}
 		fmt.Fprintf(bw, "%s (%s): %s\n", paint(ansiBold, safetext.Terminal(a.ID)), safetext.Terminal(a.Path), countText(a.Problems))
-		for _, p := range a.Problems {
-			sev := string(p.Severity)
-			if p.Severity == SeverityError {
-				sev = paint(ansiRed, sev)
-			} else {
-				sev = paint(ansiYellow, sev)
-			}
-			fmt.Fprintf(bw, "%s: %s %s: %s\n", safetext.Terminal(location(p)), sev, safetext.Terminal(p.Rule), safetext.Terminal(p.Message))
-		}
-		fmt.Fprintln(bw)
+		writeProblems(bw, a.Problems, paint)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	// Registry files that are not agents get a header of their own.
+	for _, f := range r.Files {
+		if len(f.Problems) == 0 {
+			continue
+		}
+		fmt.Fprintf(bw, "%s: %s\n", paint(ansiBold, safetext.Terminal(f.File)), countText(f.Problems))
+		writeProblems(bw, f.Problems, paint)
+	}
 	fmt.Fprintln(bw, SummaryLine(r))
 	return bw.Flush()
+}
+
+// writeProblems writes one `file:line:col: severity rule: message` line
+// per problem, then a blank line.
+func writeProblems(bw *bufio.Writer, ps []Problem, paint func(code, s string) string) {
+	for _, p := range ps {
+		sev := string(p.Severity)
+		if p.Severity == SeverityError {
+			sev = paint(ansiRed, sev)
+		} else {
+			sev = paint(ansiYellow, sev)
+		}
+		fmt.Fprintf(bw, "%s: %s %s: %s\n", safetext.Terminal(location(p)), sev, safetext.Terminal(p.Rule), safetext.Terminal(p.Message))
+	}
+	fmt.Fprintln(bw)
 }
 
 // location is file:line:col, leaving out what is unknown.
@@ -95,29 +110,48 @@ func plural(n int, word string) string {
 }
 
 // SummaryLine is the one-line verdict: "all 41 agents valid" or
-// "3 of 41 agents have problems: 4 errors, 2 warnings".
+// "3 of 41 agents have problems: 4 errors, 2 warnings", and then, counted
+// apart, each registry file with problems ("; variants.json: 1 error").
 func SummaryLine(r *Report) string {
 	s := r.Summary
-	if s.Agents == 0 {
-		return "no agents found"
+	ae, aw := s.Errors, s.Warnings
+	var files []string
+	for _, f := range r.Files {
+		for _, p := range f.Problems {
+			if p.Severity == SeverityError {
+				ae--
+			} else {
+				aw--
+			}
+		}
+		if len(f.Problems) > 0 {
+			files = append(files, path.Base(f.File)+": "+countText(f.Problems))
+		}
 	}
-	if !r.HasErrors() {
-		line := "all " + plural(s.Agents, "agent") + " valid"
+	var line string
+	switch {
+	case s.Agents == 0:
+		line = "no agents found"
+	case s.Invalid == 0:
+		line = "all " + plural(s.Agents, "agent") + " valid"
 		if s.Agents == 1 {
 			line = "1 agent valid"
 		}
-		if s.Warnings > 0 {
-			line += " (" + plural(s.Warnings, "warning") + ")"
+		if aw > 0 {
+			line += " (" + plural(aw, "warning") + ")"
 		}
-		return line
+	default:
+		verb := "have"
+		if s.Invalid == 1 {
+			verb = "has"
+		}
+		line = fmt.Sprintf("%d of %s %s problems: %s, %s", s.Invalid, plural(s.Agents, "agent"), verb,
+			plural(ae, "error"), plural(aw, "warning"))
 	}
-	verb := "have"
-	if s.Invalid == 1 {
-		verb = "has"
+	for _, f := range files {
+		line += "; " + f
 	}
-	line := fmt.Sprintf("%d of %s %s problems: %s, %s", s.Invalid, plural(s.Agents, "agent"), verb,
-		plural(s.Errors, "error"), plural(s.Warnings, "warning"))
-	if r.Strict && s.Warnings > 0 {
+	if r.Strict && s.Warnings > 0 && r.HasErrors() {
 		// Otherwise "0 errors" and a failed run read as a contradiction.
 		line += " (--strict counts warnings as errors)"
 	}
@@ -154,9 +188,19 @@ func WriteJSON(w io.Writer, r *Report) error {
 	if n > 0 {
 		bw.WriteString("\n  ")
 	}
-	bw.WriteString("],\n  \"summary\": ")
+	bw.WriteString("],\n  \"files\": ")
 	buf.Reset()
 	enc.SetIndent("  ", "  ")
+	files := r.Files
+	if files == nil {
+		files = []*FileResult{}
+	}
+	if err := enc.Encode(files); err != nil {
+		return err
+	}
+	bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	bw.WriteString(",\n  \"summary\": ")
+	buf.Reset()
 	if err := enc.Encode(r.Summary); err != nil {
 		return err
 	}
@@ -188,8 +232,8 @@ func WriteGitHub(w io.Writer, summary io.Writer, r *Report) error {
 		fmt.Fprintln(sw, "| Agent | Location | Severity | Rule | Message |")
 		fmt.Fprintln(sw, "|---|---|---|---|---|")
 	}
-	err := r.Each(func(a *AgentResult) error {
-		for _, p := range a.Problems {
+	annotate := func(name string, ps []Problem) {
+		for _, p := range ps {
 			props := []string{"file=" + safetext.AnnotationProperty(p.File)}
 			if p.Line > 0 {
 				props = append(props, "line="+strconv.Itoa(p.Line))
@@ -201,14 +245,20 @@ func WriteGitHub(w io.Writer, summary io.Writer, r *Report) error {
 			fmt.Fprintf(bw, "::%s %s::%s\n", p.Severity, strings.Join(props, ","), safetext.AnnotationData(p.Message))
 			if sw != nil && rows < maxSummaryRows {
 				rows++
-				fmt.Fprintf(sw, "| %s | %s | %s | %s | %s |\n", safetext.Markdown(a.ID), mdCode(location(p)),
+				fmt.Fprintf(sw, "| %s | %s | %s | %s | %s |\n", safetext.Markdown(name), mdCode(location(p)),
 					p.Severity, "`"+p.Rule+"`", safetext.Markdown(p.Message))
 			}
 		}
+	}
+	err := r.Each(func(a *AgentResult) error {
+		annotate(a.ID, a.Problems)
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	for _, f := range r.Files {
+		annotate(path.Base(f.File), f.Problems)
 	}
 	fmt.Fprintln(bw, SummaryLine(r))
 	if err := bw.Flush(); err != nil {

@@ -51,7 +51,16 @@ type AgentResult struct {
 	declaredID bool
 }
 
-// Summary counts a report.
+// FileResult is the verdict on a registry file that is not an agent:
+// variants.json. It is reported beside the agents, not among them.
+type FileResult struct {
+	File     string    `json:"file"`
+	Valid    bool      `json:"valid"`
+	Problems []Problem `json:"problems"`
+}
+
+// Summary counts a report: Agents and Invalid count agents only; Errors
+// and Warnings count every problem, the files' too.
 type Summary struct {
 	Agents   int `json:"agents"`
 	Invalid  int `json:"invalid"`
@@ -59,9 +68,11 @@ type Summary struct {
 	Warnings int `json:"warnings"`
 }
 
-// Report is the result of a validation run, agents sorted by id.
+// Report is the result of a validation run, agents sorted by id, then
+// the registry files that are not agents (variants.json).
 type Report struct {
 	Agents  []*AgentResult `json:"agents"`
+	Files   []*FileResult  `json:"files"`
 	Summary Summary        `json:"summary"`
 
 	// Strict makes warnings count as errors (validate --strict).
@@ -108,4 +119,26 @@ func (r *Report) Close() error {
 // or any problem at all under --strict.
 func (r *Report) HasErrors() bool {
 	return r.Summary.Errors > 0 || (r.Strict && r.Summary.Warnings > 0)
+}
+
+// AddFile adds a file's verdict to a finished report and counts its
+// problems (build's own check of variants.json).
+func (r *Report) AddFile(f *FileResult) {
+	countFile(r, f)
+	r.Files = append(r.Files, f)
+}
+
+func countFile(r *Report, f *FileResult) {
+	if f.Problems == nil {
+		f.Problems = []Problem{}
+	}
+	sortProblems(f.Problems)
+	for _, p := range f.Problems {
+		if p.Severity == SeverityError {
+			r.Summary.Errors++
+		} else {
+			r.Summary.Warnings++
+		}
+	}
+	f.Valid = !hasSeverity(f.Problems, SeverityError) && (!r.Strict || len(f.Problems) == 0)
 }

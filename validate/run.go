@@ -170,9 +170,6 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if vres != nil {
-		results = append(results, vres)
-	}
 	sort.SliceStable(results, func(i, j int) bool {
 		if results[i].ID != results[j].ID {
 			return results[i].ID < results[j].ID
@@ -187,7 +184,11 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 			return nil, fmt.Errorf("interrupted before the network checks finished (%w); nothing was judged", err)
 		}
 	}
-	return finish(results, opts.Strict), nil
+	rep := finish(results, opts.Strict)
+	if vres != nil {
+		rep.AddFile(vres)
+	}
+	return rep, nil
 }
 
 // forEach checks every unit on GOMAXPROCS goroutines and hands each result
@@ -255,6 +256,7 @@ func finish(results []*AgentResult, strict bool) *Report {
 	if rep.Agents == nil {
 		rep.Agents = []*AgentResult{}
 	}
+	rep.Files = []*FileResult{}
 	return rep
 }
 

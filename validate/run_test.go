@@ -440,7 +440,7 @@ func TestWriteJSONEmpty(t *testing.T) {
 	if err := WriteJSON(&out, finish(nil, false)); err != nil {
 		t.Fatal(err)
 	}
-	want := "{\n  \"agents\": [],\n  \"summary\": {\n    \"agents\": 0,\n    \"invalid\": 0,\n    \"errors\": 0,\n    \"warnings\": 0\n  }\n}\n"
+	want := "{\n  \"agents\": [],\n  \"files\": [],\n  \"summary\": {\n    \"agents\": 0,\n    \"invalid\": 0,\n    \"errors\": 0,\n    \"warnings\": 0\n  }\n}\n"
 	if out.String() != want {
 		t.Errorf("got %q\nwant %q", out.String(), want)
 	}

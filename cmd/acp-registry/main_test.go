@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -38,7 +41,9 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode": cmdExitCode,
+			"exitcode":  cmdExitCode,
+			"jsonerror": cmdJSONError,
+			"jsondoc":   cmdJSONDoc,
 		},
 	})
 }
@@ -64,5 +69,59 @@ func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
+}
+
+// oneJSONDocument decodes stdout, which must hold exactly one JSON
+// document (cli.md: "With --json, stdout is exactly one JSON document").
+func oneJSONDocument(ts *testscript.TestScript, v any) {
+	out := ts.ReadFile("stdout")
+	dec := json.NewDecoder(bytes.NewReader([]byte(out)))
+	if err := dec.Decode(v); err != nil {
+		ts.Fatalf("stdout is not a JSON document: %v\n%s", err, out)
+	}
+	var extra json.RawMessage
+	if err := dec.Decode(&extra); err != io.EOF {
+		ts.Fatalf("stdout holds more than one JSON document:\n%s", out)
+	}
+}
+
+// cmdJSONError checks that stdout is exactly one JSON error document with
+// the given code, a message, and the hint and candidates fields.
+func cmdJSONError(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: jsonerror CODE")
+	}
+	var doc struct {
+		Error *struct {
+			Code       string    `json:"code"`
+			Message    string    `json:"message"`
+			Hint       *string   `json:"hint"`
+			Candidates *[]string `json:"candidates"`
+		} `json:"error"`
+	}
+	oneJSONDocument(ts, &doc)
+	switch e := doc.Error; {
+	case e == nil:
+		ts.Fatalf("stdout has no \"error\" object:\n%s", ts.ReadFile("stdout"))
+	case e.Code != args[0]:
+		ts.Fatalf("error code %q, want %q", e.Code, args[0])
+	case e.Message == "" || e.Hint == nil || e.Candidates == nil:
+		ts.Fatalf("error document lacks message, hint or candidates:\n%s", ts.ReadFile("stdout"))
+	}
+}
+
+// cmdJSONDoc checks that stdout is exactly one JSON object holding the
+// given top-level keys.
+func cmdJSONDoc(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("usage: jsondoc KEY...")
+	}
+	var doc map[string]json.RawMessage
+	oneJSONDocument(ts, &doc)
+	for _, k := range args {
+		if _, ok := doc[k]; !ok {
+			ts.Fatalf("stdout has no %q:\n%s", k, ts.ReadFile("stdout"))
+		}
 	}
 }

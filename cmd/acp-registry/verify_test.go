@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -164,8 +165,14 @@ func TestVerifyUsage(t *testing.T) {
 		{"verify", root, "--sandbox", filepath.Join(root, "quarantine.json")},
 	} {
 		var stdout, stderr bytes.Buffer
-		if code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr); code != 2 || stdout.Len() != 0 {
-			t.Errorf("%v: exit %d, want 2 and no output\n%s", args, code, stderr.String())
+		code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+		// With --json the one thing on stdout is the usage error document.
+		wantOut := ""
+		if slices.Contains(args, "--json") {
+			wantOut = `"code": "usage"`
+		}
+		if code != 2 || (wantOut == "" && stdout.Len() != 0) || !strings.Contains(stdout.String(), wantOut) {
+			t.Errorf("%v: exit %d, stdout %q, want 2 and %q\n%s", args, code, stdout.String(), wantOut, stderr.String())
 		}
 	}
 }
@@ -214,7 +221,9 @@ func TestVerifyInterrupted(t *testing.T) {
 	cancel()
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{"verify", root, "--json"}, strings.NewReader(""), &stdout, &stderr)
-	if code != 1 || stdout.Len() != 0 || !strings.Contains(stderr.String(), "acp-registry: interrupted (context canceled); no verdict was given") {
+	// --json: no verdicts, only the error document.
+	if code != 1 || !strings.Contains(stdout.String(), `"code": "interrupted"`) || strings.Contains(stdout.String(), "results") ||
+		!strings.Contains(stderr.String(), "acp-registry: interrupted (context canceled); no verdict was given") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.String())
 	}
 }

@@ -98,28 +98,42 @@ func TestScripts(t *testing.T) {
 			"age-cache": func(ts *testscript.TestScript, neg bool, args []string) {
 				d, err := time.ParseDuration(args[0])
 				ts.Check(err)
-				metas, _ := filepath.Glob(filepath.Join(ts.Getenv("ACP_HOME"), "cache", "*.meta.json"))
-				if len(metas) == 0 {
-					ts.Fatalf("no cached registry to age")
-				}
-				// Remembered failures age too.
-				failed, _ := filepath.Glob(filepath.Join(ts.Getenv("ACP_HOME"), "cache", "*.failed.json"))
-				for _, p := range append(metas, failed...) {
-					var m map[string]any
-					data, err := os.ReadFile(p)
-					ts.Check(err)
-					ts.Check(json.Unmarshal(data, &m))
-					key := "fetchedAt"
-					if strings.HasSuffix(p, ".failed.json") {
-						key = "failedAt"
-					}
-					m[key] = time.Now().Add(-d).UTC().Format(time.RFC3339Nano)
-					data, _ = json.Marshal(m)
-					ts.Check(os.WriteFile(p, data, 0o644))
+				if err := ageCache(ts.Getenv("ACP_HOME"), d); err != nil {
+					ts.Fatalf("%v", err)
 				}
 			},
 		},
 	})
+}
+
+// ageCache makes the cached registries under home look fetched d ago
+// (and remembered fetch failures made d ago).
+func ageCache(home string, d time.Duration) error {
+	metas, _ := filepath.Glob(filepath.Join(home, "cache", "*.meta.json"))
+	if len(metas) == 0 {
+		return errors.New("no cached registry to age")
+	}
+	failed, _ := filepath.Glob(filepath.Join(home, "cache", "*.failed.json"))
+	for _, p := range append(metas, failed...) {
+		var m map[string]any
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(data, &m); err != nil {
+			return err
+		}
+		key := "fetchedAt"
+		if strings.HasSuffix(p, ".failed.json") {
+			key = "failedAt"
+		}
+		m[key] = time.Now().Add(-d).UTC().Format(time.RFC3339Nano)
+		data, _ = json.Marshal(m)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // TestRunForwardsWithoutExec covers the path Windows takes (and any caller
@@ -264,5 +278,31 @@ func TestACPHomeIsAFile(t *testing.T) {
 	want := "acp: ACP_HOME=" + f + " is a file, not a folder: point ACP_HOME at a folder (it is created when missing)\n"
 	if code != cli.ExitFailure || stdout.Len() != 0 || stderr.String() != want {
 		t.Fatalf("exit %d, stdout %q, stderr:\n%s\nwant:\n%s", code, stdout.String(), stderr.String(), want)
+	}
+}
+
+// A mistyped command: cobra's suggestion becomes the candidates and the
+// hint, not text inside the message.
+func TestUnknownCommandSuggestion(t *testing.T) {
+	t.Setenv("ACP_HOME", t.TempDir())
+	e := acpJSON(t, cli.CodeUsage, "frob", "--json")
+	if e.Message != `unknown command "frob" for "acp"` || !slices.Equal(e.Candidates, []string{"probe"}) || e.Hint != "did you mean probe?" {
+		t.Errorf("acp frob: %+v", e)
+	}
+}
+
+// A bad ACP_PROGRESS is named as the variable where progress matters, and
+// does not stop a command that downloads nothing.
+func TestBadProgressVariable(t *testing.T) {
+	t.Setenv("ACP_HOME", t.TempDir())
+	t.Setenv("ACP_PROGRESS", "bogus")
+	reg := folderRegistry(t, map[string]any{"id": "good", "distribution": map[string]any{"npx": map[string]any{"package": "good@1.0.0"}}})
+	t.Setenv("ACP_REGISTRY", reg)
+	if code, out, errOut := acpText(t, "list"); code != 0 || !strings.Contains(out, "good") {
+		t.Errorf("acp list with ACP_PROGRESS=bogus: %d\n%s%s", code, out, errOut)
+	}
+	e := acpJSON(t, cli.CodeUsage, "install", "good", "--json")
+	if !strings.HasPrefix(e.Message, `ACP_PROGRESS="bogus": `) {
+		t.Errorf("install: %q does not name the variable", e.Message)
 	}
 }

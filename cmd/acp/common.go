@@ -5,7 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/acpdirs"
 	"github.com/agentclientprotocol/acp-registry-go/installer"
@@ -21,7 +26,30 @@ const (
 	envRegistry = "ACP_REGISTRY" // --registry default
 	envOffline  = "ACP_OFFLINE"  // --offline default
 	envProgress = "ACP_PROGRESS" // --progress default
+	// Test and operations knobs (README "Environment variables").
+	envRegistryTimeout = "ACP_REGISTRY_TIMEOUT" // a registry fetch's whole budget (default 10 s)
+	envLockWait        = "ACP_LOCK_WAIT"        // how long resolve and run wait on another acp's lock
 )
+
+// defaultLockWait bounds how long resolve, run, probe and login wait for
+// another acp's install or removal of the same agent: an editor calls
+// resolve on every launch and must get an answer, while a user who typed
+// acp install can see what it waits for and press Ctrl-C.
+const defaultLockWait = 30 * time.Second
+
+// durationEnv reads a duration knob: unset is def; a bad value is a usage
+// error naming the variable.
+func durationEnv(name string, def time.Duration) (time.Duration, error) {
+	v := strings.TrimSpace(os.Getenv(name))
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, cli.Usagef("%s=%q: want a positive duration such as 200ms or 30s", name, v)
+	}
+	return d, nil
+}
 
 // dataDir holds installs (agents/<id>/<version>/) and locks.
 func dataDir() (string, error) {
@@ -49,14 +77,36 @@ func (g *globalOpts) index(ctx context.Context) (*registry.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	idx, _, err := source.Load(ctx, source.Options{
+	o := source.Options{
 		Registry: g.registrySource(),
 		CacheDir: cache,
 		Offline:  g.offline,
 		Stderr:   g.streams.Err,
 		Embedded: embeddedRegistry,
-	})
+	}
+	if g.registryTimeout > 0 {
+		o.FetchTimeout = g.registryTimeout
+		o.ConnectTimeout = min(source.DefaultConnectTimeout, g.registryTimeout)
+	}
+	idx, origin, err := source.Load(ctx, o)
+	if err == nil && loopbackRegistry(o.Registry, origin) {
+		g.registryLoopback = true
+	}
 	return idx, err
+}
+
+// loopbackRegistry reports whether the index came from a loopback URL
+// (fetched now, or the cached copy of one): a local mirror, whose
+// archives may then live on private addresses too.
+func loopbackRegistry(src string, origin source.Origin) bool {
+	if origin != source.OriginURL && origin != source.OriginCache {
+		return false
+	}
+	u, err := url.Parse(src)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	return installer.LoopbackOnly(u)
 }
 
 // localIndex is the registry as far as it is known without the network:
@@ -99,6 +149,11 @@ func (g *globalOpts) installer() (*installer.Installer, error) {
 	}, nil
 }
 
+// allowPrivate is whether downloads may reach private addresses: asked for
+// with --allow-private-urls, or the registry itself came from loopback.
+// Read it when installing (after the registry was loaded).
+func (g *globalOpts) allowPrivate() bool { return g.allowPrivateURLs || g.registryLoopback }
+
 // install installs req as the command line says: never under --offline
 // (an agent that is installed already is fine: that needs no network).
 // The installer reports its phases on the command's progress.
@@ -111,6 +166,7 @@ func (g *globalOpts) install(ctx context.Context, in *installer.Installer, req i
 			return nil, false, offlineError(req.Agent.ID, err)
 		}
 	}
+	in.AllowPrivateURLs = g.allowPrivate()
 	return in.Install(ctx, req)
 }
 
@@ -152,4 +208,9 @@ func usageFrom(err error) error {
 		return &cli.UsageError{Err: err}
 	}
 	return err
+}
+
+// addDownloadFlags adds the flags of commands that may download an agent.
+func addDownloadFlags(cmd *cobra.Command, g *globalOpts) {
+	cmd.Flags().BoolVar(&g.allowPrivateURLs, "allow-private-urls", false, "let downloads reach private and link-local addresses (a private mirror); on by itself when the registry is on loopback")
 }

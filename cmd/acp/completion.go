@@ -13,8 +13,38 @@ import (
 // and the installs: a completion must never wait on the network),
 // installed versions after ID@, --dist and --progress values.
 func registerCompletions(root *cobra.Command, g *globalOpts) {
-	dists := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return []string{string(registry.KindBinary), string(registry.KindNpx), string(registry.KindUvx)}, cobra.ShellCompDirectiveNoFileComp
+	// The kinds the agent named before --dist has (its preview's too),
+	// when the local registry knows it; else every kind.
+	dists := func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		all := []string{string(registry.KindBinary), string(registry.KindNpx), string(registry.KindUvx)}
+		if len(args) == 0 {
+			return all, cobra.ShellCompDirectiveNoFileComp
+		}
+		id, _, _ := strings.Cut(args[0], "@")
+		idx, err := g.localIndex(cmd.Context())
+		if err != nil {
+			return all, cobra.ShellCompDirectiveNoFileComp
+		}
+		m, err := idx.Lookup(id)
+		if err != nil {
+			return all, cobra.ShellCompDirectiveNoFileComp
+		}
+		has := map[registry.Kind]bool{}
+		for _, k := range m.Distribution.Kinds() {
+			has[k] = true
+		}
+		if m.Preview != nil {
+			for _, k := range m.Preview.Distribution.Kinds() {
+				has[k] = true
+			}
+		}
+		var out []string
+		for _, k := range registry.Kinds {
+			if has[k] {
+				out = append(out, string(k))
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
 	}
 	_ = root.RegisterFlagCompletionFunc("progress", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return progress.Modes, cobra.ShellCompDirectiveNoFileComp
@@ -26,7 +56,7 @@ func registerCompletions(root *cobra.Command, g *globalOpts) {
 		switch c.Name() {
 		case "install", "resolve", "run", "probe", "login", "info":
 			c.ValidArgsFunction = g.completeIDs(false, c.Name() == "install")
-		case "uninstall", "upgrade":
+		case "uninstall", "upgrade", "rollback":
 			c.ValidArgsFunction = g.completeIDs(true, false)
 		}
 	}

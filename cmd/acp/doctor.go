@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/platform"
+	"github.com/agentclientprotocol/acp-registry-go/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/remote"
 	"github.com/agentclientprotocol/acp-registry-go/safetext"
@@ -44,7 +46,7 @@ func newDoctorCmd(g *globalOpts) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "doctor [--json]",
-		Short: "Check runners (node, npm, uv), directories, registry reachability and platform",
+		Short: "Check runners (node, npm, uv), directories, registry reachability, platform and installed agents",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rep := doctor(cmd.Context(), g)
@@ -124,6 +126,8 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 		add("cache dir", statusOK, d)
 	}
 
+	installs(ctx, g, add)
+
 	src := g.registrySource()
 	switch {
 	case src != "" && !strings.Contains(src, "://"), strings.HasPrefix(src, "file://"):
@@ -131,7 +135,7 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 		if err != nil {
 			add("registry", statusFail, err.Error())
 		} else {
-			add("registry", statusOK, fmt.Sprintf("%s (%d agents)", src, len(idx.Agents)))
+			add(registryCheck(src, idx))
 		}
 	case g.offline:
 		add("registry", statusSkip, "--offline")
@@ -139,10 +143,10 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 		if src == "" {
 			src = source.DefaultURL
 		}
-		if n, err := reachable(ctx, src); err != nil {
+		if idx, err := reachable(ctx, src); err != nil {
 			add("registry", statusWarn, err.Error()+" (acp falls back to the cached or built-in registry)")
 		} else {
-			add("registry", statusOK, fmt.Sprintf("%s (%d agents)", src, n))
+			add(registryCheck(src, idx))
 		}
 	}
 	return rep
@@ -181,29 +185,88 @@ func writable(dir string) error {
 // reachable fetches the registry index, once, through the network policy
 // of package remote, and counts its agents. doctor asks even when a
 // recent failure is remembered: finding out is its job.
-func reachable(ctx context.Context, raw string) (int, error) {
+func reachable(ctx context.Context, raw string) (*registry.Index, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if err := source.CheckURL(u); err != nil {
-		return 0, err
+		return nil, err
 	}
 	c := &remote.Client{Attempts: 1, Timeout: source.DefaultFetchTimeout, UserAgent: prog + "/" + cli.VersionString()}
 	ctx, cancel := context.WithTimeout(ctx, source.DefaultFetchTimeout)
 	defer cancel()
 	resp, err := c.GetRetry(ctx, raw, true) // the registry the user configured
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, registry.MaxIndexSize+1))
 	if err != nil {
-		return 0, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
+		return nil, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
 	}
 	idx, err := registry.ParseIndex(body)
 	if err != nil {
-		return 0, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
+		return nil, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
 	}
-	return len(idx.Agents), nil
+	return idx, nil
+}
+
+// installs checks every installed agent: its current install's runtime
+// (a node older than the package asks for is used, with a warning; none
+// at all, or a python that is gone, and the agent cannot start) and every
+// install whose files were damaged after it was made.
+func installs(ctx context.Context, g *globalOpts, add func(name, status, detail string)) {
+	in, err := g.installer()
+	if err != nil {
+		add("installs", statusFail, err.Error())
+		return
+	}
+	in.Progress = progress.Discard // doctor says it in its own report
+	checks, err := in.CheckRuntimes(ctx)
+	if err != nil {
+		add("installs", statusFail, err.Error())
+		return
+	}
+	for _, c := range checks {
+		name := "agent " + c.ID
+		what := c.Version + " " + string(c.Distribution)
+		switch {
+		case c.Status == "missing":
+			add(name, statusFail, what+": "+c.Message)
+		case c.Status == "old":
+			add(name, statusWarn, what+": "+c.Message)
+		case c.Runtime != "" && c.Found != "":
+			detail := fmt.Sprintf("%s, %s %s (%s)", what, c.Runtime, c.Found, c.Path)
+			if c.Requires != "" {
+				detail += " satisfies " + c.Requires
+			}
+			add(name, statusOK, detail)
+		default:
+			add(name, statusOK, what)
+		}
+	}
+	broken, err := in.BrokenInstalls()
+	if err != nil {
+		add("installs", statusFail, err.Error())
+		return
+	}
+	for _, b := range broken {
+		add("agent "+b.ID, statusFail, fmt.Sprintf("%s is broken (%s): run acp install %s --force to repair it", b.Version, b.Problem, b.ID))
+	}
+}
+
+// registryCheck is the registry line: how many agents it serves, and a
+// warning naming those it holds but leaves out (broken manifests, broken
+// rules), which every command also says on stderr.
+func registryCheck(src string, idx *registry.Index) (string, string, string) {
+	detail := fmt.Sprintf("%s (%d agents)", src, len(idx.Agents))
+	if len(idx.Refused) == 0 {
+		return "registry", statusOK, detail
+	}
+	ids := make([]string, len(idx.Refused))
+	for i, r := range idx.Refused {
+		ids[i] = strconv.Quote(r.ID)
+	}
+	return "registry", statusWarn, fmt.Sprintf("%s; %d left out: %s (acp list says why)", detail, len(ids), strings.Join(ids, ", "))
 }

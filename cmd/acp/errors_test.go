@@ -170,7 +170,16 @@ func TestEveryErrorCode(t *testing.T) {
 		t.Setenv("ACP_HOME", t.TempDir())
 		dead := httptest.NewServer(http.NotFoundHandler())
 		dead.Close()
-		acpJSON(t, cli.CodeRegistryUnavailable, "--registry", dead.URL+"/registry.json", "list", "--json")
+		e := acpJSON(t, cli.CodeRegistryUnavailable, "--registry", dead.URL+"/registry.json", "list", "--json")
+		if strings.Count(e.Message, dead.URL) != 1 || strings.Contains(e.Message, "registry unavailable") {
+			t.Errorf("the message repeats itself: %q", e.Message)
+		}
+		// A path that is not there is not a network error (a syscall
+		// errno looks like a net.Error to a careless check).
+		e = acpJSON(t, cli.CodeRegistryUnavailable, "--registry", filepath.Join(t.TempDir(), "nonexistent"), "list", "--json")
+		if !strings.Contains(e.Message, "nonexistent") {
+			t.Errorf("missing path: %q", e.Message)
+		}
 	})
 	t.Run("registry-invalid", func(t *testing.T) {
 		bad := filepath.Join(t.TempDir(), "registry.json")
@@ -188,6 +197,14 @@ func TestEveryErrorCode(t *testing.T) {
 	})
 	t.Run("install-failed", func(t *testing.T) {
 		acpJSON(t, cli.CodeInstallFailed, r, "install", "nocmd", "--json")
+		// A data folder that cannot be made: the user's to fix, said so.
+		home := filepath.Join(t.TempDir(), "file")
+		os.WriteFile(home, nil, 0o644)
+		t.Setenv("ACP_HOME", filepath.Join(home, "x"))
+		e := acpJSON(t, cli.CodeInstallFailed, r, "install", "claude-agent", "--json")
+		if !strings.Contains(e.Message, "cannot create the data folder") || !strings.Contains(e.Message+e.Hint, "ACP_HOME") {
+			t.Errorf("unwritable ACP_HOME: %+v", e)
+		}
 	})
 	t.Run("probe-failed", func(t *testing.T) {
 		acpJSON(t, cli.CodeProbeFailed, r, "probe", "mute", "--timeout", "20s", "--json")

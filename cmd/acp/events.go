@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"strings"
 	"sync"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/progress"
 )
 
@@ -65,4 +67,42 @@ func (g *globalOpts) reporter() progress.Reporter {
 		return g.events.rep
 	}
 	return progress.New(g.progress, g.streams.Err, g.streams.ErrIsTerminal())
+}
+
+// errorEvent is the last line on stderr under --progress json when the
+// command failed: the error document's code, message and hint, so that an
+// editor reading the events alone (without --json) learns why, and one
+// reading stdout too finds the same error in both (README, "Editors").
+type errorEvent struct {
+	Event   string        `json:"event"` // "error"
+	Code    cli.ErrorCode `json:"code"`
+	Message string        `json:"message"`
+	Hint    string        `json:"hint,omitempty"`
+}
+
+// failed writes the error event of a failed command: e when the command's
+// error was classified, else the top level's text (a usage error).
+func (w *eventWriter) failed(e *cli.Error, text string) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	ev := errorEvent{Event: "error", Code: cli.CodeUsage}
+	if e != nil {
+		ev.Code, ev.Message, ev.Hint = e.Code, strings.TrimPrefix(e.Err.Error(), prog+": "), e.Hint
+	} else {
+		for _, line := range strings.Split(text, "\n") {
+			if m, ok := strings.CutPrefix(line, prog+": "); ok && ev.Message == "" {
+				ev.Message = m
+			} else if h, ok := strings.CutPrefix(line, "hint: "); ok && ev.Hint == "" {
+				ev.Hint = h
+			}
+		}
+	}
+	if ev.Message == "" {
+		return
+	}
+	b, _ := json.Marshal(ev)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.raw.Write(append(b, '\n'))
 }

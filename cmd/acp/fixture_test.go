@@ -63,6 +63,10 @@ func (r *registryServer) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	switch mode {
 	case "ok":
+	case "hang":
+		// Accepts and never answers: a dead network, a captive portal.
+		<-req.Context().Done()
+		return
 	case "corrupt":
 		w.Header().Set("ETag", `"corrupt"`)
 		fmt.Fprint(w, `{"version":"1.0.0","agents":[{"id":`)

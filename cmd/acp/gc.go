@@ -43,7 +43,13 @@ uses is kept (and said) unless --force.`,
 				fmt.Fprintf(g.streams.Out, "removed %s %s (%s, %s)\n", t(r.Agent), t(what), t(r.Why), humanSize(r.Bytes))
 			}
 			for _, k := range rep.Kept {
-				fmt.Fprintf(g.streams.Err, "kept %s %s: %s (acp gc --force removes it)\n", t(k.Agent), t(k.Version), t(k.Why))
+				// --force removes what running agents use; the rollback
+				// version stays either way.
+				next := "acp gc --force removes it"
+				if k.Rollback {
+					next = "acp rollback " + k.Agent + " returns to it"
+				}
+				fmt.Fprintf(g.streams.Err, "kept %s %s: %s (%s)\n", t(k.Agent), t(k.Version), t(k.Why), t(next))
 			}
 			if err != nil {
 				return err

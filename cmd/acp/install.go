@@ -65,6 +65,7 @@ any other is the error not-installed.`,
 	cmd.Flags().BoolVar(&o.preview, "preview", false, "install the agent's preview version")
 	cmd.Flags().BoolVar(&o.force, "force", false, "reinstall even when installed")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the install receipt as JSON")
+	addDownloadFlags(cmd, g)
 	return cmd
 }
 

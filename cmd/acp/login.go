@@ -68,6 +68,7 @@ listed. acp exits with the sign-in's exit status.`,
 		},
 	}
 	addResolveFlags(cmd, &o.resolveOpts)
+	addDownloadFlags(cmd, g)
 	cmd.Flags().StringVar(&o.method, "method", "", "the auth method id to run (default: the only terminal method)")
 	cmd.Flags().DurationVar(&timeout, "timeout", defaultProbeTimeout, "how long the agent has to answer initialize")
 	return cmd

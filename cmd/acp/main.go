@@ -2,10 +2,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -39,7 +41,7 @@ func setup(root *cobra.Command, s cli.Streams) cli.Options {
 		newListCmd(g), newSearchCmd(g), newInfoCmd(g),
 		newInstallCmd(g), newResolveCmd(g), newRunCmd(g),
 		newProbeCmd(g), newLoginCmd(g),
-		newUpgradeCmd(g), newUninstallCmd(g), newGCCmd(g),
+		newUpgradeCmd(g), newRollbackCmd(g), newUninstallCmd(g), newGCCmd(g),
 		newDoctorCmd(g),
 	)
 	// Each Use line spells out its flags; cobra would add a second "[flags]".
@@ -47,7 +49,7 @@ func setup(root *cobra.Command, s cli.Streams) cli.Options {
 		c.DisableFlagsInUseLine = true
 	}
 	registerCompletions(root, g)
-	return cli.Options{Classify: classify, Stderr: g.errWriter(), Done: g.close}
+	return cli.Options{Classify: g.classify, Stderr: g.errWriter(), Done: g.close}
 }
 
 // globalOpts are the flags every acp command shares.
@@ -57,8 +59,20 @@ type globalOpts struct {
 	offline      bool
 	progressFlag string
 	progress     progress.Mode
-	// events is stderr as JSON events under --progress json.
-	events *eventWriter
+	// allowPrivateURLs is --allow-private-urls (commands that download);
+	// registryLoopback is set once the registry was read from loopback.
+	allowPrivateURLs bool
+	registryLoopback bool
+	// registryTimeout (ACP_REGISTRY_TIMEOUT, 0: source's default) and
+	// lockWait (ACP_LOCK_WAIT) are knobs for tests and operations.
+	registryTimeout time.Duration
+	lockWait        time.Duration
+	// events is stderr as JSON events under --progress json; the
+	// top level's failure report is then kept in failureText (and its
+	// classification in failure) for the final error event.
+	events      *eventWriter
+	failure     *cli.Error
+	failureText bytes.Buffer
 }
 
 // finish completes the shared options once flags are parsed: the
@@ -68,14 +82,29 @@ func (g *globalOpts) finish(cmd *cobra.Command) error {
 		g.offline = true
 	}
 	v := g.progressFlag
-	if !cmd.Flags().Changed("progress") {
+	fromEnv := !cmd.Flags().Changed("progress")
+	if fromEnv {
 		v = os.Getenv(envProgress)
 	}
 	m, err := progress.ParseMode(v)
-	if err != nil {
+	switch {
+	case err == nil:
+	case !fromEnv:
 		return cli.Usagef("%v", err)
+	case cmd.Flags().Lookup("allow-private-urls") == nil:
+		// A command that downloads nothing shows no progress: a bad
+		// ACP_PROGRESS in the environment is no reason to fail it.
+		m = progress.Auto
+	default:
+		return cli.Usagef("%s=%q: %v", envProgress, v, err)
 	}
 	g.progress = m
+	if g.registryTimeout, err = durationEnv(envRegistryTimeout, 0); err != nil {
+		return err
+	}
+	if g.lockWait, err = durationEnv(envLockWait, defaultLockWait); err != nil {
+		return err
+	}
 	if m == progress.JSON && g.events == nil {
 		g.events = newEventWriter(g.streams.Err)
 		g.streams.Err = g.events
@@ -83,18 +112,31 @@ func (g *globalOpts) finish(cmd *cobra.Command) error {
 	return nil
 }
 
-// errWriter is where the top level reports a failure: stderr, as events
-// once --progress json is known. Flag errors come before that and are
-// plain text.
+// errWriter is where the top level reports a failure: stderr; once
+// --progress json is known, kept for the one error event that close
+// writes. Flag errors come before that and are plain text.
 func (g *globalOpts) errWriter() io.Writer { return lazyWriter{g} }
 
 type lazyWriter struct{ g *globalOpts }
 
-func (w lazyWriter) Write(p []byte) (int, error) { return w.g.streams.Err.Write(p) }
+func (w lazyWriter) Write(p []byte) (int, error) {
+	if w.g.events != nil {
+		return w.g.failureText.Write(p)
+	}
+	return w.g.streams.Err.Write(p)
+}
+
+// classify is the package's classify, remembered for the error event.
+func (g *globalOpts) classify(cmdName string, err error) *cli.Error {
+	e := classify(cmdName, err)
+	g.failure = e
+	return e
+}
 
 func (g *globalOpts) close() {
 	if g.events != nil {
 		g.events.Flush()
+		g.events.failed(g.failure, g.failureText.String())
 	}
 }
 

@@ -58,6 +58,7 @@ answer's result object exactly as the agent sent it.`,
 		},
 	}
 	addResolveFlags(cmd, &o.resolveOpts)
+	addDownloadFlags(cmd, g)
 	cmd.Flags().DurationVar(&o.timeout, "timeout", defaultProbeTimeout, "how long the agent has to answer initialize")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the judged auth methods and the raw initialize result")
 	return cmd

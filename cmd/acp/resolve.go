@@ -60,6 +60,7 @@ Windows (--shell cmd for cmd.exe).`,
 		},
 	}
 	addResolveFlags(cmd, &o)
+	addDownloadFlags(cmd, g)
 	cmd.Flags().BoolVar(&o.noInstall, "no-install", false, "fail instead of installing when the agent is not installed")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the launch spec as JSON")
 	cmd.Flags().StringVar(&o.shell, "shell", "", "the shell the printed line is for: sh, cmd or powershell (default: powershell on Windows, else sh)")
@@ -111,6 +112,9 @@ func resolveAgent(ctx context.Context, g *globalOpts, id string, o resolveOpts) 
 	if err != nil {
 		return nil, err
 	}
+	// An editor waits on this: another acp's install of the agent is
+	// waited for (and said after a second), but not for ever.
+	in.LockWait = g.lockWait
 	if spec, err := installedSpec(ctx, in, id, dist, o.preview); spec != nil || err != nil {
 		return spec, err
 	}

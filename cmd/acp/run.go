@@ -45,6 +45,7 @@ the agent, so the editor talks to the agent directly.`,
 		},
 	}
 	addResolveFlags(cmd, &o)
+	addDownloadFlags(cmd, g)
 	return cmd
 }
 
@@ -74,6 +75,7 @@ func launchAgent(ctx context.Context, g *globalOpts, spec *installer.LaunchSpec,
 	if err != nil {
 		return err
 	}
+	in.LockWait = g.lockWait
 	if canExec && g.streams.In == os.Stdin && g.streams.Out == os.Stdout && g.streams.Err == os.Stderr {
 		_ = in.MarkUsed(spec.ID, spec.Version)
 		err := execReplace(path, argv, env)
@@ -92,6 +94,9 @@ func launchAgent(ctx context.Context, g *globalOpts, spec *installer.LaunchSpec,
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, forwardedSignals...)
 	defer signal.Stop(sigs)
+	// The agent decides what Ctrl-C means: acp neither stops waiting for
+	// it nor exits on a second one.
+	defer cli.ForwardSignals(ctx)()
 	if err := c.Start(); err != nil {
 		return &cli.Error{Code: cli.CodeLaunchFailed, Err: fmt.Errorf("launch %s %s: %w", spec.ID, spec.Version, err)}
 	}

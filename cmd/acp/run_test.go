@@ -140,7 +140,9 @@ func TestCompletion(t *testing.T) {
 		{[]string{"__complete", "run", "oth"}, []string{"other-agent\tOther Helper"}},
 		{[]string{"__complete", "uninstall", ""}, []string{"fake\tinstalled 1.2.0"}},
 		{[]string{"__complete", "install", "fake@"}, []string{"fake@1.2.0"}},
-		{[]string{"__complete", "install", "fake", "--dist", ""}, []string{"binary", "npx", "uvx"}},
+		{[]string{"__complete", "install", "--dist", ""}, []string{"binary", "npx", "uvx"}},
+		{[]string{"__complete", "install", "fake", "--dist", ""}, []string{"binary"}},
+		{[]string{"__complete", "resolve", "other-agent", "--dist", ""}, []string{"npx"}},
 		{[]string{"__complete", "list", "--progress", ""}, []string{"auto", "plain", "json", "none"}},
 		{[]string{"__complete", "resolve", "fake", "--shell", ""}, []string{"sh", "cmd", "powershell"}},
 	} {

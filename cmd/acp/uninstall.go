@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -9,19 +11,30 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 func newUninstallCmd(g *globalOpts) *cobra.Command {
-	return &cobra.Command{
-		Use:   "uninstall ID",
+	var asJSON, force bool
+	cmd := &cobra.Command{
+		Use:   "uninstall ID [--force] [--json]",
 		Short: "Remove every installed version of an agent",
-		Args:  oneArg("agent id"),
+		Long: `Remove every installed version of an agent and what interrupted installs
+left, and say what was removed and how many bytes that freed. A version a
+running agent uses is kept, with a sentence naming the process, and the
+command fails with the code in-use, unless --force (the running agent may
+then break).`,
+		Args: oneArg("agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in, err := g.installer()
 			if err != nil {
 				return err
 			}
+			in.Force = force
 			id := args[0]
+			if !registry.ValidID(id) {
+				return notInstalled(in, id) // "Claude Agent": nothing is installed under a name
+			}
 			rs, err := in.Installed(id)
 			if err != nil {
 				return err
@@ -29,13 +42,38 @@ func newUninstallCmd(g *globalOpts) *cobra.Command {
 			if len(rs) == 0 {
 				return notInstalled(in, id)
 			}
-			if err := in.Uninstall(id); err != nil {
+			rep, err := in.Remove(cmd.Context(), id)
+			if rep == nil {
 				return err
 			}
-			fmt.Fprintf(g.streams.Out, "uninstalled %s\n", id)
+			if asJSON && err == nil {
+				sharedCaches(g, rs)
+				return cli.WriteJSON(g.streams.Out, rep)
+			}
+			// What was removed is said even when a version was kept.
+			t := safetext.Terminal
+			for _, r := range rep.Removed {
+				what := r.Version
+				if what == "" {
+					what = filepath.Base(r.Path)
+				}
+				fmt.Fprintf(g.streams.Out, "removed %s %s (%s, %s)\n", t(r.Agent), t(what), t(r.Why), humanSize(r.Bytes))
+			}
+			if errors.Is(err, installer.ErrInUse) {
+				return &cli.Error{Code: cli.CodeInUse, Err: err, Hint: "close the agent (or the editor running it) and run acp uninstall " + id + " again; --force removes it anyway"}
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(g.streams.Out, "uninstalled %s\n", t(id))
+			fmt.Fprintf(g.streams.Err, "freed %s\n", humanSize(rep.Bytes()))
+			sharedCaches(g, rs)
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&force, "force", false, "also remove a version a running agent uses")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was removed as JSON")
+	return cmd
 }
 
 // notInstalled says id is not installed and names the installed agents
@@ -52,4 +90,32 @@ func notInstalled(in *installer.Installer, id string) error {
 		e.Hint, e.Candidates = "installed agents like it: "+strings.Join(near, ", "), near
 	}
 	return e
+}
+
+// sharedCaches says what uninstall does not reach: npm's and uv's download
+// caches under acp's cache folder hold the packages of every npx or uvx
+// agent together, so one agent's share cannot be told apart and removed.
+func sharedCaches(g *globalOpts, rs []installer.Receipt) {
+	cache, err := cacheDir()
+	if err != nil {
+		return
+	}
+	said := map[registry.Kind]bool{}
+	for _, r := range rs {
+		var tool, dir string
+		switch r.Distribution {
+		case registry.KindNpx:
+			tool, dir = "npm", filepath.Join(cache, "npm")
+		case registry.KindUvx:
+			tool, dir = "uv", filepath.Join(cache, "uv")
+		default:
+			continue
+		}
+		if said[r.Distribution] {
+			continue
+		}
+		said[r.Distribution] = true
+		fmt.Fprintf(g.streams.Err, "notice: %s's download cache %s is shared by every %s agent and is kept; delete that folder to reclaim its space (the next %s install downloads again)\n",
+			tool, safetext.Terminal(dir), r.Distribution, r.Distribution)
+	}
 }

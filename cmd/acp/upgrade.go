@@ -64,6 +64,7 @@ func newUpgradeCmd(g *globalOpts) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&o.all, "all", false, "upgrade every installed agent")
+	addDownloadFlags(cmd, g)
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
 	return cmd
 }

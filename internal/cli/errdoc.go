@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"io"
+	"strings"
 )
 
 // ErrorCode is the stable code of a failure, printed in the JSON error
@@ -27,6 +28,8 @@ const (
 	CodeLaunchFailed        ErrorCode = "launch-failed"         // the agent could not be started
 	CodeProbeFailed         ErrorCode = "probe-failed"          // the agent did not answer initialize
 	CodeInterrupted         ErrorCode = "interrupted"           // Ctrl-C or SIGTERM
+	CodeInUse               ErrorCode = "in-use"                // a running agent uses the version (uninstall, install --force)
+	CodeIO                  ErrorCode = "io"                    // acp-registry: a file or folder could not be read or written
 )
 
 // Codes maps every code to its exit status: usage exits 2, every other
@@ -37,6 +40,7 @@ var Codes = map[ErrorCode]int{
 	CodeRegistryUnavailable: ExitFailure, CodeRegistryInvalid: ExitFailure, CodeNetwork: ExitFailure,
 	CodeIntegrity: ExitFailure, CodeUnsafeArchive: ExitFailure, CodeInstallFailed: ExitFailure,
 	CodeLaunchFailed: ExitFailure, CodeProbeFailed: ExitFailure, CodeInterrupted: ExitFailure,
+	CodeInUse: ExitFailure, CodeIO: ExitFailure,
 }
 
 // Error is a failure with its code, and what to tell the user beyond the
@@ -77,7 +81,7 @@ type Classifier func(cmdName string, err error) *Error
 func failure(err error, classify Classifier, cmdName string) (*Error, int) {
 	var ue *UsageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
-		return &Error{Code: CodeUsage, Err: err}, ExitUsage
+		return usageError(err), ExitUsage
 	}
 	e := classify(cmdName, err)
 	if e == nil || e.Code == "" {
@@ -105,4 +109,24 @@ func writeFailure(prog string, e *Error, asJSON bool, stdout, stderr io.Writer) 
 		}
 		_ = WriteJSON(stdout, ErrorDoc{Error: ErrorBody{Code: e.Code, Message: msg, Hint: e.Hint, Candidates: c}})
 	}
+}
+
+// usageError is a usage failure's document. cobra appends its
+// suggestions to an unknown command's message ("\n\nDid you mean
+// this?\n\tprobe\n"); they belong in candidates and the hint, and the
+// message is its first line.
+func usageError(err error) *Error {
+	e := &Error{Code: CodeUsage, Err: err}
+	msg, more, ok := strings.Cut(err.Error(), "\n\nDid you mean this?\n")
+	if !ok || !isCobraUsage(err) {
+		return e
+	}
+	e.Err = errors.New(msg)
+	for _, c := range strings.Fields(more) {
+		e.Candidates = append(e.Candidates, c)
+	}
+	if len(e.Candidates) > 0 {
+		e.Hint = "did you mean " + strings.Join(e.Candidates, ", ") + "?"
+	}
+	return e
 }

@@ -63,18 +63,25 @@ func ExecuteWith(ctx context.Context, prog string, root *cobra.Command, stderr i
 }
 
 // wantsJSON reports whether the command line asked for JSON: the parsed
-// --json flag, or the word itself when parsing stopped before it.
+// --json or --format json flag, or the words themselves when parsing
+// stopped before them.
 func wantsJSON(cmd *cobra.Command, args []string) bool {
 	if cmd != nil {
 		if f := cmd.Flags().Lookup("json"); f != nil && f.Value.String() == "true" {
 			return true
 		}
+		if f := cmd.Flags().Lookup("format"); f != nil && f.Value.String() == "json" {
+			return true
+		}
 	}
-	for _, a := range args {
+	for i, a := range args {
 		if a == "--" {
 			break
 		}
-		if a == "--json" || a == "--json=true" || a == "--json=1" {
+		switch {
+		case a == "--json" || a == "--json=true" || a == "--json=1" || a == "--format=json":
+			return true
+		case a == "--format" && i+1 < len(args) && args[i+1] == "json":
 			return true
 		}
 	}

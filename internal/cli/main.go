@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -29,10 +27,10 @@ func Main(p Program) int {
 // Run is the whole program, for main and for tests (in-process and
 // testscript): the root command with what both programs share (--version,
 // no cobra error printing), run under a
-// context that Ctrl-C and SIGTERM cancel, the outcome mapped to an exit
-// code.
+// context that Ctrl-C and SIGTERM cancel (a second one exits at once),
+// the outcome mapped to an exit code.
 func (p Program) Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(ctx, p.Name, stderr)
 	defer stop()
 	root := &cobra.Command{
 		Use:           p.Name,

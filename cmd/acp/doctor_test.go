@@ -1,0 +1,94 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/installer"
+)
+
+// writeInstall puts a finished install (its files and receipt.json) under
+// ACP_HOME, as acp install leaves it.
+func writeInstall(t *testing.T, home string, r installer.Receipt, files map[string]string) {
+	t.Helper()
+	dir := filepath.Join(home, "agents", r.ID, r.Version)
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, _ := json.Marshal(r)
+	if err := os.WriteFile(filepath.Join(dir, "receipt.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(home, "agents", r.ID, "current"), []byte(r.Version+"\n"), 0o644)
+}
+
+// doctor looks at every installed agent: a node older than the package
+// asks for is a warning, an install whose command was deleted a failure
+// with the repair, in text and JSON.
+func TestDoctorChecksInstalls(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake node is a shell script")
+	}
+	home := t.TempDir()
+	t.Setenv("ACP_HOME", home)
+	t.Setenv("ACP_PLATFORM", "linux-x86_64")
+	t.Setenv("ACP_OFFLINE", "1")
+	// Only the fake node: no other node on PATH or in the usual places
+	// under HOME.
+	bin := filepath.Join(t.TempDir(), "v16.0.0", "bin")
+	os.MkdirAll(bin, 0o755)
+	node := filepath.Join(bin, "node")
+	os.WriteFile(node, []byte("#!/bin/sh\necho v16.0.0\n"), 0o755)
+	t.Setenv("PATH", bin)
+	t.Setenv("HOME", t.TempDir())
+
+	dir := func(id, v string) string { return filepath.Join(home, "agents", id, v) }
+	writeInstall(t, home, installer.Receipt{
+		ID: "old-node", Version: "1.0.0", Distribution: "npx", Package: "old-node@1.0.0",
+		Launch:  installer.LaunchSpec{Command: node, Args: []string{filepath.Join(dir("old-node", "1.0.0"), "index.js")}},
+		Runtime: &installer.Runtime{Path: node, Version: "v16.0.0", Requires: ">=99"},
+	}, map[string]string{"index.js": "console.log(1)\n"})
+	writeInstall(t, home, installer.Receipt{
+		ID: "fine", Version: "2.0.0", Distribution: "binary", Target: "linux-x86_64",
+		Launch: installer.LaunchSpec{Command: filepath.Join(dir("fine", "2.0.0"), "agent")},
+	}, map[string]string{"agent": "#!/bin/sh\nexit 0\n"})
+	writeInstall(t, home, installer.Receipt{
+		ID: "gone-cmd", Version: "3.0.0", Distribution: "binary", Target: "linux-x86_64",
+		Launch: installer.LaunchSpec{Command: filepath.Join(dir("gone-cmd", "3.0.0"), "agent")},
+	}, map[string]string{"agent": "#!/bin/sh\nexit 0\n"})
+	os.Remove(filepath.Join(dir("gone-cmd", "3.0.0"), "agent"))
+
+	code, out, errOut := acpText(t, "doctor", "--json")
+	var rep doctorReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 {
+		t.Fatalf("doctor --json = %d, %v:\n%s\nstderr:\n%s", code, err, out, errOut)
+	}
+	got := map[string]check{}
+	for _, c := range rep.Checks {
+		got[c.Name] = c
+	}
+	if c := got["agent old-node"]; c.Status != statusWarn || !strings.Contains(c.Detail, ">=99") {
+		t.Errorf("old node: %+v", c)
+	}
+	if c := got["agent fine"]; c.Status != statusOK || !strings.Contains(c.Detail, "2.0.0 binary") {
+		t.Errorf("fine: %+v", c)
+	}
+	if c := got["agent gone-cmd"]; c.Status != statusFail || !strings.Contains(c.Detail, "is missing") || !strings.Contains(c.Detail, "acp install gone-cmd --force") {
+		t.Errorf("deleted command: %+v", c)
+	}
+
+	code, out, _ = acpText(t, "doctor")
+	for _, want := range []string{"agent old-node  warn", "agent gone-cmd  fail"} {
+		if code != 1 || !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("doctor text lacks %q (exit %d):\n%s", want, code, out)
+		}
+	}
+}

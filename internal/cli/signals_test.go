@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// TestMain makes the test binary a small program when CLI_TEST_PROGRAM
+// says which: "stuck" ignores its context (what a second Ctrl-C is for),
+// "polite" stops when it is canceled.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("CLI_TEST_PROGRAM"); mode != "" {
+		p := Program{Name: "prog", Setup: func(root *cobra.Command, s Streams) Options {
+			root.AddCommand(&cobra.Command{Use: "wait", RunE: func(cmd *cobra.Command, _ []string) error {
+				fmt.Fprintln(s.Out, "ready")
+				if mode == "polite" {
+					<-cmd.Context().Done()
+					return fmt.Errorf("wait: %w", context.Cause(cmd.Context()))
+				}
+				time.Sleep(time.Hour)
+				return nil
+			}})
+			return Options{}
+		}}
+		os.Exit(p.Run(context.Background(), []string{"wait"}, os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// startProgram runs the test binary as mode and waits until it is ready.
+func startProgram(t *testing.T, mode string) (*exec.Cmd, *strings.Builder) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no SIGINT to send to a process")
+	}
+	c := exec.Command(os.Args[0])
+	c.Env = append(os.Environ(), "CLI_TEST_PROGRAM="+mode)
+	out, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Process.Kill() })
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("the program did not start: %q %v", line, err)
+	}
+	return c, &stderr
+}
+
+// exited waits up to d for c to end and returns its exit status.
+func exited(t *testing.T, c *exec.Cmd, d time.Duration) (int, bool) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return c.ProcessState.ExitCode(), true
+	case <-time.After(d):
+		return 0, false
+	}
+}
+
+// A command that ignores Ctrl-C keeps running after the first (which only
+// cancels its context); the second ends the process at once with 130.
+func TestSecondInterruptExits(t *testing.T) {
+	c, stderr := startProgram(t, "stuck")
+	if err := c.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if err := c.Process.Signal(os.Interrupt); err != nil {
+		t.Fatalf("the program ended on the first Ctrl-C, before its command did: %v", err)
+	}
+	code, ok := exited(t, c, 5*time.Second)
+	if !ok {
+		t.Fatal("a second Ctrl-C did not end the process")
+	}
+	if code != 130 || !strings.Contains(stderr.String(), "prog: interrupt again: stopped at once") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr.String())
+	}
+}
+
+// The first Ctrl-C cancels the command's context with a cause that says
+// what happened; a command that stops in time fails normally.
+func TestFirstInterruptCancels(t *testing.T) {
+	c, stderr := startProgram(t, "polite")
+	if err := c.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	code, ok := exited(t, c, 5*time.Second)
+	if !ok {
+		t.Fatal("the first Ctrl-C did not stop the command")
+	}
+	if code != ExitFailure || !strings.Contains(stderr.String(), "prog: wait: interrupt signal received") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr.String())
+	}
+}
