@@ -170,8 +170,10 @@ func guardTransport(t *http.Transport, dialTimeout time.Duration, allow func(net
 	// A custom TLS dialer would bypass the guard; TLS is layered on the
 	// guarded connection by the transport instead.
 	g.DialTLSContext = nil
-	g.DialTLS = nil //nolint:staticcheck // must be cleared too
-	g.Dial = nil    //nolint:staticcheck
+	//lint:ignore SA1019 a deprecated dialer set on the base transport must be cleared too
+	g.DialTLS = nil
+	//lint:ignore SA1019 as above
+	g.Dial = nil
 	return g
 }
 

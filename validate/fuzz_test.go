@@ -27,7 +27,7 @@ func addSeeds(f *testing.F) {
 			}
 		}
 	}
-	if root := corpusRootIfPresent(); root != "" {
+	if root := corpusRootIfPresent(f); root != "" {
 		files, _ := filepath.Glob(filepath.Join(root, "*", "agent.json"))
 		for _, p := range files {
 			if b, err := os.ReadFile(p); err == nil {
@@ -37,11 +37,8 @@ func addSeeds(f *testing.F) {
 	}
 }
 
-func corpusRootIfPresent() string {
-	if root, ok := testkit.CorpusRegistry(); ok {
-		return root
-	}
-	return ""
+func corpusRootIfPresent(tb testing.TB) string {
+	return testkit.OptionalCorpus(tb)
 }
 
 // FuzzValidateManifest: no input panics, and every problem is well formed

@@ -371,7 +371,7 @@ func TestConformsFastAgrees(t *testing.T) {
 		docs = append(docs, []byte(tc.source(t)))
 	}
 	files, _ := filepath.Glob("testdata/tree/*/agent.json")
-	if root := corpusRootIfPresent(); root != "" {
+	if root := corpusRootIfPresent(t); root != "" {
 		more, _ := filepath.Glob(filepath.Join(root, "*", "agent.json"))
 		files = append(files, more...)
 	}

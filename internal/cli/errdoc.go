@@ -122,9 +122,7 @@ func usageError(err error) *Error {
 		return e
 	}
 	e.Err = errors.New(msg)
-	for _, c := range strings.Fields(more) {
-		e.Candidates = append(e.Candidates, c)
-	}
+	e.Candidates = append(e.Candidates, strings.Fields(more)...)
 	if len(e.Candidates) > 0 {
 		e.Hint = "did you mean " + strings.Join(e.Candidates, ", ") + "?"
 	}

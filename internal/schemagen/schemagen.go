@@ -74,7 +74,6 @@ type gen struct {
 	funcs    map[string]string // name -> source
 	order    map[string]int
 	patterns map[string]string // pattern -> variable
-	n        int
 }
 
 var known = map[string]bool{

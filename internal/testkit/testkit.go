@@ -13,21 +13,69 @@ import (
 // CorpusRegistry is ../shared/corpus/registry beside the repository: real
 // manifests and icons of the public registry, read in place and never
 // copied into the repository. ok is false when it is absent.
+// ACP_CORPUS_DIR names another place for it.
 func CorpusRegistry() (dir string, ok bool) {
 	_, file, _, _ := runtime.Caller(0)
 	dir = filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "corpus", "registry")
+	if env := os.Getenv("ACP_CORPUS_DIR"); env != "" {
+		dir = env
+	}
 	_, err := os.Stat(dir)
 	return dir, err == nil
 }
 
-// RequireCorpus returns CorpusRegistry or skips t with a message.
+// RequireCorpus returns CorpusRegistry. When the corpus is absent it skips
+// t, unless CI says the corpus must be there (ACP_REQUIRE_CORPUS=1, or
+// CI=true as CI services set it): then a missing corpus fails t, so the
+// corpus tests cannot pass by not running.
 func RequireCorpus(t testing.TB) string {
 	t.Helper()
 	dir, ok := CorpusRegistry()
 	if !ok {
-		t.Skipf("corpus not present at %s: skipping", dir)
+		if corpusRequired() {
+			t.Fatalf("corpus not present at %s, and ACP_REQUIRE_CORPUS=1 or CI=true says it must be: check out ../shared beside the repository", dir)
+		}
+		t.Skipf("corpus not present at %s: skipping (ACP_REQUIRE_CORPUS=1 makes this a failure)", dir)
 	}
 	return dir
+}
+
+// RequireCorpusPath is RequireCorpus for another part of the corpus:
+// ../shared/corpus/<elem...> (e.g. "protocol-matrix"), with the same
+// skip-or-fail rule.
+func RequireCorpusPath(t testing.TB, elem ...string) string {
+	t.Helper()
+	reg, _ := CorpusRegistry()
+	p := filepath.Join(append([]string{filepath.Dir(reg)}, elem...)...)
+	if _, err := os.Stat(p); err != nil {
+		if corpusRequired() {
+			t.Fatalf("%s is not there, and ACP_REQUIRE_CORPUS=1 or CI=true says the corpus must be: check out ../shared beside the repository", p)
+		}
+		t.Skipf("%s is not there: skipping (ACP_REQUIRE_CORPUS=1 makes this a failure)", p)
+	}
+	return p
+}
+
+// OptionalCorpus is for tests that also run without the corpus (it adds
+// cases to theirs): the corpus folder, or "" when it is absent, except
+// that CI's requirement (see RequireCorpus) fails t then.
+func OptionalCorpus(t testing.TB) string {
+	t.Helper()
+	dir, ok := CorpusRegistry()
+	if !ok {
+		if corpusRequired() {
+			t.Fatalf("corpus not present at %s, and ACP_REQUIRE_CORPUS=1 or CI=true says it must be: check out ../shared beside the repository", dir)
+		}
+		return ""
+	}
+	return dir
+}
+
+func corpusRequired() bool {
+	if v, ok := os.LookupEnv("ACP_REQUIRE_CORPUS"); ok {
+		return v == "1" || v == "true"
+	}
+	return os.Getenv("CI") == "true"
 }
 
 // FakeNPM writes an npm (a shell script) into a temporary folder and

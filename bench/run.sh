@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# bench/run.sh: our commands against the least a program doing the same job
+# can do, run interleaved in one run (ours, reference, ours, reference, …)
+# so both see the same machine load, and printed as ratios of medians with
+# peak RSS. Issue 11 names the references:
+#
+#   validate  acp-registry validate --skip-urls, N generated agents
+#             vs bench/floor (read every agent.json and icon.svg, decode
+#             every agent.json, 4 goroutines)
+#   build     acp-registry build --skip-urls into an empty --out, same tree
+#             vs bench/floor
+#   resolve   acp resolve ID --json of an installed agent
+#             vs bench/reader (read, decode and print one small JSON file)
+#   verify    acp-registry verify (default flags) of 10 agents that answer
+#             initialize after 1 s vs one such agent answering (1 s)
+#   install   acp install of a 200 MB tar.gz from a loopback server
+#             vs curl | tee >(sha256sum) | tar xz of the same URL
+#
+#   bench/run.sh [--quick] [--rounds N] [--agents N] [--mb N]
+#
+# --quick (CI): 300 agents, a 20 MB archive, 3 rounds. Default: 5,000
+# agents, 200 MB, 5 rounds. No thresholds: it prints, it does not judge.
+# Needs Go, curl, tar, jq, sha256sum (or shasum) and ../shared/corpus
+# (or ACP_CORPUS_DIR); Linux or macOS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+agents=5000 mb=200 rounds=5
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) agents=300 mb=20 rounds=3 ;;
+	--rounds) rounds=$2 && shift ;;
+	--agents) agents=$2 && shift ;;
+	--mb) mb=$2 && shift ;;
+	*)
+		echo "usage: bench/run.sh [--quick] [--rounds N] [--agents N] [--mb N]" >&2
+		exit 2
+		;;
+	esac
+	shift
+done
+
+work=$(mktemp -d)
+server_pid=
+cleanup() {
+	[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+log() { echo "bench: $*" >&2; }
+
+log "building (agents $agents, archive $mb MB, $rounds rounds, $(nproc 2>/dev/null || sysctl -n hw.ncpu) cores)"
+go build -o "$work/bin/" ./cmd/acp ./cmd/acp-registry ./bench/measure ./bench/floor ./bench/reader ./bench/genregistry ./bench/fixture
+export PATH="$work/bin:$PATH"
+hasher=sha256sum
+command -v sha256sum >/dev/null || hasher="shasum -a 256" # macOS
+sha256() { $hasher "$1" | cut -d' ' -f1; }
+
+# --- fixtures -------------------------------------------------------------
+# N real-shaped agents: the corpus agents that pass validate, copied
+# round-robin under new ids (bench/genregistry), so build writes them all.
+corpus=${ACP_CORPUS_DIR:-../shared/corpus/registry}
+[ -d "$corpus" ] || {
+	echo "bench: no corpus at $corpus (set ACP_CORPUS_DIR)" >&2
+	exit 1
+}
+mkdir -p "$work/corpus-valid"
+acp-registry validate --skip-urls --json "$corpus" >"$work/corpus.json" 2>/dev/null || true
+for id in $(jq -r '.agents[] | select(.valid) | .id' "$work/corpus.json"); do
+	[ -f "$corpus/$id/agent.json" ] && cp -R "$corpus/$id" "$work/corpus-valid/"
+done
+genregistry -n "$agents" -corpus "$work/corpus-valid" -out "$work/registry"
+
+# The fake agent: answers initialize after 1 s, then waits for its stdin
+# to close, as an agent does.
+mkdir -p "$work/srv" "$work/agent"
+cat >"$work/agent/agent" <<'AGENT'
+#!/bin/sh
+read -r line
+sleep 1
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"authMethods":[{"id":"login","name":"Log in","type":"terminal"}]}}'
+read -r line
+exit 0
+AGENT
+chmod +x "$work/agent/agent"
+fixture archive "$work/srv/agent.tar.gz" "$work/agent/agent"
+fixture big "$work/srv/big.tar.gz" "$mb"
+
+# The server lives as long as this script holds its stdin (fd 3).
+exec 3> >(exec fixture serve "$work/srv" >"$work/url")
+server_pid=$!
+for _ in $(seq 50); do [ -s "$work/url" ] && break; sleep 0.1; done
+url=$(cat "$work/url")
+
+binary() { # archive-url sha256 cmd -> a binary distribution for every unix target
+	local t out=""
+	for t in linux-x86_64 linux-aarch64 darwin-x86_64 darwin-aarch64; do
+		out="$out${out:+, }\"$t\": {\"archive\": \"$1\", \"sha256\": \"$2\", \"cmd\": \"$3\"}"
+	done
+	echo "{$out}"
+}
+manifest() { # id archive-url sha256 cmd
+	printf '{"id": "%s", "name": "%s", "version": "1.0.0", "description": "bench agent", "license": "MIT",\n "distribution": {"binary": %s}}\n' \
+		"$1" "$1" "$(binary "$2" "$3" "$4")"
+}
+small_sum=$(sha256 "$work/srv/agent.tar.gz")
+big_sum=$(sha256 "$work/srv/big.tar.gz")
+for i in 0 1 2 3 4 5 6 7 8 9; do
+	mkdir -p "$work/slow/slow-$i"
+	manifest "slow-$i" "$url/agent.tar.gz" "$small_sum" agent >"$work/slow/slow-$i/agent.json"
+done
+mkdir -p "$work/acpreg/bench-agent" "$work/acpreg/big"
+manifest bench-agent "$url/agent.tar.gz" "$small_sum" agent >"$work/acpreg/bench-agent/agent.json"
+manifest big "$url/big.tar.gz" "$big_sum" agent >"$work/acpreg/big/agent.json"
+
+export ACP_REGISTRY="$work/acpreg"
+acp_flags=()
+# Newer acp refuses loopback downloads unless told; older has no flag.
+if acp install --help 2>&1 | grep -q -- --allow-private-urls; then acp_flags+=(--allow-private-urls); fi
+ACP_HOME="$work/home" acp install bench-agent "${acp_flags[@]}" >/dev/null
+receipt=$(find "$work/home" -name receipt.json | head -n 1)
+[ -n "$receipt" ] || {
+	echo "bench: no receipt.json after installing bench-agent" >&2
+	exit 1
+}
+init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}'
+
+# --- the cases --------------------------------------------------------------
+results=$work/results.tsv
+m() { # label cmd...
+	local label=$1
+	shift
+	measure -o "$results" -label "$label" -- "$@" </dev/null
+}
+pre_build() { rm -rf "$work/dist"; }
+pre_install() { rm -rf "$work/home-install" "$work/untar" && mkdir -p "$work/untar"; }
+# The references' scripts take their values as arguments, not in their text.
+# shellcheck disable=SC2016
+run_case() { # case side
+	case $1/$2 in
+	validate/ours) m "validate ours" acp-registry validate --skip-urls "$work/registry" ;;
+	validate/ref) m "validate ref" floor "$work/registry" ;;
+	build/ours) pre_build && m "build ours" acp-registry build --skip-urls "$work/registry" --out "$work/dist" ;;
+	build/ref) m "build ref" floor "$work/registry" ;;
+	resolve/ours) ACP_HOME="$work/home" m "resolve ours" acp resolve bench-agent --json ;;
+	resolve/ref) m "resolve ref" reader "$receipt" ;;
+	verify/ours) m "verify ours" acp-registry verify "$work/slow" ;;
+	verify/ref) m "verify ref" sh -c 'printf "%s\n" "$1" | "$2"' sh "$init" "$work/agent/agent" ;;
+	install/ours) pre_install && ACP_HOME="$work/home-install" m "install ours" acp install big "${acp_flags[@]}" ;;
+	install/ref) pre_install && m "install ref" bash -c 'curl -fsS "$1" | tee >($3 >/dev/null) | tar xz -C "$2"' bash "$url/big.tar.gz" "$work/untar" "$hasher" ;;
+	esac
+}
+cases=(validate build resolve verify install)
+# Warm the page cache and the programs once, untimed.
+for c in "${cases[@]}"; do
+	run_case "$c" ours
+	run_case "$c" ref
+done
+: >"$results"
+for r in $(seq "$rounds"); do
+	log "round $r of $rounds"
+	for c in "${cases[@]}"; do
+		# Alternate who goes first, so neither always runs on a warmer machine.
+		if [ $((r % 2)) -eq 1 ]; then
+			run_case "$c" ours
+			run_case "$c" ref
+		else
+			run_case "$c" ref
+			run_case "$c" ours
+		fi
+	done
+done
+
+# --- the table --------------------------------------------------------------
+load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*averages*: //')
+echo "$(uname -sm), $(nproc 2>/dev/null || sysctl -n hw.ncpu) cores, load $load; $agents agents, $mb MB archive; medians of $rounds interleaved rounds"
+awk -F'\t' '
+	{ split($1, k, " "); n = ++count[$1]; t[$1, n] = $2; if ($3 > rss[$1]) rss[$1] = $3 }
+	function median(label,   i, j, n, tmp, v) {
+		n = count[label]
+		for (i = 1; i <= n; i++) v[i] = t[label, i]
+		for (i = 2; i <= n; i++) { tmp = v[i]; for (j = i - 1; j >= 1 && v[j] > tmp; j--) v[j + 1] = v[j]; v[j + 1] = tmp }
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	END {
+		split("validate build resolve verify install", cs, " ")
+		ref["validate"] = "floor"; ref["build"] = "floor"; ref["resolve"] = "JSON reader"
+		ref["verify"] = "one 1 s agent"; ref["install"] = "curl|tee sha256sum|tar"
+		printf "%-9s %-24s %12s %12s %7s %18s\n", "case", "reference", "ours ms", "ref ms", "ratio", "peak RSS ours/ref"
+		for (i = 1; i <= 5; i++) {
+			c = cs[i]; o = median(c " ours"); f = median(c " ref")
+			printf "%-9s %-24s %12.1f %12.1f %6.2fx %8.1f/%-6.1f MiB\n", c, ref[c], o, f, o / f, rss[c " ours"] / 1024, rss[c " ref"] / 1024
+		}
+		printf "%-9s %-24s %12.1f %12.1f %6.2fx\n", "build", "validate (ours)", median("build ours"), median("validate ours"), median("build ours") / median("validate ours")
+	}' "$results"
