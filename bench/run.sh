@@ -50,7 +50,8 @@ trap cleanup EXIT
 log() { echo "bench: $*" >&2; }
 
 log "building (agents $agents, archive $mb MB, $rounds rounds, $(nproc 2>/dev/null || sysctl -n hw.ncpu) cores)"
-go build -o "$work/bin/" ./cmd/acp ./cmd/acp-registry ./bench/measure ./bench/floor ./bench/reader ./bench/genregistry ./bench/fixture
+# Built as the release binaries are (.github/release/build.sh): static, no cgo.
+CGO_ENABLED=0 go build -trimpath -o "$work/bin/" ./cmd/acp ./cmd/acp-registry ./bench/measure ./bench/floor ./bench/reader ./bench/genregistry ./bench/fixture
 export PATH="$work/bin:$PATH"
 hasher=sha256sum
 command -v sha256sum >/dev/null || hasher="shasum -a 256" # macOS
