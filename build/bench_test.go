@@ -107,3 +107,23 @@ func BenchmarkWriteDir5000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBuildTree builds the tree ACP_BENCH_TREE names (written by
+// bench/genregistry, say) as the build command does: lean validation,
+// into an output that exists from the previous iteration.
+func BenchmarkBuildTree(b *testing.B) {
+	root := os.Getenv("ACP_BENCH_TREE")
+	if root == "" {
+		b.Skip("ACP_BENCH_TREE names no tree")
+	}
+	out := filepath.Join(b.TempDir(), "dist")
+	vo := validate.Options{SkipURLs: true, Lean: true}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := Build(context.Background(), Options{Root: root, Out: out, Validate: Validator(vo), Schemas: Schemas()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res.Report.Close()
+	}
+}

@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // Field orders of agent.schema.json. Indexes list every object's fields in
@@ -216,30 +214,4 @@ func appendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
-}
-
-// joinIndex writes {"version", "agents"[, "extensions"]} around encoded
-// agents: 2-space indent, final newline. Agents are encoded once and
-// shared between indexes.
-func joinIndex(agents [][]byte, extensions bool) []byte {
-	n := 100
-	for _, a := range agents {
-		n += len(a) + 6
-	}
-	b := make([]byte, 0, n)
-	b = append(b, "{\n  \"version\": \""+registry.IndexVersion+"\",\n  \"agents\": ["...)
-	for i, a := range agents {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, "\n    "...)
-		b = append(b, a...)
-	}
-	if len(agents) > 0 {
-		b = append(b, "\n  "...)
-	}
-	if extensions {
-		return append(b, "],\n  \"extensions\": []\n}\n"...)
-	}
-	return append(b, "]\n}\n"...)
 }

@@ -2,6 +2,7 @@ package build
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ func WriteDir(dir string, files Files) (err error) {
 			s.abort()
 		}
 	}()
-	if err := s.write(files, nil, nil); err != nil {
+	if err := s.write(files, nil, nil, nil); err != nil {
 		return err
 	}
 	return s.commit()
@@ -138,14 +139,22 @@ func (s *stage) drain() {
 	}
 }
 
-// write completes the folder so that it holds exactly files and the
-// files named in keep: those written early stay, the others are read with
-// load. Early files that are in neither are removed.
-func (s *stage) write(files Files, keep []string, load func(name string) ([]byte, error)) error {
+// write completes the folder so that it holds exactly files, the
+// streamed outputs and the files named in keep: those written early stay,
+// the others are read with load. Early files that are in none are
+// removed.
+func (s *stage) write(files Files, streamed []output, keep []string, load func(name string) ([]byte, error)) error {
 	s.drain()
 	wanted := make(map[string]bool, len(keep))
 	for _, name := range keep {
 		wanted[name] = true
+	}
+	streams := make(map[string]bool, len(streamed))
+	for _, o := range streamed {
+		streams[o.name] = true
+		if !plainFileName(o.name) {
+			return fmt.Errorf("refusing output file name %q: it must be a plain file name", o.name)
+		}
 	}
 	for _, name := range append(files.Names(), keep...) {
 		if !plainFileName(name) {
@@ -153,7 +162,7 @@ func (s *stage) write(files Files, keep []string, load func(name string) ([]byte
 		}
 	}
 	for name := range s.early {
-		if _, ok := files[name]; ok || !wanted[name] {
+		if _, ok := files[name]; ok || streams[name] || !wanted[name] {
 			// Rendered content wins over an early offer of the same name.
 			if err := os.Remove(filepath.Join(s.tmp, name)); err != nil {
 				return fmt.Errorf("write %s: %w", filepath.Join(s.tmp, name), err)
@@ -163,7 +172,7 @@ func (s *stage) write(files Files, keep []string, load func(name string) ([]byte
 	}
 	todo := files.Names()
 	for _, name := range keep {
-		if s.early[name] {
+		if s.early[name] || streams[name] {
 			continue
 		}
 		if _, ok := files[name]; ok {
@@ -176,7 +185,45 @@ func (s *stage) write(files Files, keep []string, load func(name string) ([]byte
 		files[name] = data
 		todo = append(todo, name)
 	}
+	if err := s.streamAll(streamed); err != nil {
+		return err
+	}
 	return s.putAll(todo, files)
+}
+
+// streamAll writes the streamed outputs, several at once.
+func (s *stage) streamAll(outs []output) error {
+	errs := make([]error, len(outs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, writers)
+	for i, o := range outs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			errs[i] = s.stream(o)
+			<-sem
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// stream writes one output as its write function produces it.
+func (s *stage) stream(o output) error {
+	path := filepath.Join(s.tmp, o.name)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := o.write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // commit swaps the folder into place.

@@ -84,7 +84,7 @@ func TestStageCorrectsEarlyFiles(t *testing.T) {
 	s.offer("a.svg", []byte("second offer"))
 	s.offer("../escape.svg", []byte("x"))
 	load := func(name string) ([]byte, error) { return []byte("loaded " + name), nil }
-	if err := s.write(Files{"a.svg": []byte("new"), "b.svg": []byte("b")}, []string{"c.svg"}, load); err != nil {
+	if err := s.write(Files{"a.svg": []byte("new"), "b.svg": []byte("b")}, nil, []string{"c.svg"}, load); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.commit(); err != nil {
