@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -147,17 +148,18 @@ func appendValue(b []byte, v any, k kind, indent string) ([]byte, error) {
 // order, then the others sorted.
 func orderedKeys(m map[string]any, order []string) []string {
 	keys := make([]string, 0, len(m))
-	known := make(map[string]bool, len(order))
 	for _, k := range order {
-		known[k] = true
 		if _, ok := m[k]; ok {
 			keys = append(keys, k)
 		}
 	}
 	n := len(keys)
-	for k := range m {
-		if !known[k] {
-			keys = append(keys, k)
+	if n < len(m) {
+		// The orders are a few names: a scan costs less than a set.
+		for k := range m {
+			if !slices.Contains(order, k) {
+				keys = append(keys, k)
+			}
 		}
 	}
 	sort.Strings(keys[n:])

@@ -325,12 +325,27 @@ func reuse(old, path string, data []byte) bool {
 	if err != nil || !st.Mode().IsRegular() || st.Size() != int64(len(data)) || st.Mode().Perm() != 0o644 {
 		return false
 	}
-	have, err := os.ReadFile(old)
-	if err != nil || !bytes.Equal(have, data) {
+	f, err := os.Open(old)
+	if err != nil {
+		return false
+	}
+	bp := readBufs.Get().(*[]byte)
+	defer readBufs.Put(bp)
+	if cap(*bp) <= len(data) {
+		*bp = make([]byte, len(data)+1)
+	}
+	// One read: a file of the size Lstat gave comes whole from a local
+	// disk; a short read (or a file that grew) is doubt, and doubt writes.
+	n, err := f.Read((*bp)[:len(data)+1])
+	f.Close()
+	if err != nil || n != len(data) || !bytes.Equal((*bp)[:n], data) {
 		return false
 	}
 	return os.Link(old, path) == nil
 }
+
+// readBufs hold a previous output's file while it is compared.
+var readBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
 func writeFile(path string, data []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
