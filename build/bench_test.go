@@ -109,21 +109,40 @@ func BenchmarkWriteDir5000(b *testing.B) {
 }
 
 // BenchmarkBuildTree builds the tree ACP_BENCH_TREE names (written by
-// bench/genregistry, say) as the build command does: lean validation,
-// into an output that exists from the previous iteration.
+// bench/genregistry, say) as the build command does (lean validation):
+// "cold" into a new output, "rebuild" over the previous one. Compare with
+// validate's BenchmarkValidateLean on the same tree.
 func BenchmarkBuildTree(b *testing.B) {
 	root := os.Getenv("ACP_BENCH_TREE")
 	if root == "" {
 		b.Skip("ACP_BENCH_TREE names no tree")
 	}
-	out := filepath.Join(b.TempDir(), "dist")
 	vo := validate.Options{SkipURLs: true, Lean: true}
-	b.ReportAllocs()
-	for b.Loop() {
+	build := func(b *testing.B, out string) {
 		res, err := Build(context.Background(), Options{Root: root, Out: out, Validate: Validator(vo), Schemas: Schemas()})
 		if err != nil {
 			b.Fatal(err)
 		}
 		res.Report.Close()
 	}
+	b.Run("cold", func(b *testing.B) {
+		out := filepath.Join(b.TempDir(), "dist")
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			if err := os.RemoveAll(out); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			build(b, out)
+		}
+	})
+	b.Run("rebuild", func(b *testing.B) {
+		out := filepath.Join(b.TempDir(), "dist")
+		build(b, out)
+		b.ReportAllocs()
+		for b.Loop() {
+			build(b, out)
+		}
+	})
 }

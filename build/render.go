@@ -115,35 +115,36 @@ func newCollector(baseURL string, vs *validate.Variants, store *entryStore) *col
 	return c
 }
 
+// entryBufs hold an agent's entries while they are rendered.
+var entryBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
 func (c *collector) iconURL(id string) string { return c.base + "/" + id + ".svg" }
 
 // add renders an agent whose files are in dir; safe for concurrent use.
 func (c *collector) add(m *registry.Manifest, dir string) error {
-	e, _ := validate.IndexEntry(m, c.iconURL(m.ID), false)
-	b, err := encodeEntry(e)
-	if err != nil {
-		return err
-	}
+	bp := entryBufs.Get().(*[]byte)
+	defer entryBufs.Put(bp)
+	url := c.iconURL(m.ID)
+	b, _ := appendEntry((*bp)[:0], m, url, false)
 	// strings.Clone: the record must not keep alive whatever the
 	// manifest's strings were cut from.
 	r := entryRec{id: strings.Clone(m.ID), dir: dir, stable: int32(len(b))}
-	// Only a manifest with a preview can have it promoted; asking for
-	// every agent would render each twice.
+	// Only a manifest with a preview can have it promoted.
 	if m.Preview != nil {
-		if pe, promoted := validate.IndexEntry(m, c.iconURL(m.ID), true); promoted {
-			p, err := encodeEntry(pe)
-			if err != nil {
-				return err
-			}
-			r.preview = int32(len(p))
-			b = append(b, p...)
+		var promoted bool
+		if b, promoted = appendEntry(b, m, url, true); promoted {
+			r.preview = int32(len(b)) - r.stable
+		} else {
+			b = b[:r.stable]
 		}
 	}
+	*bp = b
 	if c.patched[m.ID] {
 		r.m = m
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	var err error
 	if r.off, err = c.store.append(b); err != nil {
 		return err
 	}
