@@ -248,11 +248,40 @@ func (s *stage) commit() error {
 		return fmt.Errorf("move new output into %s: %w", s.dir, err)
 	}
 	if old != "" {
-		if err := os.RemoveAll(old); err != nil {
+		if err := removeDir(old); err != nil {
 			return fmt.Errorf("remove previous output %s: %w", old, err)
 		}
 	}
 	return nil
+}
+
+// removeDir removes the previous output, its files on several
+// goroutines: the command waits for it, and a rebuild's previous output
+// is thousands of files.
+func removeDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return os.RemoveAll(dir)
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return os.RemoveAll(dir)
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(names); i += writers {
+				os.Remove(filepath.Join(dir, names[i]))
+			}
+		}()
+	}
+	wg.Wait()
+	// Whatever is left (a folder someone put there) goes the slow way,
+	// which also reports what cannot be removed.
+	return os.RemoveAll(dir)
 }
 
 // abort removes the temporary folder; the output is left as it was.
