@@ -354,10 +354,6 @@ func reuse(old, path string, data []byte) bool {
 	if err != nil || !st.Mode().IsRegular() || st.Size() != int64(len(data)) || st.Mode().Perm() != 0o644 {
 		return false
 	}
-	f, err := os.Open(old)
-	if err != nil {
-		return false
-	}
 	bp := readBufs.Get().(*[]byte)
 	defer readBufs.Put(bp)
 	if cap(*bp) <= len(data) {
@@ -365,8 +361,7 @@ func reuse(old, path string, data []byte) bool {
 	}
 	// One read: a file of the size Lstat gave comes whole from a local
 	// disk; a short read (or a file that grew) is doubt, and doubt writes.
-	n, err := f.Read((*bp)[:len(data)+1])
-	f.Close()
+	n, err := readOnce(old, (*bp)[:len(data)+1])
 	if err != nil || n != len(data) || !bytes.Equal((*bp)[:n], data) {
 		return false
 	}
@@ -375,18 +370,3 @@ func reuse(old, path string, data []byte) bool {
 
 // readBufs hold a previous output's file while it is compared.
 var readBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
-
-func writeFile(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
