@@ -101,10 +101,14 @@ func Build(ctx context.Context, opts Options) (_ *Result, err error) {
 			return // not an agent, or the build fails anyway
 		}
 		id := a.Manifest.ID
+		// The folder is kept only to read an icon not written now.
+		dir := ""
 		if st != nil && len(a.Icon) > 0 {
 			st.offer(id+".svg", a.Icon)
+		} else {
+			dir = filepath.Dir(a.ManifestFile)
 		}
-		if err := c.add(a.Manifest, filepath.Dir(a.ManifestFile)); err != nil {
+		if err := c.add(a.Manifest, dir); err != nil {
 			mu.Lock()
 			if renderErr == nil {
 				renderErr = err
@@ -189,8 +193,8 @@ func Build(ctx context.Context, opts Options) (_ *Result, err error) {
 	load := func(name string) ([]byte, error) {
 		id := strings.TrimSuffix(name, ".svg")
 		i, found := sort.Find(len(c.recs), func(i int) int { return strings.Compare(id, c.recs[i].id) })
-		if !found {
-			return nil, fmt.Errorf("no agent %q", id)
+		if !found || c.recs[i].dir == "" {
+			return nil, fmt.Errorf("no folder known for agent %q", id)
 		}
 		return registry.ReadLimited(filepath.Join(c.recs[i].dir, registry.IconFile), maxIconSize)
 	}

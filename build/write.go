@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -37,10 +38,12 @@ type stage struct {
 	prev              string // the previous output, to reuse files from; may be ""
 
 	// Files offered before the rest of the output is known (the icons,
-	// while validation goes on), by name; see startEarly. Their bytes
-	// are not kept.
+	// while validation goes on); see startEarly. Nothing is kept of them
+	// (the folder itself says which were written), except the bytes of
+	// one whose write failed, which write tries again.
+	early bool
 	mu    sync.Mutex
-	early map[string]bool
+	retry map[string][]byte
 	queue chan earlyFile
 	wg    sync.WaitGroup
 }
@@ -91,21 +94,26 @@ func startEarly(dir string) *stage {
 	if err != nil {
 		return nil
 	}
-	s.early = map[string]bool{}
-	queue := make(chan earlyFile, 256)
+	s.early = true
+	s.retry = map[string][]byte{}
+	// A short queue: validation waits for the writers rather than
+	// holding many icons in memory.
+	queue := make(chan earlyFile, 32)
 	s.queue = queue
 	for w := 0; w < writers; w++ {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
 			for f := range queue {
-				if err := s.put(f.name, f.data); err != nil {
-					// The final write tries again and reports the error.
-					os.Remove(filepath.Join(s.tmp, f.name))
-					s.mu.Lock()
-					delete(s.early, f.name)
-					s.mu.Unlock()
+				err := s.put(f.name, f.data)
+				if err == nil || errors.Is(err, fs.ErrExist) {
+					continue // written, or offered twice: the first stays
 				}
+				// The final write tries again and reports the error.
+				os.Remove(filepath.Join(s.tmp, f.name))
+				s.mu.Lock()
+				s.retry[f.name] = f.data
+				s.mu.Unlock()
 			}
 		}()
 	}
@@ -113,19 +121,10 @@ func startEarly(dir string) *stage {
 }
 
 // offer queues a file that the output will hold unless the build fails.
-// The first offer of a name wins (an id appears twice only in a build that
+// One offer of a name wins (an id appears twice only in a build that
 // fails).
 func (s *stage) offer(name string, data []byte) {
-	if !plainFileName(name) {
-		return
-	}
-	s.mu.Lock()
-	taken := s.early[name]
-	if !taken {
-		s.early[name] = true
-	}
-	s.mu.Unlock()
-	if !taken {
+	if plainFileName(name) {
 		s.queue <- earlyFile{name, data}
 	}
 }
@@ -161,26 +160,37 @@ func (s *stage) write(files Files, streamed []output, keep []string, load func(n
 			return fmt.Errorf("refusing output file name %q: it must be a plain file name", name)
 		}
 	}
-	for name := range s.early {
-		if _, ok := files[name]; ok || streams[name] || !wanted[name] {
-			// Rendered content wins over an early offer of the same name.
-			if err := os.Remove(filepath.Join(s.tmp, name)); err != nil {
-				return fmt.Errorf("write %s: %w", filepath.Join(s.tmp, name), err)
+	written := map[string]bool{}
+	if s.early {
+		names, err := readNames(s.tmp)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", s.tmp, err)
+		}
+		for _, name := range names {
+			if _, ok := files[name]; ok || streams[name] || !wanted[name] {
+				// Rendered content wins over an early offer of the same name.
+				if err := os.Remove(filepath.Join(s.tmp, name)); err != nil {
+					return fmt.Errorf("write %s: %w", filepath.Join(s.tmp, name), err)
+				}
+				continue
 			}
-			delete(s.early, name)
+			written[name] = true
 		}
 	}
 	todo := files.Names()
 	for _, name := range keep {
-		if s.early[name] || streams[name] {
+		if written[name] || streams[name] {
 			continue
 		}
 		if _, ok := files[name]; ok {
 			continue
 		}
-		data, err := load(name)
-		if err != nil {
-			return fmt.Errorf("write %s: %w", name, err)
+		data, ok := s.retry[name]
+		if !ok {
+			var err error
+			if data, err = load(name); err != nil {
+				return fmt.Errorf("write %s: %w", name, err)
+			}
 		}
 		files[name] = data
 		todo = append(todo, name)
@@ -255,16 +265,20 @@ func (s *stage) commit() error {
 	return nil
 }
 
+func readNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
+}
+
 // removeDir removes the previous output, its files on several
 // goroutines: the command waits for it, and a rebuild's previous output
 // is thousands of files.
 func removeDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return os.RemoveAll(dir)
-	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
+	names, err := readNames(dir)
 	if err != nil {
 		return os.RemoveAll(dir)
 	}
