@@ -68,17 +68,21 @@ func genTree(tb testing.TB, dir string, n int) {
 func BenchmarkBuild5000(b *testing.B) {
 	root := b.TempDir()
 	genTree(b, root, 5000)
-	vo := validate.Options{SkipURLs: true}
+	// Both as the commands run them: lean, nothing kept of an agent.
+	vo := validate.Options{SkipURLs: true, Lean: true}
 	rep, err := validate.Run(context.Background(), []string{root}, vo)
 	if err != nil || rep.HasErrors() {
 		b.Fatalf("generated tree does not validate: %v %s", err, validate.SummaryLine(rep))
 	}
+	rep.Close()
 	b.Run("validate", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			if _, err := validate.Run(context.Background(), []string{root}, vo); err != nil {
+			rep, err := validate.Run(context.Background(), []string{root}, vo)
+			if err != nil {
 				b.Fatal(err)
 			}
+			rep.Close()
 		}
 	})
 	out := filepath.Join(b.TempDir(), "dist")
@@ -86,9 +90,11 @@ func BenchmarkBuild5000(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
 			opts := Options{Root: root, Out: out, Validate: Validator(vo), Schemas: Schemas()}
-			if _, err := Build(context.Background(), opts); err != nil {
+			res, err := Build(context.Background(), opts)
+			if err != nil {
 				b.Fatal(err)
 			}
+			res.Report.Close()
 		}
 	})
 }
@@ -106,4 +112,43 @@ func BenchmarkWriteDir5000(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkBuildTree builds the tree ACP_BENCH_TREE names (written by
+// bench/genregistry, say) as the build command does (lean validation):
+// "cold" into a new output, "rebuild" over the previous one. Compare with
+// validate's BenchmarkValidateLean on the same tree.
+func BenchmarkBuildTree(b *testing.B) {
+	root := os.Getenv("ACP_BENCH_TREE")
+	if root == "" {
+		b.Skip("ACP_BENCH_TREE names no tree")
+	}
+	vo := validate.Options{SkipURLs: true, Lean: true}
+	build := func(b *testing.B, out string) {
+		res, err := Build(context.Background(), Options{Root: root, Out: out, Validate: Validator(vo), Schemas: Schemas()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res.Report.Close()
+	}
+	b.Run("cold", func(b *testing.B) {
+		out := filepath.Join(b.TempDir(), "dist")
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			if err := os.RemoveAll(out); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			build(b, out)
+		}
+	})
+	b.Run("rebuild", func(b *testing.B) {
+		out := filepath.Join(b.TempDir(), "dist")
+		build(b, out)
+		b.ReportAllocs()
+		for b.Loop() {
+			build(b, out)
+		}
+	})
 }

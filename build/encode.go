@@ -4,11 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // Field orders of agent.schema.json. Indexes list every object's fields in
@@ -149,17 +148,18 @@ func appendValue(b []byte, v any, k kind, indent string) ([]byte, error) {
 // order, then the others sorted.
 func orderedKeys(m map[string]any, order []string) []string {
 	keys := make([]string, 0, len(m))
-	known := make(map[string]bool, len(order))
 	for _, k := range order {
-		known[k] = true
 		if _, ok := m[k]; ok {
 			keys = append(keys, k)
 		}
 	}
 	n := len(keys)
-	for k := range m {
-		if !known[k] {
-			keys = append(keys, k)
+	if n < len(m) {
+		// The orders are a few names: a scan costs less than a set.
+		for k := range m {
+			if !slices.Contains(order, k) {
+				keys = append(keys, k)
+			}
 		}
 	}
 	sort.Strings(keys[n:])
@@ -216,30 +216,4 @@ func appendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
-}
-
-// joinIndex writes {"version", "agents"[, "extensions"]} around encoded
-// agents: 2-space indent, final newline. Agents are encoded once and
-// shared between indexes.
-func joinIndex(agents [][]byte, extensions bool) []byte {
-	n := 100
-	for _, a := range agents {
-		n += len(a) + 6
-	}
-	b := make([]byte, 0, n)
-	b = append(b, "{\n  \"version\": \""+registry.IndexVersion+"\",\n  \"agents\": ["...)
-	for i, a := range agents {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, "\n    "...)
-		b = append(b, a...)
-	}
-	if len(agents) > 0 {
-		b = append(b, "\n  "...)
-	}
-	if extensions {
-		return append(b, "],\n  \"extensions\": []\n}\n"...)
-	}
-	return append(b, "]\n}\n"...)
 }

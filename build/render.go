@@ -1,7 +1,10 @@
 package build
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"sync"
@@ -46,7 +49,7 @@ func (f Files) Names() []string {
 // registry.schema.json widened for the variants' client-specific fields;
 // variants may be nil.
 func Render(agents []Agent, variants *validate.Variants, baseURL string, schemas map[string][]byte) (Files, error) {
-	c := newCollector(baseURL, variants)
+	c := newCollector(baseURL, variants, memoryStore())
 	files := Files{}
 	for _, a := range agents {
 		id := a.Manifest.ID
@@ -57,7 +60,7 @@ func Render(agents []Agent, variants *validate.Variants, baseURL string, schemas
 			return nil, fmt.Errorf("agent %q has no icon: add %s beside its %s", id, registry.IconFile, registry.ManifestFile)
 		}
 		files[id+".svg"] = a.Icon
-		if err := c.add(a.Manifest); err != nil {
+		if err := c.add(a.Manifest, ""); err != nil {
 			return nil, err
 		}
 	}
@@ -75,26 +78,33 @@ func Render(agents []Agent, variants *validate.Variants, baseURL string, schemas
 }
 
 // collector renders each agent's entries once, as the agent is validated,
-// and keeps only those bytes (and the manifest of an agent a variant
-// patches): a build's memory is the size of its indexes, not of the
-// documents it read.
+// and keeps only those bytes, in an entryStore (a temporary file in a
+// build), plus a small record per agent and the manifest of an agent a
+// variant patches: a build's memory does not grow with the documents it
+// read, nor with the size of its indexes.
 type collector struct {
 	base    string
 	vs      *validate.Variants
 	patched map[string]bool
 
-	mu      sync.Mutex
-	entries map[string]*rendered
+	mu     sync.Mutex
+	store  *entryStore
+	recs   []entryRec
+	sorted bool
 }
 
-type rendered struct {
-	stable  []byte
-	preview []byte             // the promoted preview; nil when it is the stable entry
+// entryRec is what a collector keeps of one agent.
+type entryRec struct {
+	id      string
+	dir     string             // the agent's folder (Build reads an icon from it); may be ""
+	off     int64              // where its entries start in the store
+	stable  int32              // length of the stable entry
+	preview int32              // length of the promoted preview entry after it; 0 when none
 	m       *registry.Manifest // only for agents a variant patches
 }
 
-func newCollector(baseURL string, vs *validate.Variants) *collector {
-	c := &collector{base: strings.TrimRight(baseURL, "/"), vs: vs, patched: map[string]bool{}, entries: map[string]*rendered{}}
+func newCollector(baseURL string, vs *validate.Variants, store *entryStore) *collector {
+	c := &collector{base: strings.TrimRight(baseURL, "/"), vs: vs, patched: map[string]bool{}, store: store}
 	if vs != nil {
 		for _, v := range vs.List {
 			for id := range v.Patch {
@@ -105,82 +115,127 @@ func newCollector(baseURL string, vs *validate.Variants) *collector {
 	return c
 }
 
+// entryBufs hold an agent's entries while they are rendered.
+var entryBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
 func (c *collector) iconURL(id string) string { return c.base + "/" + id + ".svg" }
 
-// add renders an agent; safe for concurrent use.
-func (c *collector) add(m *registry.Manifest) error {
-	e, _ := validate.IndexEntry(m, c.iconURL(m.ID), false)
-	r := &rendered{}
-	var err error
-	if r.stable, err = encodeEntry(e); err != nil {
-		return err
-	}
-	if pe, promoted := validate.IndexEntry(m, c.iconURL(m.ID), true); promoted {
-		if r.preview, err = encodeEntry(pe); err != nil {
-			return err
+// add renders an agent whose files are in dir; safe for concurrent use.
+func (c *collector) add(m *registry.Manifest, dir string) error {
+	bp := entryBufs.Get().(*[]byte)
+	defer entryBufs.Put(bp)
+	url := c.iconURL(m.ID)
+	b, _ := appendEntry((*bp)[:0], m, url, false)
+	// strings.Clone: the record must not keep alive whatever the
+	// manifest's strings were cut from.
+	r := entryRec{id: strings.Clone(m.ID), dir: dir, stable: int32(len(b))}
+	// Only a manifest with a preview can have it promoted.
+	if m.Preview != nil {
+		var promoted bool
+		if b, promoted = appendEntry(b, m, url, true); promoted {
+			r.preview = int32(len(b)) - r.stable
+		} else {
+			b = b[:r.stable]
 		}
 	}
+	*bp = b
 	if c.patched[m.ID] {
 		r.m = m
 	}
 	c.mu.Lock()
-	c.entries[m.ID] = r
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	var err error
+	if r.off, err = c.store.append(b); err != nil {
+		return err
+	}
+	c.recs = append(c.recs, r)
+	c.sorted = false
+	return nil
+}
+
+// sort orders the records by id once every agent is added, and refuses
+// an id given twice (the validator reports it first).
+func (c *collector) sort() error {
+	if c.sorted {
+		return nil
+	}
+	if err := c.store.flush(); err != nil {
+		return err
+	}
+	sort.Slice(c.recs, func(i, j int) bool { return c.recs[i].id < c.recs[j].id })
+	for i := 1; i < len(c.recs); i++ {
+		if c.recs[i].id == c.recs[i-1].id {
+			return fmt.Errorf("agent id %q appears twice: ids must be unique", c.recs[i].id)
+		}
+	}
+	c.sorted = true
 	return nil
 }
 
 // ids are the rendered agents, sorted.
-func (c *collector) ids() []string {
-	ids := make([]string, 0, len(c.entries))
-	for id := range c.entries {
-		ids = append(ids, id)
+func (c *collector) ids() ([]string, error) {
+	if err := c.sort(); err != nil {
+		return nil, err
 	}
-	sort.Strings(ids)
-	return ids
+	ids := make([]string, len(c.recs))
+	for i := range c.recs {
+		ids[i] = c.recs[i].id
+	}
+	return ids, nil
 }
 
-// indexes renders registry.json, registry-preview.json, every variant's
-// indexes and the schemas.
-func (c *collector) indexes(schemas map[string][]byte) (Files, error) {
-	ids := c.ids()
-	files := Files{}
+// output is one file of a build: its bytes, or how to write them.
+type output struct {
+	name  string
+	data  []byte
+	write func(w io.Writer) error
+}
+
+// outputs lists registry.json, registry-preview.json, every variant's
+// indexes and the schemas; the indexes are written from the store when
+// asked, so that none is held in memory.
+func (c *collector) outputs(schemas map[string][]byte) ([]output, error) {
+	if err := c.sort(); err != nil {
+		return nil, err
+	}
+	var outs []output
+	taken := map[string]bool{}
+	index := func(name string, v *validate.Variant, channel string, extensions bool) {
+		taken[name] = true
+		outs = append(outs, output{name: name, write: func(w io.Writer) error {
+			return c.writeIndex(w, v, channel, extensions)
+		}})
+	}
 	var mainExclude []string
 	if c.vs != nil {
 		mainExclude = c.vs.Main
 	}
 	main := &validate.Variant{Name: validate.MainVariant, Exclude: mainExclude}
-	for _, ch := range []string{validate.ChannelStable, validate.ChannelPreview} {
-		chunks, err := c.variant(ids, main, ch)
-		if err != nil {
-			return nil, err
-		}
-		name := IndexFile
-		if ch == validate.ChannelPreview {
-			name = PreviewIndexFile
-		}
-		files[name] = joinIndex(chunks, true)
-	}
+	index(IndexFile, main, validate.ChannelStable, true)
+	index(PreviewIndexFile, main, validate.ChannelPreview, true)
 	var fields []string
 	if c.vs != nil {
 		for _, v := range c.vs.List {
 			for _, ch := range v.Channels {
-				chunks, err := c.variant(ids, v, ch)
-				if err != nil {
-					return nil, err
-				}
 				name := v.File(ch)
-				if _, taken := files[name]; taken {
+				if taken[name] {
 					return nil, fmt.Errorf("%w: variant %q writes %s, which another index already is", ErrVariants, v.Name, name)
 				}
 				// Variant indexes are what their clients read, and none
 				// of them reads "extensions".
-				files[name] = joinIndex(chunks, false)
+				index(name, v, ch, false)
 			}
 			fields = append(fields, v.Fields...)
 		}
 	}
-	for name, data := range schemas {
-		if _, taken := files[name]; taken {
+	names := make([]string, 0, len(schemas))
+	for name := range schemas {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		data := schemas[name]
+		if taken[name] {
 			return nil, fmt.Errorf("schema file name %q collides with another output", name)
 		}
 		if name == IndexSchemaFile && len(fields) > 0 {
@@ -189,37 +244,80 @@ func (c *collector) indexes(schemas map[string][]byte) (Files, error) {
 				return nil, err
 			}
 		}
-		files[name] = data
+		taken[name] = true
+		outs = append(outs, output{name: name, data: data})
+	}
+	return outs, nil
+}
+
+// indexes renders every output into memory.
+func (c *collector) indexes(schemas map[string][]byte) (Files, error) {
+	outs, err := c.outputs(schemas)
+	if err != nil {
+		return nil, err
+	}
+	files := Files{}
+	for _, o := range outs {
+		if o.write != nil {
+			var buf bytes.Buffer
+			if err := o.write(&buf); err != nil {
+				return nil, err
+			}
+			o.data = buf.Bytes()
+		}
+		files[o.name] = o.data
 	}
 	return files, nil
 }
 
-// variant lists the encoded entries of one index.
-func (c *collector) variant(ids []string, v *validate.Variant, channel string) ([][]byte, error) {
-	out := make([][]byte, 0, len(ids))
-	for _, id := range ids {
-		if v.Excludes(id) {
+// writeIndex writes {"version", "agents"[, "extensions"]} around the
+// entries of one index: 2-space indent, final newline.
+func (c *collector) writeIndex(w io.Writer, v *validate.Variant, channel string, extensions bool) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString("{\n  \"version\": \"" + registry.IndexVersion + "\",\n  \"agents\": [")
+	rd := c.store.reader()
+	n := 0
+	for i := range c.recs {
+		r := &c.recs[i]
+		if v.Excludes(r.id) {
 			continue
 		}
-		r := c.entries[id]
-		if patch, ok := v.Patch[id]; ok && r.m != nil {
-			e, _ := validate.IndexEntry(r.m, c.iconURL(id), channel == validate.ChannelPreview)
+		var entry []byte
+		if patch, ok := v.Patch[r.id]; ok && r.m != nil {
+			e, _ := validate.IndexEntry(r.m, c.iconURL(r.id), channel == validate.ChannelPreview)
 			patched, ok := validate.MergePatch(e, patch).(map[string]any)
 			if !ok {
-				return nil, fmt.Errorf("%w: variant %q, patch of %q is not an object", ErrVariants, v.Name, id)
+				return fmt.Errorf("%w: variant %q, patch of %q is not an object", ErrVariants, v.Name, r.id)
 			}
 			b, err := encodeEntry(patched)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			out = append(out, b)
-			continue
-		}
-		if channel == validate.ChannelPreview && r.preview != nil {
-			out = append(out, r.preview)
+			entry = b
 		} else {
-			out = append(out, r.stable)
+			off, size := r.off, int64(r.stable)
+			if channel == validate.ChannelPreview && r.preview > 0 {
+				off, size = r.off+int64(r.stable), int64(r.preview)
+			}
+			var err error
+			if entry, err = rd.at(off, size); err != nil {
+				return err
+			}
 		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n    ")
+		bw.Write(entry)
+		n++
 	}
-	return out, nil
+	if n > 0 {
+		bw.WriteString("\n  ")
+	}
+	if extensions {
+		bw.WriteString("],\n  \"extensions\": []\n}\n")
+	} else {
+		bw.WriteString("]\n}\n")
+	}
+	return bw.Flush()
 }

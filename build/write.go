@@ -2,7 +2,9 @@ package build
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -22,7 +24,7 @@ func WriteDir(dir string, files Files) (err error) {
 			s.abort()
 		}
 	}()
-	if err := s.write(files, nil, nil); err != nil {
+	if err := s.write(files, nil, nil, nil); err != nil {
 		return err
 	}
 	return s.commit()
@@ -36,10 +38,12 @@ type stage struct {
 	prev              string // the previous output, to reuse files from; may be ""
 
 	// Files offered before the rest of the output is known (the icons,
-	// while validation goes on), by name; see startEarly. Their bytes
-	// are not kept.
+	// while validation goes on); see startEarly. Nothing is kept of them
+	// (the folder itself says which were written), except the bytes of
+	// one whose write failed, which write tries again.
+	early bool
 	mu    sync.Mutex
-	early map[string]bool
+	retry map[string][]byte
 	queue chan earlyFile
 	wg    sync.WaitGroup
 }
@@ -90,21 +94,26 @@ func startEarly(dir string) *stage {
 	if err != nil {
 		return nil
 	}
-	s.early = map[string]bool{}
-	queue := make(chan earlyFile, 256)
+	s.early = true
+	s.retry = map[string][]byte{}
+	// A short queue: validation waits for the writers rather than
+	// holding many icons in memory.
+	queue := make(chan earlyFile, 32)
 	s.queue = queue
 	for w := 0; w < writers; w++ {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
 			for f := range queue {
-				if err := s.put(f.name, f.data); err != nil {
-					// The final write tries again and reports the error.
-					os.Remove(filepath.Join(s.tmp, f.name))
-					s.mu.Lock()
-					delete(s.early, f.name)
-					s.mu.Unlock()
+				err := s.put(f.name, f.data)
+				if err == nil || errors.Is(err, fs.ErrExist) {
+					continue // written, or offered twice: the first stays
 				}
+				// The final write tries again and reports the error.
+				os.Remove(filepath.Join(s.tmp, f.name))
+				s.mu.Lock()
+				s.retry[f.name] = f.data
+				s.mu.Unlock()
 			}
 		}()
 	}
@@ -112,19 +121,10 @@ func startEarly(dir string) *stage {
 }
 
 // offer queues a file that the output will hold unless the build fails.
-// The first offer of a name wins (an id appears twice only in a build that
+// One offer of a name wins (an id appears twice only in a build that
 // fails).
 func (s *stage) offer(name string, data []byte) {
-	if !plainFileName(name) {
-		return
-	}
-	s.mu.Lock()
-	taken := s.early[name]
-	if !taken {
-		s.early[name] = true
-	}
-	s.mu.Unlock()
-	if !taken {
+	if plainFileName(name) {
 		s.queue <- earlyFile{name, data}
 	}
 }
@@ -138,45 +138,102 @@ func (s *stage) drain() {
 	}
 }
 
-// write completes the folder so that it holds exactly files and the
-// files named in keep: those written early stay, the others are read with
-// load. Early files that are in neither are removed.
-func (s *stage) write(files Files, keep []string, load func(name string) ([]byte, error)) error {
+// write completes the folder so that it holds exactly files, the
+// streamed outputs and the files named in keep: those written early stay,
+// the others are read with load. Early files that are in none are
+// removed.
+func (s *stage) write(files Files, streamed []output, keep []string, load func(name string) ([]byte, error)) error {
 	s.drain()
 	wanted := make(map[string]bool, len(keep))
 	for _, name := range keep {
 		wanted[name] = true
+	}
+	streams := make(map[string]bool, len(streamed))
+	for _, o := range streamed {
+		streams[o.name] = true
+		if !plainFileName(o.name) {
+			return fmt.Errorf("refusing output file name %q: it must be a plain file name", o.name)
+		}
 	}
 	for _, name := range append(files.Names(), keep...) {
 		if !plainFileName(name) {
 			return fmt.Errorf("refusing output file name %q: it must be a plain file name", name)
 		}
 	}
-	for name := range s.early {
-		if _, ok := files[name]; ok || !wanted[name] {
-			// Rendered content wins over an early offer of the same name.
-			if err := os.Remove(filepath.Join(s.tmp, name)); err != nil {
-				return fmt.Errorf("write %s: %w", filepath.Join(s.tmp, name), err)
+	written := map[string]bool{}
+	if s.early {
+		names, err := readNames(s.tmp)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", s.tmp, err)
+		}
+		for _, name := range names {
+			if _, ok := files[name]; ok || streams[name] || !wanted[name] {
+				// Rendered content wins over an early offer of the same name.
+				if err := os.Remove(filepath.Join(s.tmp, name)); err != nil {
+					return fmt.Errorf("write %s: %w", filepath.Join(s.tmp, name), err)
+				}
+				continue
 			}
-			delete(s.early, name)
+			written[name] = true
 		}
 	}
 	todo := files.Names()
 	for _, name := range keep {
-		if s.early[name] {
+		if written[name] || streams[name] {
 			continue
 		}
 		if _, ok := files[name]; ok {
 			continue
 		}
-		data, err := load(name)
-		if err != nil {
-			return fmt.Errorf("write %s: %w", name, err)
+		data, ok := s.retry[name]
+		if !ok {
+			var err error
+			if data, err = load(name); err != nil {
+				return fmt.Errorf("write %s: %w", name, err)
+			}
 		}
 		files[name] = data
 		todo = append(todo, name)
 	}
+	if err := s.streamAll(streamed); err != nil {
+		return err
+	}
 	return s.putAll(todo, files)
+}
+
+// streamAll writes the streamed outputs, several at once.
+func (s *stage) streamAll(outs []output) error {
+	errs := make([]error, len(outs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, writers)
+	for i, o := range outs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			errs[i] = s.stream(o)
+			<-sem
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// stream writes one output as its write function produces it.
+func (s *stage) stream(o output) error {
+	path := filepath.Join(s.tmp, o.name)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := o.write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // commit swaps the folder into place.
@@ -201,11 +258,44 @@ func (s *stage) commit() error {
 		return fmt.Errorf("move new output into %s: %w", s.dir, err)
 	}
 	if old != "" {
-		if err := os.RemoveAll(old); err != nil {
+		if err := removeDir(old); err != nil {
 			return fmt.Errorf("remove previous output %s: %w", old, err)
 		}
 	}
 	return nil
+}
+
+func readNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
+}
+
+// removeDir removes the previous output, its files on several
+// goroutines: the command waits for it, and a rebuild's previous output
+// is thousands of files.
+func removeDir(dir string) error {
+	names, err := readNames(dir)
+	if err != nil {
+		return os.RemoveAll(dir)
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(names); i += writers {
+				os.Remove(filepath.Join(dir, names[i]))
+			}
+		}()
+	}
+	wg.Wait()
+	// Whatever is left (a folder someone put there) goes the slow way,
+	// which also reports what cannot be removed.
+	return os.RemoveAll(dir)
 }
 
 // abort removes the temporary folder; the output is left as it was.
@@ -257,11 +347,13 @@ func (s *stage) putAll(names []string, files Files) error {
 }
 
 // put writes one file into the folder. A file whose bytes are already in
-// the previous output is hard-linked from there instead: on ext4 creating
-// a file costs several times what reading a small one from the page cache
-// and linking it does (BenchmarkBuild5000: 6.1 s against 1.1 s for 5,000
-// agents on the development VM), and most files of a rebuild are
-// unchanged.
+// the previous output is hard-linked from there instead: a link allocates
+// no inode, and on ext4 allocating thousands of inodes shortly after as
+// many files were deleted (the previous output, or anything else on the
+// file system) scans past every recently deleted one
+// (ext4's recently_deleted, in find_inode_bit): seconds of kernel time
+// for 5,000 files, against tens of milliseconds to read and compare them.
+// Most files of a rebuild are unchanged.
 func (s *stage) put(name string, data []byte) error {
 	path := filepath.Join(s.tmp, name)
 	if s.prev != "" && reuse(filepath.Join(s.prev, name), path, data) {
@@ -278,24 +370,19 @@ func reuse(old, path string, data []byte) bool {
 	if err != nil || !st.Mode().IsRegular() || st.Size() != int64(len(data)) || st.Mode().Perm() != 0o644 {
 		return false
 	}
-	have, err := os.ReadFile(old)
-	if err != nil || !bytes.Equal(have, data) {
+	bp := readBufs.Get().(*[]byte)
+	defer readBufs.Put(bp)
+	if cap(*bp) <= len(data) {
+		*bp = make([]byte, len(data)+1)
+	}
+	// One read: a file of the size Lstat gave comes whole from a local
+	// disk; a short read (or a file that grew) is doubt, and doubt writes.
+	n, err := readOnce(old, (*bp)[:len(data)+1])
+	if err != nil || n != len(data) || !bytes.Equal((*bp)[:n], data) {
 		return false
 	}
 	return os.Link(old, path) == nil
 }
 
-func writeFile(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
+// readBufs hold a previous output's file while it is compared.
+var readBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}

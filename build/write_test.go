@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -83,14 +84,37 @@ func TestStageCorrectsEarlyFiles(t *testing.T) {
 	s.offer("a.svg", []byte("old"))
 	s.offer("a.svg", []byte("second offer"))
 	s.offer("../escape.svg", []byte("x"))
+	s.offer("d.svg", []byte("early d"))
 	load := func(name string) ([]byte, error) { return []byte("loaded " + name), nil }
-	if err := s.write(Files{"a.svg": []byte("new"), "b.svg": []byte("b")}, []string{"c.svg"}, load); err != nil {
+	if err := s.write(Files{"a.svg": []byte("new"), "b.svg": []byte("b")}, nil, []string{"c.svg", "d.svg"}, load); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.commit(); err != nil {
 		t.Fatal(err)
 	}
-	if got := readAll(t, out); !reflect.DeepEqual(got, map[string][]byte{"a.svg": []byte("new"), "b.svg": []byte("b"), "c.svg": []byte("loaded c.svg")}) {
+	if got := readAll(t, out); !reflect.DeepEqual(got, map[string][]byte{"a.svg": []byte("new"), "b.svg": []byte("b"), "c.svg": []byte("loaded c.svg"), "d.svg": []byte("early d")}) {
 		t.Errorf("dist holds %q", got)
+	}
+}
+
+// An early write that fails is tried again with the bytes offered (the
+// agent's folder is not read again), and a second failure fails the
+// build, which leaves no output.
+func TestStageRetriesAFailedEarlyWrite(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "dist")
+	s := startEarly(out)
+	if s == nil {
+		t.Fatal("no early stage")
+	}
+	long := strings.Repeat("x", 300) + ".svg" // too long a name for any file system
+	s.offer(long, []byte("icon"))
+	load := func(name string) ([]byte, error) { t.Errorf("read %s again", name); return nil, os.ErrNotExist }
+	err := s.write(Files{}, nil, []string{long}, load)
+	if err == nil || !strings.Contains(err.Error(), long) {
+		t.Fatalf("write = %v, want the failed file named", err)
+	}
+	s.abort()
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("output exists after a failed write: %v", err)
 	}
 }

@@ -80,6 +80,13 @@ func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, b
 	}
 	vo := f.net.validateOptions()
 	vo.Stderr = s.Err
+	// The report is only printed: keep nothing else of an agent once the
+	// build has rendered it (a registry with variants.json, or a build
+	// with the network checks, keeps the whole report anyway).
+	vo.Lean = true
+	if vo.SkipURLs {
+		leanMemory()
+	}
 	res, err := build.Build(ctx, build.Options{
 		Root:     root,
 		Out:      f.out,
@@ -88,6 +95,9 @@ func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, b
 		Validate: build.Validator(vo),
 		Schemas:  build.Schemas(),
 	})
+	if res != nil {
+		defer res.Report.Close()
+	}
 	if errors.Is(err, build.ErrProblems) {
 		// The report is diagnostics here: stdout is for what was built.
 		// With --json, stdout holds one document whatever happens: the
