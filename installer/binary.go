@@ -146,12 +146,17 @@ func decompressTo(ctx context.Context, fm format, f *os.File, target string, lim
 	if err != nil {
 		return err
 	}
-	n, err := io.Copy(out, io.LimitReader(ctxReader{ctx, r}, lim.MaxBytes+1))
+	var download int64
+	if fi, err := f.Stat(); err == nil {
+		download = fi.Size()
+	}
+	budget := lim.budget(download)
+	n, err := io.Copy(out, io.LimitReader(ctxReader{ctx, r}, budget+1))
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
-	if n > lim.MaxBytes {
-		return errorf(ErrUnsafeArchive, "%s data expands to more than %s: refusing it as a likely decompression bomb", fm.name, humanBytes(lim.MaxBytes))
+	if n > budget {
+		return lim.tooLarge(fm.name+" data", download, "")
 	}
 	switch {
 	case err == nil:

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"runtime"
@@ -152,6 +153,10 @@ func extractFor(ctx context.Context, fm format, f *os.File, dest string, lim Lim
 	}
 	defer root.Close()
 	x := &extraction{root: root, lim: lim.withDefaults(), dirs: map[string]bool{".": true}, windows: windows}
+	if fi, err := f.Stat(); err == nil {
+		x.download = fi.Size()
+	}
+	x.budget = x.lim.budget(x.download)
 	// An error of our own (a refused entry, a full disk, a symlink the OS
 	// would not create) is already a sentence; only what the archive
 	// reader reports means the file is corrupt or truncated.
@@ -185,6 +190,8 @@ type extraction struct {
 	lim     Limits
 	entries int
 	bytes   int64
+	// download is the archive's size, budget what it may expand to.
+	download, budget int64
 	// dirs are directories (slash paths relative to dest) known to be real
 	// directories, not links; nothing is ever written through a link.
 	dirs  map[string]bool
@@ -306,7 +313,7 @@ func (x *extraction) file(ctx context.Context, name string, f archives.FileInfo)
 	if err := x.mkdirs(path.Dir(name), raw); err != nil {
 		return err
 	}
-	remaining := x.lim.MaxBytes - x.bytes
+	remaining := x.budget - x.bytes
 	if f.Size() > remaining {
 		return x.tooLarge(raw)
 	}
@@ -347,7 +354,35 @@ func (x *extraction) file(ctx context.Context, name string, f archives.FileInfo)
 }
 
 func (x *extraction) tooLarge(raw string) error {
-	return errorf(ErrUnsafeArchive, "archive expands to more than %s (at entry %q): refusing it as a likely decompression bomb", humanBytes(x.lim.MaxBytes), raw)
+	return x.lim.tooLarge("archive", x.download, fmt.Sprintf(" (at entry %q)", raw))
+}
+
+// budget is how many bytes a download of the given size may expand to: the
+// smaller of MaxBytes and MaxRatio times its size, but at least RatioFloor.
+// Real agent archives expand 2–4× (a Go binary in a tar.gz about 2.5×, a
+// Node bundle of minified JavaScript 3–5×); even plain text rarely passes
+// 10×. 100× leaves honest archives far from the limit while a 3 MB zip of
+// zeros stops at 300 MB instead of filling the disk at 4 GiB. The floor
+// spares small archives (a script, a tiny binary) a cap of a few kilobytes.
+// lim must have its defaults.
+func (l Limits) budget(download int64) int64 {
+	limit := l.RatioFloor
+	if download > math.MaxInt64/l.MaxRatio {
+		limit = math.MaxInt64
+	} else if download > 0 {
+		limit = max(limit, download*l.MaxRatio)
+	}
+	return min(limit, l.MaxBytes)
+}
+
+// tooLarge refuses what (an archive, gzip data) that passed its budget,
+// naming the limit it passed: the ratio to the download or the total cap.
+func (l Limits) tooLarge(what string, download int64, at string) error {
+	limit := l.budget(download)
+	if limit < l.MaxBytes {
+		return errorf(ErrUnsafeArchive, "%s expands past %s, %d× its %s download%s: refusing a decompression bomb", what, approxBytes(limit), l.MaxRatio, approxBytes(download), at)
+	}
+	return errorf(ErrUnsafeArchive, "%s expands to more than %s%s: refusing it as a likely decompression bomb", what, humanBytes(limit), at)
 }
 
 // linkTarget checks a link target and returns it resolved (lexically) as a
@@ -418,7 +453,7 @@ func (x *extraction) copyWithin(src, dst string) error {
 	if err != nil {
 		return err
 	}
-	if fi.Size() > x.lim.MaxBytes-x.bytes {
+	if fi.Size() > x.budget-x.bytes {
 		return x.tooLarge(dst)
 	}
 	out, err := x.root.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fi.Mode().Perm())
@@ -450,6 +485,22 @@ func (x *extraction) checkLinks() error {
 		return errorf(ErrUnsafeArchive, "archive entry %q is a symlink to %q, which resolves outside the extraction folder", l, target)
 	}
 	return nil
+}
+
+// approxBytes is humanBytes for sizes that are not round: "6.3 GiB".
+func approxBytes(n int64) string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		if n >= 1<<u.shift && n%(1<<u.shift) != 0 {
+			return fmt.Sprintf("%.1f %s", float64(n)/float64(int64(1)<<u.shift), u.name)
+		}
+		if n >= 1<<u.shift {
+			break
+		}
+	}
+	return humanBytes(n)
 }
 
 func humanBytes(n int64) string {
