@@ -60,6 +60,10 @@ type Outcome struct {
 	// Isolation is how the agent was contained (launch.Process.Isolation),
 	// empty when it could not be launched.
 	Isolation string
+	// ExitCode is the agent's exit status when its process ended on its
+	// own before the handshake stopped it (-1 for a signal), nil when it
+	// was still running or never started.
+	ExitCode *int
 }
 
 // Handshake launches spec in a sandbox, sends initialize and waits for the
@@ -140,6 +144,19 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 		// Raw: JSON keeps it exact, and every text printer passes it
 		// through safetext.
 		out.Failure = explain(ctx, err, p, c, o.Timeout)
+	}
+	// An agent whose stdout closed is on its way out: let it be reaped, so
+	// that its own exit is told apart from the one Stop causes.
+	select {
+	case <-c.Done():
+		p.WaitExit(exitGrace)
+	default:
+	}
+	select {
+	case <-p.Exited():
+		code := p.ExitCode()
+		out.ExitCode = &code
+	default:
 	}
 	p.Stop()
 	// Stop closed the pipes; the stderr drain ends at once.

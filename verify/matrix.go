@@ -62,7 +62,10 @@ type FeatureSummary struct {
 	Other          int `json:"other"`
 }
 
-// MatrixRow is one agent.
+// MatrixRow is one agent. CommandPreview is the launched command line
+// (Result.Command). ProcessExitCode is set only when the agent exited on
+// its own: the registry's snapshots record their own SIGTERM there (-15,
+// 143), which says nothing about the agent.
 type MatrixRow struct {
 	ID                 string                 `json:"id"`
 	Name               string                 `json:"name"`
@@ -322,6 +325,7 @@ func matrixRow(m *registry.Manifest, r *Result, stamp string) MatrixRow {
 	secs := math.Round(float64(r.InstallMs+r.HandshakeMs)) / 1000
 	row.DurationSeconds = &secs
 	row.StderrTail = optional(tail(r.StderrTail, 1200))
+	row.CommandPreview, row.ProcessExitCode = optional(r.Command), r.ExitCode
 	if r.Init == nil {
 		row.Initialize = initFailure(r)
 		return row

@@ -15,6 +15,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
+	"github.com/agentclientprotocol/acp-registry-go/launch"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -235,5 +236,66 @@ func TestMatrixMarkdownEscapes(t *testing.T) {
 		if strings.Contains(md.String(), bad) {
 			t.Errorf("markdown holds %q:\n%s", bad, md.String())
 		}
+	}
+}
+
+// Each probed row says how its agent was started, and the agent's exit
+// status when it exited on its own: an agent that was still running when
+// the probe stopped it, or that never started, has none.
+func TestMatrixCommandAndExitCode(t *testing.T) {
+	behaviours := map[string]string{"sessions": fakeagent.Sessions, "exits-0": fakeagent.ExitAfterMessage,
+		"exits-1": fakeagent.ExitNow, "broken": fakeagent.Valid}
+	var agents []*registry.Manifest
+	for id := range behaviours {
+		agents = append(agents, manifest(id, registry.KindNpx))
+	}
+	install := fakeInstall(t, behaviours)
+	args := []string{"--acp", "it's here", "$HOME"}
+	rep, err := Run(context.Background(), agents, Options{
+		Jobs: 4, Timeout: 10 * time.Second, Sandbox: t.TempDir(), Client: acpclient.Implementation{Name: "matrix-test", Version: "0.0.0"},
+		Install: func(ctx context.Context, m *registry.Manifest, kind registry.Kind, dir string) (launch.Spec, error) {
+			spec, err := install(ctx, m, kind, dir)
+			spec.Args = args
+			return spec, err
+		},
+		AfterInit: func(ctx context.Context, c *acpclient.Client, work string) any {
+			return ProbeSessions(ctx, c, work, 400*time.Millisecond)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mx := BuildMatrix(rep, MatrixOptions{Agents: agents, Now: matrixNow})
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCmd := launch.Quote(append([]string{filepath.ToSlash(exe)}, args...))
+	if !strings.Contains(wantCmd, `'it'"'"'s here' '$HOME'`) && !strings.Contains(wantCmd, `'it'\''s here' '$HOME'`) {
+		t.Fatalf("test assumption: %s does not quote the arguments", wantCmd)
+	}
+	for _, tc := range []struct {
+		id   string
+		code string
+		cmd  bool
+	}{{"sessions", "null", true}, {"exits-0", "0", true}, {"exits-1", "1", true}, {"broken", "null", false}} {
+		r := row(t, mx, tc.id)
+		code := "null"
+		if r.ProcessExitCode != nil {
+			code = itoa(*r.ProcessExitCode)
+		}
+		if code != tc.code {
+			t.Errorf("%s: processExitCode %s, want %s (initialize %s)", tc.id, code, tc.code, status(r.Initialize))
+		}
+		switch {
+		case tc.cmd && (r.CommandPreview == nil || *r.CommandPreview != wantCmd):
+			t.Errorf("%s: commandPreview %v, want %s", tc.id, r.CommandPreview, wantCmd)
+		case !tc.cmd && r.CommandPreview != nil:
+			t.Errorf("%s: commandPreview %q for an agent that was never launched", tc.id, *r.CommandPreview)
+		}
+	}
+	js, _ := json.Marshal(row(t, mx, "exits-1"))
+	if !strings.Contains(string(js), `"processExitCode":1`) {
+		t.Errorf("row JSON lacks the exit code: %s", js)
 	}
 }

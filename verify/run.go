@@ -77,6 +77,11 @@ type Result struct {
 	Isolation string `json:"-"`
 	// Session is what Options.AfterInit returned (for the matrix).
 	Session any `json:"-"`
+	// Command is the launched command line, shell-quoted (for the matrix),
+	// empty when the install gave none.
+	Command string `json:"-"`
+	// ExitCode is probe.Outcome.ExitCode (for the matrix).
+	ExitCode *int `json:"-"`
 }
 
 // Summary counts results by status.
@@ -235,8 +240,14 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 	if o.AfterInit != nil {
 		ho.AfterInit = func(ctx context.Context, c *acpclient.Client, work string) { r.Session = o.AfterInit(ctx, c, work) }
 	}
+	if spec.Command != "" {
+		// Forward slashes in the command as in every path the matrix
+		// writes; arguments stay exact.
+		r.Command = launch.Quote(append([]string{filepath.ToSlash(spec.Command)}, spec.Args...))
+	}
 	out := probe.Handshake(ctx, spec, ho)
 	<-lim.handshake
+	r.ExitCode = out.ExitCode
 	r.HandshakeMs = out.Duration.Milliseconds()
 	r.Isolation = out.Isolation
 	r.StderrTail = out.StderrTail
