@@ -169,9 +169,17 @@ func (p *Process) Stop() {
 		p.c.kill()
 		p.Stdin.Close()
 		p.Stdout.Close()
-		p.Stderr.Close()
+		// What the agent wrote to stderr just before it was stopped may
+		// still sit in the pipe: with every process gone the reader gets
+		// it and then EOF. Close our end only after a grace, for a process
+		// that escaped and still holds the pipe.
+		time.AfterFunc(stderrDrainGrace, func() { p.Stderr.Close() })
 	})
 }
+
+// stderrDrainGrace bounds how long a stopped agent's stderr may still be
+// read (a pipe buffer's worth takes microseconds).
+const stderrDrainGrace = 500 * time.Millisecond
 
 // Interactive runs spec with the caller's terminal (stdin, stdout,
 // stderr) and env, and returns its exit status. It stays in our process

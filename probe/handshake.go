@@ -159,7 +159,8 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 	default:
 	}
 	p.Stop()
-	// Stop closed the pipes; the stderr drain ends at once.
+	// With every process gone the stderr drain reaches EOF at once (Stop
+	// closes our end after a grace, should one have escaped).
 	<-c.StderrDone()
 	out.StderrTail = c.StderrTail()
 	out.NonJSON = c.NonJSONLines()
