@@ -62,7 +62,7 @@ sha256() { $hasher "$1" | cut -d' ' -f1; }
 # round-robin under new ids (bench/genregistry), so build writes them all.
 corpus=${ACP_CORPUS_DIR:-../shared/corpus/registry}
 [ -d "$corpus" ] || {
-	echo "bench: no corpus at $corpus (set ACP_CORPUS_DIR)" >&2
+	echo "bench: no corpus at $corpus: set ACP_CORPUS_DIR (see docs/corpus.md)" >&2
 	exit 1
 }
 mkdir -p "$work/corpus-valid"

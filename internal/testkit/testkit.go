@@ -33,7 +33,7 @@ func RequireCorpus(t testing.TB) string {
 	dir, ok := CorpusRegistry()
 	if !ok {
 		if corpusRequired() {
-			t.Fatalf("corpus not present at %s, and ACP_REQUIRE_CORPUS=1 or CI=true says it must be: check out ../shared beside the repository", dir)
+			t.Fatalf("corpus not present at %s, and ACP_REQUIRE_CORPUS=1 or CI=true says it must be: see docs/corpus.md", dir)
 		}
 		t.Skipf("corpus not present at %s: skipping (ACP_REQUIRE_CORPUS=1 makes this a failure)", dir)
 	}
@@ -49,7 +49,7 @@ func RequireCorpusPath(t testing.TB, elem ...string) string {
 	p := filepath.Join(append([]string{filepath.Dir(reg)}, elem...)...)
 	if _, err := os.Stat(p); err != nil {
 		if corpusRequired() {
-			t.Fatalf("%s is not there, and ACP_REQUIRE_CORPUS=1 or CI=true says the corpus must be: check out ../shared beside the repository", p)
+			t.Fatalf("%s is not there, and ACP_REQUIRE_CORPUS=1 or CI=true says the corpus must be: see docs/corpus.md", p)
 		}
 		t.Skipf("%s is not there: skipping (ACP_REQUIRE_CORPUS=1 makes this a failure)", p)
 	}
@@ -64,7 +64,7 @@ func OptionalCorpus(t testing.TB) string {
 	dir, ok := CorpusRegistry()
 	if !ok {
 		if corpusRequired() {
-			t.Fatalf("corpus not present at %s, and ACP_REQUIRE_CORPUS=1 or CI=true says it must be: check out ../shared beside the repository", dir)
+			t.Fatalf("corpus not present at %s, and ACP_REQUIRE_CORPUS=1 or CI=true says it must be: see docs/corpus.md", dir)
 		}
 		return ""
 	}
