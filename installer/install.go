@@ -73,10 +73,29 @@ func (in *Installer) satisfies(r *Receipt, req Request) bool {
 	if req.Dist != "" && r.Distribution != req.Dist {
 		return false
 	}
-	if p := in.platform(); r.Distribution == registry.KindBinary && p != "" && r.Target != "" && r.Target != p {
-		return false
+	return in.fitsPlatform(r) && r.Check() == nil
+}
+
+// fitsPlatform: a binary install is for one platform (ACP_PLATFORM may
+// name another than the one it was installed for).
+func (in *Installer) fitsPlatform(r *Receipt) bool {
+	p := in.platform()
+	return r.Distribution != registry.KindBinary || p == "" || r.Target == "" || r.Target == p
+}
+
+// Launch is the launch spec of an install that Current returned, as
+// Resolve would give it, without reading its receipt and files again: an
+// editor resolves on every launch. An install for another platform is
+// ErrNotInstalled.
+func (in *Installer) Launch(ctx context.Context, r *Receipt) (*LaunchSpec, error) {
+	if !in.fitsPlatform(r) {
+		return nil, errorf(ErrNotInstalled, "%s %s is installed for %s, not %s: run acp install %s", r.ID, r.Version, r.Target, in.platform(), r.ID)
 	}
-	return r.Check() == nil
+	r, _, err := in.ready(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return &r.Launch, nil
 }
 
 // choices lists the distributions to try, best first: the one Choose

@@ -127,8 +127,18 @@ func (g *globalOpts) localIndex(ctx context.Context) (*registry.Index, error) {
 	return idx, err
 }
 
-// installer is the installer for this machine's data directory and platform.
+// installer is the installer for this machine's data directory and
+// platform, made once per command (resolve and run use it twice).
 func (g *globalOpts) installer() (*installer.Installer, error) {
+	if g.inst != nil {
+		return g.inst, nil
+	}
+	in, err := g.newInstaller()
+	g.inst = in
+	return in, err
+}
+
+func (g *globalOpts) newInstaller() (*installer.Installer, error) {
 	dirs, err := acpdirs.Default()
 	if err != nil {
 		return nil, err

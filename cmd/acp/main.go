@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/progress"
 )
@@ -55,6 +56,7 @@ func setup(root *cobra.Command, s cli.Streams) cli.Options {
 // globalOpts are the flags every acp command shares.
 type globalOpts struct {
 	streams      cli.Streams
+	inst         *installer.Installer // installer(), once made
 	registry     string
 	offline      bool
 	progressFlag string

@@ -53,7 +53,7 @@ Windows (--shell cmd for cmd.exe).`,
 				_ = in.MarkUsed(spec.ID, spec.Version)
 			}
 			if o.json {
-				return cli.WriteJSON(g.streams.Out, resolveDoc{LaunchSpec: spec})
+				return cli.WriteJSON(g.streams.Out, spec)
 			}
 			_, err = fmt.Fprintln(g.streams.Out, safetext.Terminal(launch.CommandLine(shell, spec.Command, spec.Args, spec.Env)))
 			return err
@@ -68,14 +68,6 @@ Windows (--shell cmd for cmd.exe).`,
 		return []string{launch.ShellPOSIX, launch.ShellCmd, launch.ShellPowerShell}, cobra.ShellCompDirectiveNoFileComp
 	})
 	return cmd
-}
-
-// resolveDoc is `acp resolve --json` (cli.md): the launch spec. The
-// working directory is the caller's choice; the shallower Cwd hides any
-// the installer's spec may carry from the JSON.
-type resolveDoc struct {
-	*installer.LaunchSpec
-	Cwd *struct{} `json:"cwd,omitempty"`
 }
 
 func parseShell(s string) (string, error) {
@@ -179,8 +171,7 @@ func installedSpec(ctx context.Context, in *installer.Installer, id string, dist
 		return nil, nil
 	}
 	// The receipt's own version and kind: no registry needed.
-	req := installer.Request{Agent: &registry.Manifest{ID: rc.ID, Version: rc.Version}, Dist: rc.Distribution}
-	spec, err := in.Resolve(ctx, req, true)
+	spec, err := in.Launch(ctx, rc)
 	if errors.Is(err, installer.ErrRuntimeMissing) {
 		return nil, err
 	}

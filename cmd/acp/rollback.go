@@ -54,7 +54,7 @@ acp upgrade moves to the registry's version again.`,
 				if spec == nil {
 					spec = normalized(&r.Launch)
 				}
-				return cli.WriteJSON(g.streams.Out, resolveDoc{LaunchSpec: spec})
+				return cli.WriteJSON(g.streams.Out, spec)
 			}
 			t := safetext.Terminal
 			if from != "" {
