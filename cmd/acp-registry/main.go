@@ -37,5 +37,5 @@ func setup(root *cobra.Command, s cli.Streams) cli.Options {
 		newMatrixCmd(s),
 		newNewCmd(s),
 	)
-	return cli.Options{Classify: classify}
+	return cli.Options{Classify: codes.Classify}
 }

@@ -226,7 +226,7 @@ func TestEveryErrorCode(t *testing.T) {
 		if code != cli.ExitFailure || !strings.Contains(stderr.String(), "acp: launch broken 1.0.0") {
 			t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
 		}
-		if got := classify("run", errorFromRun(t, r)); got.Code != cli.CodeLaunchFailed {
+		if got := codes.Classify("run", errorFromRun(t, r)); got.Code != cli.CodeLaunchFailed {
 			t.Errorf("code %q, want launch-failed", got.Code)
 		}
 	})

@@ -130,7 +130,7 @@ func (w lazyWriter) Write(p []byte) (int, error) {
 
 // classify is the package's classify, remembered for the error event.
 func (g *globalOpts) classify(cmdName string, err error) *cli.Error {
-	e := classify(cmdName, err)
+	e := codes.Classify(cmdName, err)
 	g.failure = e
 	return e
 }
