@@ -19,6 +19,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
+	"github.com/agentclientprotocol/acp-registry-go/launch"
 	"github.com/agentclientprotocol/acp-registry-go/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/safetext"
@@ -50,7 +51,12 @@ func (in *Installer) runTool(ctx context.Context, t toolRun) error {
 	if base == nil {
 		base = os.Environ()
 	}
-	cmd.Env = mergeEnv(base, t.env)
+	add := make(map[string]string, len(t.env))
+	for _, kv := range t.env {
+		k, v, _ := strings.Cut(kv, "=")
+		add[k] = v
+	}
+	cmd.Env = launch.Merge(base, add)
 	cmd.Dir = t.dir
 	cmd.Stdout = tail
 	cmd.Stderr = tail
@@ -102,29 +108,6 @@ func networkFailure(out string) bool {
 		}
 	}
 	return false
-}
-
-// mergeEnv is base with add's variables replacing any of the same name
-// (case-insensitively on Windows, where Path and PATH are one).
-func mergeEnv(base, add []string) []string {
-	key := func(kv string) string {
-		k, _, _ := strings.Cut(kv, "=")
-		if runtime.GOOS == "windows" {
-			return strings.ToUpper(k)
-		}
-		return k
-	}
-	drop := map[string]bool{}
-	for _, kv := range add {
-		drop[key(kv)] = true
-	}
-	out := make([]string, 0, len(base)+len(add))
-	for _, kv := range base {
-		if !drop[key(kv)] {
-			out = append(out, kv)
-		}
-	}
-	return append(out, add...)
 }
 
 // envValue reads one variable of env (last one wins, as exec does).

@@ -117,8 +117,16 @@ func ToolEnv(host []string, home, tmp string) []string {
 // UserEnv is the environment of an interactive run on the user's behalf
 // (acp login, acp run): the whole host environment with extra on top.
 func UserEnv(host []string, extra map[string]string) []string {
+	return Merge(host, extra)
+}
+
+// Merge is base with extra's variables replacing those of the same name,
+// each name once (exec.Cmd passes duplicates through, and programs
+// disagree on which one wins), sorted. On Windows names match whatever
+// their case: Path and PATH are one variable there.
+func Merge(base []string, extra map[string]string) []string {
 	env := map[string]string{}
-	for _, kv := range host {
+	for _, kv := range base {
 		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
 			env[k] = v
 		}
@@ -127,7 +135,18 @@ func UserEnv(host []string, extra map[string]string) []string {
 }
 
 func merge(env map[string]string, extra map[string]string) []string {
+	return mergeFold(env, extra, runtime.GOOS == "windows")
+}
+
+func mergeFold(env map[string]string, extra map[string]string, fold bool) []string {
 	for k, v := range extra {
+		if fold {
+			for old := range env {
+				if old != k && strings.EqualFold(old, k) {
+					delete(env, old)
+				}
+			}
+		}
 		env[k] = v
 	}
 	out := make([]string, 0, len(env))

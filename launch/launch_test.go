@@ -235,3 +235,17 @@ func TestPrivateProc(t *testing.T) {
 		t.Errorf("the agent unmounted its /proc: %q", out)
 	}
 }
+
+// Windows names are one variable whatever their case: a manifest's Path
+// must replace the host's PATH, not sit beside it.
+func TestMergeFoldsCaseOnWindows(t *testing.T) {
+	got := mergeFold(map[string]string{"PATH": `C:\Windows`, "Temp": "x"}, map[string]string{"Path": `C:\agent`}, true)
+	want := []string{`Path=C:\agent`, "Temp=x"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("merge = %q, want %q", got, want)
+	}
+	got = mergeFold(map[string]string{"PATH": "/bin"}, map[string]string{"Path": "/x"}, false)
+	if len(got) != 2 {
+		t.Errorf("without folding both names stay: %q", got)
+	}
+}
