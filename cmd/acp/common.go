@@ -156,6 +156,8 @@ func (g *globalOpts) newInstaller() (*installer.Installer, error) {
 		Progress: g.reporter(),
 		Offline:  g.offline,
 		CacheDir: cache,
+		// Zero for commands without the flag: the installer's default.
+		InstallTimeout: g.installTimeout,
 	}, nil
 }
 
@@ -223,4 +225,5 @@ func usageFrom(err error) error {
 // addDownloadFlags adds the flags of commands that may download an agent.
 func addDownloadFlags(cmd *cobra.Command, g *globalOpts) {
 	cmd.Flags().BoolVar(&g.allowPrivateURLs, "allow-private-urls", false, "let downloads reach private and link-local addresses (a private mirror); on by itself when the registry is on loopback")
+	cmd.Flags().DurationVar(&g.installTimeout, "install-timeout", installer.DefaultInstallTimeout, "stop an npm or uv install that has not finished after this long")
 }

@@ -64,6 +64,7 @@ type globalOpts struct {
 	// allowPrivateURLs is --allow-private-urls (commands that download);
 	// registryLoopback is set once the registry was read from loopback.
 	allowPrivateURLs bool
+	installTimeout   time.Duration // --install-timeout (commands that download)
 	registryLoopback bool
 	// registryTimeout (ACP_REGISTRY_TIMEOUT, 0: source's default) and
 	// lockWait (ACP_LOCK_WAIT) are knobs for tests and operations.
