@@ -16,7 +16,7 @@
 #   install   acp install of a 200 MB tar.gz from a loopback server
 #             vs curl | tee >(sha256sum) | tar xz of the same URL
 #
-#   bench/run.sh [--quick] [--rounds N] [--agents N] [--mb N]
+#   bench/run.sh [--quick] [--rounds N] [--agents N] [--mb N] [--cases "validate build ..."]
 #
 # --quick (CI): 300 agents, a 20 MB archive, 3 rounds. Default: 5,000
 # agents, 200 MB, 5 rounds. No thresholds: it prints, it does not judge.
@@ -26,18 +26,29 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 agents=5000 mb=200 rounds=5
+cases=(validate build resolve verify install)
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) agents=300 mb=20 rounds=3 ;;
 	--rounds) rounds=$2 && shift ;;
 	--agents) agents=$2 && shift ;;
 	--mb) mb=$2 && shift ;;
+	--cases) read -r -a cases <<<"$2" && shift ;;
 	*)
-		echo "usage: bench/run.sh [--quick] [--rounds N] [--agents N] [--mb N]" >&2
+		echo "usage: bench/run.sh [--quick] [--rounds N] [--agents N] [--mb N] [--cases \"validate build resolve verify install\"]" >&2
 		exit 2
 		;;
 	esac
 	shift
+done
+for c in "${cases[@]}"; do
+	case $c in
+	validate | build | resolve | verify | install) ;;
+	*)
+		echo "bench/run.sh: --cases: no case \"$c\" (validate, build, resolve, verify, install)" >&2
+		exit 2
+		;;
+	esac
 done
 
 work=$(mktemp -d)
@@ -151,7 +162,6 @@ run_case() { # case side
 	install/ref) pre_install && m "install ref" bash -c 'curl -fsS "$1" | tee >($3 >/dev/null) | tar xz -C "$2"' bash "$url/big.tar.gz" "$work/untar" "$hasher" ;;
 	esac
 }
-cases=(validate build resolve verify install)
 # Warm the page cache and the programs once, untimed.
 for c in "${cases[@]}"; do
 	run_case "$c" ours
@@ -175,7 +185,7 @@ done
 # --- the table --------------------------------------------------------------
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*averages*: //')
 echo "$(uname -sm), $(nproc 2>/dev/null || sysctl -n hw.ncpu) cores, load $load; $agents agents, $mb MB archive; medians of $rounds interleaved rounds"
-awk -F'\t' '
+awk -F'\t' -v cases="${cases[*]}" '
 	{ split($1, k, " "); n = ++count[$1]; t[$1, n] = $2; if ($3 > rss[$1]) rss[$1] = $3 }
 	function median(label,   i, j, n, tmp, v) {
 		n = count[label]
@@ -184,13 +194,13 @@ awk -F'\t' '
 		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 	}
 	END {
-		split("validate build resolve verify install", cs, " ")
+		nc = split(cases, cs, " ")
 		ref["validate"] = "floor"; ref["build"] = "floor"; ref["resolve"] = "JSON reader"
 		ref["verify"] = "one 1 s agent"; ref["install"] = "curl|tee sha256sum|tar"
 		printf "%-9s %-24s %12s %12s %7s %18s\n", "case", "reference", "ours ms", "ref ms", "ratio", "peak RSS ours/ref"
-		for (i = 1; i <= 5; i++) {
+		for (i = 1; i <= nc; i++) {
 			c = cs[i]; o = median(c " ours"); f = median(c " ref")
 			printf "%-9s %-24s %12.1f %12.1f %6.2fx %8.1f/%-6.1f MiB\n", c, ref[c], o, f, o / f, rss[c " ours"] / 1024, rss[c " ref"] / 1024
 		}
-		printf "%-9s %-24s %12.1f %12.1f %6.2fx\n", "build", "validate (ours)", median("build ours"), median("validate ours"), median("build ours") / median("validate ours")
+		if (count["build ours"] && count["validate ours"]) printf "%-9s %-24s %12.1f %12.1f %6.2fx\n", "build", "validate (ours)", median("build ours"), median("validate ours"), median("build ours") / median("validate ours")
 	}' "$results"

@@ -108,11 +108,11 @@ func placeDownload(ctx context.Context, file, dest, rel, url string, lim Limits)
 	}
 	lim = lim.withDefaults()
 	switch {
-	case fm.extractor != nil:
+	case fm.isArchive():
 		if err := extractInto(ctx, fm, f, dest, lim); err != nil {
 			return "", fmt.Errorf("unpack %s: %w", url, err)
 		}
-	case fm.single != nil:
+	case fm.isCompressed():
 		target := filepath.Join(dest, filepath.FromSlash(rel))
 		if err := decompressTo(ctx, fm, f, target, lim); err != nil {
 			return "", fmt.Errorf("unpack %s: %w", redact(url), err)
@@ -134,7 +134,7 @@ func placeDownload(ctx context.Context, file, dest, rel, url string, lim Limits)
 }
 
 func decompressTo(ctx context.Context, fm format, f *os.File, target string, lim Limits) error {
-	r, err := fm.single.OpenReader(f)
+	r, err := decompressor(fm.compress, f)
 	if err != nil {
 		return errorf(ErrUnsafeArchive, "read %s data: %v", fm.name, err)
 	}

@@ -2,7 +2,11 @@ package installer
 
 import (
 	"archive/tar"
+	"archive/zip"
+	"bufio"
 	"bytes"
+	"compress/bzip2"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -15,91 +19,189 @@ import (
 	"strings"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
-	"github.com/mholt/archives"
 )
 
 // format is what identify found in a downloaded file.
 type format struct {
-	// extractor is set for archives (zip, tar, tar.gz, tar.bz2).
-	extractor archives.Extractor
-	// single is set for one compressed file (a gzipped executable).
-	single archives.Decompressor
+	// archive is set for archives: "zip", "tar", or "tar" under compress.
+	archive string
+	// compress is "gzip" or "bzip2" for compressed data: the outer layer of
+	// a tar.gz/tar.bz2 archive, or one compressed file (a gzipped
+	// executable) when archive is empty.
+	compress string
 	// name describes the format in messages ("tar.gz", "raw executable").
 	name string
+}
+
+// isArchive reports an archive to extract; isCompressed one compressed
+// file to decompress. Neither: a raw executable.
+func (f format) isArchive() bool    { return f.archive != "" }
+func (f format) isCompressed() bool { return f.archive == "" && f.compress != "" }
+
+// refusedMagic are archive and compression formats the registry does not
+// accept, by signature: named in the refusal instead of taken for an
+// executable.
+var refusedMagic = []struct {
+	magic []byte
+	name  string
+}{
+	{[]byte{0xfd, '7', 'z', 'X', 'Z', 0}, "xz"},
+	{[]byte{0x28, 0xb5, 0x2f, 0xfd}, "zst"},
+	{[]byte{'7', 'z', 0xbc, 0xaf, 0x27, 0x1c}, "7z"},
+	{[]byte("Rar!\x1a\x07"), "rar"},
+	{[]byte{0x04, 0x22, 0x4d, 0x18}, "lz4"},
+	{[]byte("LZIP"), "lz"},
 }
 
 // archiveMagic reports whether head starts with the signature of an
 // archive or compression format (gzip, bzip2, zip, xz, zstd, 7z, rar, lz4).
 func archiveMagic(head []byte) bool {
-	for _, m := range [][]byte{
-		{0x1f, 0x8b}, []byte("BZh"), []byte("PK\x03\x04"), []byte("PK\x05\x06"),
-		{0xfd, '7', 'z', 'X', 'Z', 0}, {0x28, 0xb5, 0x2f, 0xfd}, {'7', 'z', 0xbc, 0xaf, 0x27, 0x1c},
-		[]byte("Rar!"), {0x04, 0x22, 0x4d, 0x18},
-	} {
-		if bytes.HasPrefix(head, m) {
+	for _, m := range refusedMagic {
+		if bytes.HasPrefix(head, m.magic) {
 			return true
 		}
 	}
-	return false
+	return bytes.HasPrefix(head, gzipMagic) || bytes.HasPrefix(head, bzip2Magic) ||
+		bytes.HasPrefix(head, zipMagic) || bytes.HasPrefix(head, zipEmptyMagic)
 }
+
+var (
+	gzipMagic     = []byte{0x1f, 0x8b}
+	bzip2Magic    = []byte("BZh")
+	zipMagic      = []byte("PK\x03\x04")
+	zipEmptyMagic = []byte("PK\x05\x06")
+)
 
 // identify sniffs the content (never the URL, which lies: raw executables
 // have no suffix and some archives have the wrong one). Formats the registry
 // accepts are extracted; other real archive formats are refused; anything
-// unrecognised is a raw executable.
+// unrecognised is a raw executable. A file that starts like an archive but
+// cannot be read is corrupt, not an executable.
+//
+// The standard library's readers do the work rather than mholt/archives:
+// importing that package runs the init of every format it registers (xz,
+// zstd, brotli, lz4, 7z, rar, snappy…), which every acp start would pay
+// for three formats (docs/architecture.md, "What acp links").
 func identify(ctx context.Context, f *os.File) (format, error) {
+	if err := ctx.Err(); err != nil {
+		return format{}, err
+	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return format{}, err
 	}
-	fm, _, err := archives.Identify(ctx, "", f)
+	head, err := readHeadOf(f)
+	if err != nil {
+		return format{}, err
+	}
+	fm, err := sniff(f, head)
 	if _, serr := f.Seek(0, io.SeekStart); serr != nil {
 		return format{}, serr
 	}
-	if errors.Is(err, archives.NoMatch) {
-		return format{name: "raw executable"}, nil
-	}
 	if err != nil {
-		// A matcher choked while looking inside: a corrupt archive if the
-		// file starts like one, else an executable that a weak matcher
-		// (zlib, brotli) mistook for compressed data.
-		head := make([]byte, 8)
-		n, _ := io.ReadFull(f, head)
-		if _, serr := f.Seek(0, io.SeekStart); serr != nil {
-			return format{}, serr
-		}
-		if !archiveMagic(head[:n]) {
-			return format{name: "raw executable"}, nil
-		}
 		return format{}, errorf(ErrUnsupportedArchive, "the download looks like an archive but cannot be read (%v): it is corrupt, or a format the registry does not accept (zip, tar.gz and tar.bz2 are)", err)
 	}
-	// Multithreaded gzip reads ahead on other cores: on a 2-core machine it
-	// is what keeps extraction close to `tar xz`.
-	gz := archives.Gz{Multithreaded: true}
-	switch v := fm.(type) {
-	case archives.Zip:
-		return format{extractor: archives.Zip{}, name: "zip"}, nil
-	case archives.Tar:
-		return format{extractor: archives.Tar{}, name: "tar"}, nil
-	case archives.CompressedArchive:
-		if _, ok := v.Extraction.(archives.Tar); ok {
-			switch v.Compression.(type) {
-			case archives.Gz:
-				return format{extractor: archives.CompressedArchive{Compression: gz, Extraction: archives.Tar{}}, name: "tar.gz"}, nil
-			case archives.Bz2:
-				return format{extractor: archives.CompressedArchive{Compression: archives.Bz2{}, Extraction: archives.Tar{}}, name: "tar.bz2"}, nil
-			}
+	return fm, nil
+}
+
+func sniff(f *os.File, head []byte) (format, error) {
+	switch {
+	case bytes.HasPrefix(head, zipMagic), bytes.HasPrefix(head, zipEmptyMagic):
+		fi, err := f.Stat()
+		if err != nil {
+			return format{}, err
 		}
-		return format{}, errorf(ErrUnsupportedArchive, "the download is a %s archive; the registry accepts zip, tar.gz and tar.bz2", strings.TrimPrefix(v.Extension(), "."))
-	case archives.Gz:
-		return format{single: gz, name: "gzip"}, nil
-	case archives.Bz2:
-		return format{single: archives.Bz2{}, name: "bzip2"}, nil
-	case archives.Brotli, archives.Zlib:
-		// These have no reliable magic number and match executables by
-		// accident; a real brotli/zlib download is not a registry format.
-		return format{name: "raw executable"}, nil
+		if _, err := openZip(f, fi.Size()); err != nil {
+			return format{}, err
+		}
+		return format{archive: "zip", name: "zip"}, nil
+	case bytes.HasPrefix(head, gzipMagic):
+		return sniffCompressed(f, "gzip", "tar.gz")
+	case bytes.HasPrefix(head, bzip2Magic):
+		return sniffCompressed(f, "bzip2", "tar.bz2")
+	case tarHeader(head):
+		return format{archive: "tar", name: "tar"}, nil
 	}
-	return format{}, errorf(ErrUnsupportedArchive, "the download is %s data; the registry accepts zip, tar.gz and tar.bz2 archives or a raw executable", strings.TrimPrefix(fm.Extension(), "."))
+	for _, m := range refusedMagic {
+		if bytes.HasPrefix(head, m.magic) {
+			return format{}, errorf(ErrUnsupportedArchive, "the download is %s data; the registry accepts zip, tar.gz and tar.bz2 archives or a raw executable", m.name)
+		}
+	}
+	return format{name: "raw executable"}, nil
+}
+
+// sniffCompressed looks inside compressed data: a tar archive, or one
+// compressed file. Data that does not decompress is corrupt.
+func sniffCompressed(f *os.File, compress, tarName string) (format, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return format{}, err
+	}
+	r, err := decompressor(compress, f)
+	if err != nil {
+		return format{}, err
+	}
+	defer r.Close()
+	inner, err := readHeadOf(r)
+	if err != nil {
+		return format{}, err
+	}
+	if tarHeader(inner) {
+		return format{archive: "tar", compress: compress, name: tarName}, nil
+	}
+	for _, m := range refusedMagic {
+		if bytes.HasPrefix(inner, m.magic) {
+			return format{}, errorf(ErrUnsupportedArchive, "the download is %s data inside %s; the registry accepts zip, tar.gz and tar.bz2 archives or a raw executable", m.name, compress)
+		}
+	}
+	return format{compress: compress, name: compress}, nil
+}
+
+// decompressor opens compressed data; gzip reads concatenated members as
+// one stream, as gunzip does.
+func decompressor(compress string, r io.Reader) (io.ReadCloser, error) {
+	if compress == "bzip2" {
+		return io.NopCloser(bzip2.NewReader(r)), nil
+	}
+	return gzip.NewReader(r)
+}
+
+// tarHeader reports whether b starts with a tar header block: its
+// checksum (the sum of its bytes, the checksum field counted as spaces)
+// matches. Old v7 archives have no "ustar" magic, so the checksum decides.
+func tarHeader(b []byte) bool {
+	if len(b) < 512 {
+		return false
+	}
+	field := bytes.Trim(b[148:156], " \x00")
+	if len(field) == 0 {
+		return false
+	}
+	var want int64
+	for _, c := range field {
+		if c < '0' || c > '7' {
+			return false
+		}
+		want = want*8 + int64(c-'0')
+	}
+	var unsigned, signed int64
+	for i, c := range b[:512] {
+		if i >= 148 && i < 156 {
+			c = ' '
+		}
+		unsigned += int64(c)
+		signed += int64(int8(c))
+	}
+	return want == unsigned || want == signed
+}
+
+// openZip opens a zip archive. Names that leave the folder are judged
+// entry by entry (cleanEntry), with a sentence, whatever GODEBUG's
+// zipinsecurepath says.
+func openZip(f *os.File, size int64) (*zip.Reader, error) {
+	zr, err := zip.NewReader(f, size)
+	if errors.Is(err, zip.ErrInsecurePath) {
+		err = nil
+	}
+	return zr, err
 }
 
 // Extract unpacks the archive at archivePath (zip, tar, tar.gz, tar.bz2,
@@ -118,7 +220,7 @@ func Extract(ctx context.Context, archivePath, dest string, lim Limits) error {
 	if err != nil {
 		return fmt.Errorf("extract %s: %w", archivePath, err)
 	}
-	if fm.extractor == nil {
+	if !fm.isArchive() {
 		return errorf(ErrUnsupportedArchive, "extract %s: it is a %s, not an archive", archivePath, fm.name)
 	}
 	if err := extractInto(ctx, fm, f, dest, lim); err != nil {
@@ -160,28 +262,101 @@ func extractFor(ctx context.Context, fm format, f *os.File, dest string, lim Lim
 	// An error of our own (a refused entry, a full disk, a symlink the OS
 	// would not create) is already a sentence; only what the archive
 	// reader reports means the file is corrupt or truncated.
-	var own error
-	handle := func(ctx context.Context, f archives.FileInfo) error {
-		err := x.handle(ctx, f)
-		if err != nil {
-			own = err
-		}
+	var own bool
+	handle := func(e member) error {
+		err := x.handle(ctx, e)
+		own = err != nil
 		return err
 	}
-	if err := fm.extractor.Extract(ctx, f, handle); err != nil {
+	if err := walkArchive(fm, f, x.download, handle); err != nil {
 		if ctx.Err() != nil {
 			return stopped(ctx)
 		}
-		if own != nil {
-			return own
-		}
 		var ke *kindError
-		if errors.As(err, &ke) {
-			return ke // already names the entry; drop the library's prefix
+		if own || errors.As(err, &ke) {
+			return err // already a sentence naming the entry
 		}
 		return errorf(ErrUnsafeArchive, "read %s archive: %v (the file is corrupt or truncated)", fm.name, err)
 	}
 	return x.checkLinks()
+}
+
+// member is one entry of an archive, whatever its format.
+type member struct {
+	name string // as written in the archive
+	mode fs.FileMode
+	size int64  // declared: bombs lie, so what comes out is counted too
+	link string // a symlink's or hard link's target
+	hard bool   // a tar hard link
+	open func() (io.ReadCloser, error)
+}
+
+// walkArchive calls handle for every member of the archive in f (fm says
+// which kind), in archive order, and stops at the first error.
+func walkArchive(fm format, f *os.File, size int64, handle func(member) error) error {
+	if fm.archive == "zip" {
+		zr, err := openZip(f, size)
+		if err != nil {
+			return err
+		}
+		for _, zf := range zr.File {
+			e := member{name: zf.Name, mode: zf.Mode(), size: int64(zf.UncompressedSize64), open: zf.Open}
+			if e.mode&fs.ModeSymlink != 0 {
+				// A zip symlink's target is its content.
+				if e.link, err = zipLinkTarget(zf); err != nil {
+					return err
+				}
+			}
+			if err := handle(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var r io.Reader = f
+	if fm.compress != "" {
+		d, err := decompressor(fm.compress, bufio.NewReaderSize(f, 1<<16))
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		r = d
+	}
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil && !errors.Is(err, tar.ErrInsecurePath) {
+			return err
+		}
+		if h.Typeflag == tar.TypeXGlobalHeader {
+			continue // git archive's pax comment: no file
+		}
+		e := member{name: h.Name, mode: h.FileInfo().Mode(), size: h.Size, link: h.Linkname, hard: h.Typeflag == tar.TypeLink,
+			open: func() (io.ReadCloser, error) { return io.NopCloser(tr), nil }}
+		if err := handle(e); err != nil {
+			return err
+		}
+	}
+}
+
+// zipLinkTarget reads a zip symlink's target; a real one is a short path.
+func zipLinkTarget(zf *zip.File) (string, error) {
+	r, err := zf.Open()
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	b, err := io.ReadAll(io.LimitReader(r, 4097))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > 4096 {
+		return "", errorf(ErrUnsafeArchive, "archive entry %q is a symlink with a target longer than 4096 bytes", zf.Name)
+	}
+	return string(b), nil
 }
 
 // extraction is the state of one Extract.
@@ -201,7 +376,7 @@ type extraction struct {
 	windows bool
 }
 
-func (x *extraction) handle(ctx context.Context, f archives.FileInfo) error {
+func (x *extraction) handle(ctx context.Context, f member) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -209,7 +384,7 @@ func (x *extraction) handle(ctx context.Context, f archives.FileInfo) error {
 	if x.entries > x.lim.MaxEntries {
 		return errorf(ErrUnsafeArchive, "archive has more than %d entries: refusing it as a likely archive bomb", x.lim.MaxEntries)
 	}
-	name, err := cleanEntry(f.NameInArchive)
+	name, err := cleanEntry(f.name)
 	if err != nil {
 		return err
 	}
@@ -217,25 +392,25 @@ func (x *extraction) handle(ctx context.Context, f archives.FileInfo) error {
 		return nil
 	}
 	if x.windows {
-		if err := windowsName(f.NameInArchive, name); err != nil {
+		if err := windowsName(f.name, name); err != nil {
 			return err
 		}
 	}
-	mode := f.Mode()
-	if h, ok := f.Header.(*tar.Header); ok && h.Typeflag == tar.TypeLink {
-		return x.hardlink(name, f.LinkTarget)
+	mode := f.mode
+	if f.hard {
+		return x.hardlink(name, f.link)
 	}
 	switch {
 	case mode.IsDir():
-		return x.mkdirs(name, f.NameInArchive)
+		return x.mkdirs(name, f.name)
 	case mode&fs.ModeSymlink != 0:
-		return x.symlink(name, f.NameInArchive, f.LinkTarget)
+		return x.symlink(name, f.name, f.link)
 	case mode.IsRegular():
 		return x.file(ctx, name, f)
 	case mode&fs.ModeDevice != 0:
-		return errorf(ErrUnsafeArchive, "archive entry %q is a device file: agent archives may hold only files, folders and links", f.NameInArchive)
+		return errorf(ErrUnsafeArchive, "archive entry %q is a device file: agent archives may hold only files, folders and links", f.name)
 	default:
-		return errorf(ErrUnsafeArchive, "archive entry %q is a %s: agent archives may hold only files, folders and links", f.NameInArchive, registry.FileKind(mode))
+		return errorf(ErrUnsafeArchive, "archive entry %q is a %s: agent archives may hold only files, folders and links", f.name, registry.FileKind(mode))
 	}
 }
 
@@ -308,25 +483,25 @@ func (x *extraction) clearSlot(name, raw string) error {
 	return x.root.Remove(name)
 }
 
-func (x *extraction) file(ctx context.Context, name string, f archives.FileInfo) error {
-	raw := f.NameInArchive
+func (x *extraction) file(ctx context.Context, name string, f member) error {
+	raw := f.name
 	if err := x.mkdirs(path.Dir(name), raw); err != nil {
 		return err
 	}
 	remaining := x.budget - x.bytes
-	if f.Size() > remaining {
+	if f.size > remaining {
 		return x.tooLarge(raw)
 	}
 	if err := x.clearSlot(name, raw); err != nil {
 		return err
 	}
 	// Keep the execute bits; drop setuid/setgid/sticky and world-write.
-	perm := f.Mode().Perm()&0o755 | 0o600
+	perm := f.mode.Perm()&0o755 | 0o600
 	out, err := x.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", name, err)
 	}
-	in, err := f.Open()
+	in, err := f.open()
 	if err != nil {
 		out.Close()
 		return fmt.Errorf("read archive entry %q: %w", raw, err)
@@ -341,7 +516,7 @@ func (x *extraction) file(ctx context.Context, name string, f archives.FileInfo)
 	}
 	for _, e := range []error{err, cerr} {
 		if isNoSpace(e) {
-			return noSpace("extract "+raw, x.root.Name(), x.bytes+max(f.Size()-n, 0), true)
+			return noSpace("extract "+raw, x.root.Name(), x.bytes+max(f.size-n, 0), true)
 		}
 	}
 	if err != nil {

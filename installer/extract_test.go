@@ -2,8 +2,12 @@ package installer
 
 import (
 	"archive/tar"
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -166,9 +170,90 @@ func TestIdentifyTellsRawFromCorrupt(t *testing.T) {
 		f, _ := os.Open(p)
 		fm, err := identify(context.Background(), f)
 		f.Close()
-		isRaw := err == nil && fm.extractor == nil && fm.single == nil
+		isRaw := err == nil && !fm.isArchive() && !fm.isCompressed()
 		if isRaw != c.raw {
 			t.Errorf("%s: format %+v, err %v; want raw=%v", name, fm, err, c.raw)
 		}
+	}
+}
+
+// What real release archives hold comes out as it went in: git archive's
+// pax global header is no file, a v7 tar (no "ustar" magic) is still a
+// tar, zip symlinks are links, bzip2 and gzip wrap tar; formats the
+// registry refuses are named, not taken for executables.
+func TestExtractRealArchiveShapes(t *testing.T) {
+	dir := t.TempDir()
+	agent := exe("bin/agent", agentScript)
+	withGlobal := func() []byte {
+		var buf bytes.Buffer
+		tw := tar.NewWriter(&buf)
+		tw.WriteHeader(&tar.Header{Typeflag: tar.TypeXGlobalHeader, Name: "pax_global_header", PAXRecords: map[string]string{"comment": "0123abcd"}})
+		tw.WriteHeader(&tar.Header{Name: "bin/agent", Mode: 0o755, Size: int64(len(agentScript)), Typeflag: tar.TypeReg})
+		io.WriteString(tw, agentScript)
+		tw.Close()
+		return buf.Bytes()
+	}
+	v7 := func() []byte {
+		b := makeTar(t, []entry{agent}, "")
+		copy(b[257:265], make([]byte, 8)) // no magic, no version
+		sum := 0
+		copy(b[148:156], "        ")
+		for _, c := range b[:512] {
+			sum += int(c)
+		}
+		copy(b[148:156], fmt.Sprintf("%06o\x00 ", sum))
+		return b
+	}
+	xz := []byte{0xfd, '7', 'z', 'X', 'Z', 0, 0, 4}
+	cases := []struct {
+		name    string
+		body    []byte
+		want    []string // files in dest
+		link    string   // bin/link's target, when the archive has one
+		refused string   // in the error, when refused
+	}{
+		{"git archive pax header", withGlobal(), []string{"bin/agent"}, "", ""},
+		{"v7 tar", v7(), []string{"bin/agent"}, "", ""},
+		{"tar.bz2", makeTar(t, []entry{agent}, "bz2"), []string{"bin/agent"}, "", ""},
+		{"zip symlink", makeZip(t, []entry{agent, {name: "bin/link", typ: tar.TypeSymlink, link: "agent"}}), []string{"bin/agent", "bin/link"}, "agent", ""},
+		{"xz", xz, nil, "", "xz data"},
+		{"zstd", []byte{0x28, 0xb5, 0x2f, 0xfd, 0, 0}, nil, "", "zst data"},
+		{"7z", []byte{'7', 'z', 0xbc, 0xaf, 0x27, 0x1c, 0, 4}, nil, "", "7z data"},
+		{"rar", []byte("Rar!\x1a\x07\x01\x00"), nil, "", "rar data"},
+		{"gzipped xz", gzipBytes(t, xz), nil, "", "xz data inside gzip"},
+		{"corrupt bzip2", []byte("BZh91AY&SY\x00\x00garbage"), nil, "", "corrupt"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			arch := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-"))
+			os.WriteFile(arch, c.body, 0o644)
+			dest := arch + ".d"
+			err := Extract(context.Background(), arch, dest, Limits{})
+			if c.refused != "" {
+				if !errors.Is(err, ErrUnsupportedArchive) || !strings.Contains(err.Error(), c.refused) {
+					t.Fatalf("err = %v, want ErrUnsupportedArchive saying %q", err, c.refused)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			filepath.WalkDir(dest, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					rel, _ := filepath.Rel(dest, p)
+					got = append(got, filepath.ToSlash(rel))
+				}
+				return nil
+			})
+			if !sameList(got, c.want) {
+				t.Errorf("extracted %v, want %v", got, c.want)
+			}
+			if c.link != "" {
+				if l, err := os.Readlink(filepath.Join(dest, "bin/link")); err != nil || l != c.link {
+					t.Errorf("bin/link -> %q (%v), want %q", l, err, c.link)
+				}
+			}
+		})
 	}
 }

@@ -101,14 +101,14 @@ func checkContent(rawURL string, fm format, head []byte) error {
 	want := archiveNamed(rawURL)
 	if want != "" && fm.name != want {
 		what := describeContent(head)
-		if fm.extractor != nil || fm.single != nil {
+		if fm.isArchive() || fm.isCompressed() {
 			what = "a " + fm.name + " file"
 		} else if looksExecutable(head) {
 			what = "an executable"
 		}
 		return errorf(ErrWrongContent, "the download from %s is not the %s archive its name says: it is %s", shown, want, what)
 	}
-	if fm.extractor == nil && fm.single == nil && !looksExecutable(head) {
+	if !fm.isArchive() && !fm.isCompressed() && !looksExecutable(head) {
 		return notExecutable("the download from "+shown, head)
 	}
 	return nil

@@ -38,6 +38,8 @@ version). Without --json the command line is printed for a shell to run,
 environment additions first: for sh on Linux and macOS, for PowerShell on
 Windows (--shell cmd for cmd.exe).`,
 		Args: oneArg("agent id"),
+		// Editors resolve on every launch; see resolveAgent.
+		Annotations: map[string]string{cli.QuickStart: "true"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			shell, err := parseShell(o.shell)
 			if err != nil {
@@ -110,6 +112,9 @@ func resolveAgent(ctx context.Context, g *globalOpts, id string, o resolveOpts) 
 	if spec, err := installedSpec(ctx, in, id, dist, o.preview); spec != nil || err != nil {
 		return spec, err
 	}
+	// Beyond the fast path: registry reads, downloads, installs. From
+	// here an interrupt cancels and cleans up (the command is QuickStart).
+	cli.CatchInterrupts(ctx)
 	// A name instead of an id: find the id in the local copy of the
 	// registry first, so an installed agent still costs no request.
 	if idx, err := g.localIndex(ctx); err == nil {

@@ -36,6 +36,8 @@ the agent, so the editor talks to the agent directly.`,
 			}
 			return nil
 		},
+		// Editors launch agents with it; see resolveAgent.
+		Annotations: map[string]string{cli.QuickStart: "true"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			spec, err := resolveAgent(cmd.Context(), g, args[0], o)
 			if err != nil {

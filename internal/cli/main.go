@@ -59,6 +59,9 @@ func (p Program) Run(ctx context.Context, args []string, stdin io.Reader, stdout
 	if o.Stderr != nil {
 		errw = o.Stderr
 	}
+	if cmd, _, err := root.Find(args); err != nil || cmd.Annotations[QuickStart] == "" {
+		CatchInterrupts(ctx)
+	}
 	code := ExecuteWith(ctx, p.Name, root, errw, o)
 	if o.Done != nil {
 		o.Done()

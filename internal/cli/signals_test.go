@@ -17,19 +17,27 @@ import (
 
 // TestMain makes the test binary a small program when CLI_TEST_PROGRAM
 // says which: "stuck" ignores its context (what a second Ctrl-C is for),
-// "polite" stops when it is canceled.
+// "polite" stops when it is canceled; "quick" and "quick-armed" are polite
+// QuickStart commands, the second arming interrupts before it waits.
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("CLI_TEST_PROGRAM"); mode != "" {
 		p := Program{Name: "prog", Setup: func(root *cobra.Command, s Streams) Options {
-			root.AddCommand(&cobra.Command{Use: "wait", RunE: func(cmd *cobra.Command, _ []string) error {
+			wait := &cobra.Command{Use: "wait", RunE: func(cmd *cobra.Command, _ []string) error {
+				if mode == "quick-armed" {
+					CatchInterrupts(cmd.Context())
+				}
 				fmt.Fprintln(s.Out, "ready")
-				if mode == "polite" {
+				if mode != "stuck" {
 					<-cmd.Context().Done()
 					return fmt.Errorf("wait: %w", context.Cause(cmd.Context()))
 				}
 				time.Sleep(time.Hour)
 				return nil
-			}})
+			}}
+			if strings.HasPrefix(mode, "quick") {
+				wait.Annotations = map[string]string{QuickStart: "true"}
+			}
+			root.AddCommand(wait)
 			return Options{}
 		}}
 		os.Exit(p.Run(context.Background(), []string{"wait"}, os.Stdin, os.Stdout, os.Stderr))
@@ -111,5 +119,33 @@ func TestFirstInterruptCancels(t *testing.T) {
 	}
 	if code != ExitFailure || !strings.Contains(stderr.String(), "prog: wait: interrupt signal received") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr.String())
+	}
+}
+
+// A QuickStart command catches nothing until it arms: before, Ctrl-C
+// ends the process as it ends any program (nothing to clean up in a fast
+// path); after, it cancels the context as for every other command.
+func TestQuickStartArmsLate(t *testing.T) {
+	c, _ := startProgram(t, "quick")
+	if err := c.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := exited(t, c, 5*time.Second); !ok {
+		t.Fatal("Ctrl-C did not end an unarmed QuickStart command")
+	}
+	if ws, ok := c.ProcessState.Sys().(interface{ Signaled() bool }); ok && !ws.Signaled() {
+		t.Errorf("unarmed: ended with %v, want killed by the signal", c.ProcessState)
+	}
+
+	c, stderr := startProgram(t, "quick-armed")
+	if err := c.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	code, ok := exited(t, c, 5*time.Second)
+	if !ok {
+		t.Fatal("Ctrl-C did not stop the armed command")
+	}
+	if code != ExitFailure || !strings.Contains(stderr.String(), "prog: wait: interrupt signal received") {
+		t.Errorf("armed: exit %d, stderr:\n%s", code, stderr.String())
 	}
 }
