@@ -347,7 +347,7 @@ func (d downloader) once(ctx context.Context, client *http.Client, u *url.URL, d
 	w := &trackWriter{w: f}
 	body := &countReader{r: io.LimitReader(resp.Body, MaxDownload+1), got: &got, timer: timer, stall: stall,
 		bytes: func(n int64) { d.report.Bytes(d.agent, n, resp.ContentLength) }}
-	n, err := io.CopyBuffer(io.MultiWriter(w, h), body, make([]byte, 256<<10))
+	n, err := io.CopyBuffer(io.MultiWriter(w, h), body, make([]byte, copyBufferSize(resp.ContentLength)))
 	if err != nil {
 		switch {
 		case w.err != nil:
@@ -490,4 +490,17 @@ func redact(raw string) string {
 		return u.Redacted()
 	}
 	return raw
+}
+
+// copyBufferSize is the download's copy buffer: 256 KiB keeps a large
+// archive's copy near the disk's speed, but a small one (a script, the
+// tiny archives verify installs ten at a time) would pay for zeroing it
+// and for the garbage collections it causes. The client enforces the
+// announced length, so a body cannot outgrow its buffer's premise.
+func copyBufferSize(contentLength int64) int {
+	const max, min = 256 << 10, 4 << 10
+	if contentLength < 0 || contentLength >= max {
+		return max
+	}
+	return int(contentLength) + min
 }

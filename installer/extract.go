@@ -17,6 +17,7 @@ import (
 	"path"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -156,12 +157,46 @@ func sniffCompressed(f *os.File, compress, tarName string) (format, error) {
 }
 
 // decompressor opens compressed data; gzip reads concatenated members as
-// one stream, as gunzip does.
+// one stream, as gunzip does. Close returns a gzip reader for reuse.
 func decompressor(compress string, r io.Reader) (io.ReadCloser, error) {
 	if compress == "bzip2" {
 		return io.NopCloser(bzip2.NewReader(r)), nil
 	}
-	return gzip.NewReader(r)
+	// A gzip reader holds a 32 KiB window and its tables: an install
+	// sniffs, then extracts, and verify installs many agents, so readers
+	// are reused rather than made (and collected) each time.
+	zr, _ := gzipReaders.Get().(*gzip.Reader)
+	if zr == nil {
+		zr = new(gzip.Reader)
+	}
+	if err := zr.Reset(r); err != nil {
+		gzipReaders.Put(zr)
+		return nil, err
+	}
+	return &pooledGzip{zr}, nil
+}
+
+var gzipReaders sync.Pool
+
+// pooledGzip returns its reader to the pool on the first Close; reading
+// after Close fails rather than touching a reader someone else has.
+type pooledGzip struct{ zr *gzip.Reader }
+
+func (p *pooledGzip) Read(b []byte) (int, error) {
+	if p.zr == nil {
+		return 0, os.ErrClosed
+	}
+	return p.zr.Read(b)
+}
+
+func (p *pooledGzip) Close() error {
+	if p.zr == nil {
+		return nil
+	}
+	err := p.zr.Close()
+	gzipReaders.Put(p.zr)
+	p.zr = nil
+	return err
 }
 
 // tarHeader reports whether b starts with a tar header block: its

@@ -257,3 +257,25 @@ func TestExtractRealArchiveShapes(t *testing.T) {
 		})
 	}
 }
+
+// Gzip readers are reused across installs (verify runs many): a reader
+// closed twice must not end up serving two installs at once.
+func TestGzipReaderReuse(t *testing.T) {
+	a, b := gzipBytes(t, []byte("first stream")), gzipBytes(t, []byte("second stream"))
+	d, err := decompressor("gzip", bytes.NewReader(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	d.Close()
+	if _, err := d.Read(make([]byte, 1)); err == nil {
+		t.Error("a closed reader still reads")
+	}
+	d1, _ := decompressor("gzip", bytes.NewReader(a))
+	d2, _ := decompressor("gzip", bytes.NewReader(b))
+	got1, err1 := io.ReadAll(d1)
+	got2, err2 := io.ReadAll(d2)
+	if string(got1) != "first stream" || string(got2) != "second stream" || err1 != nil || err2 != nil {
+		t.Errorf("read %q (%v) and %q (%v)", got1, err1, got2, err2)
+	}
+}
