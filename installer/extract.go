@@ -54,18 +54,6 @@ var refusedMagic = []struct {
 	{[]byte("LZIP"), "lz"},
 }
 
-// archiveMagic reports whether head starts with the signature of an
-// archive or compression format (gzip, bzip2, zip, xz, zstd, 7z, rar, lz4).
-func archiveMagic(head []byte) bool {
-	for _, m := range refusedMagic {
-		if bytes.HasPrefix(head, m.magic) {
-			return true
-		}
-	}
-	return bytes.HasPrefix(head, gzipMagic) || bytes.HasPrefix(head, bzip2Magic) ||
-		bytes.HasPrefix(head, zipMagic) || bytes.HasPrefix(head, zipEmptyMagic)
-}
-
 var (
 	gzipMagic     = []byte{0x1f, 0x8b}
 	bzip2Magic    = []byte("BZh")
