@@ -264,6 +264,22 @@ func (in *Installer) findNode(ctx context.Context, id, pkg, requires string, rec
 			}
 		}
 	}
+	if recorded != nil && recorded.Path != "" {
+		// The search below asks every node its version; the recorded one
+		// answered at install and is still that file while its size and
+		// time are. Running it again would cost an old node's users more
+		// than the rest of their resolve (a new acp process each launch).
+		if v, err := semver.NewVersion(recorded.Version); err == nil {
+			in.nodeMu.Lock()
+			if in.nodeCache == nil {
+				in.nodeCache = map[string]nodeProbe{}
+			}
+			if _, ok := in.nodeCache[recorded.Path]; !ok {
+				in.nodeCache[recorded.Path] = nodeProbe{size: recorded.Size, modTime: recorded.ModTime, version: v}
+			}
+			in.nodeMu.Unlock()
+		}
+	}
 	found, searched := in.nodes(ctx)
 	for _, n := range found {
 		if satisfiesEngine(c, n.version) {

@@ -35,6 +35,12 @@ func init() {
 		v = m[len(m)-1]
 	}
 	if len(os.Args) == 2 && os.Args[1] == "--version" {
+		if log := os.Getenv("FAKE_NODE_LOG"); log != "" {
+			if f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+				fmt.Fprintln(f, os.Args[0])
+				f.Close()
+			}
+		}
 		fmt.Println(v)
 		os.Exit(0)
 	}
@@ -215,6 +221,31 @@ func TestResolveRechecksRecordedNode(t *testing.T) {
 	spec, err = in.Resolve(context.Background(), Request{Agent: m}, false)
 	if err != nil || spec.Command != newer {
 		t.Fatalf("after the recorded node went away: %+v %v, want %s", spec, err, newer)
+	}
+}
+
+// An editor resolves on every launch, each time in a new acp process.
+// When the only node is older than the package asks for, the recorded
+// one's version is known from the receipt: resolve must not run it again
+// (node --version costs more than the rest of resolve) while it is the
+// same file.
+func TestResolveOldNodeRunsNoNode(t *testing.T) {
+	home, toolEnv := fakeHome(t)
+	old := fakeNode(t, filepath.Join(home, ".volta/tools/image/node/v94.0.0/bin/node"))
+	in := npxInstaller(t, shapedNPM(t, claudeShaped(">=95"), ""), toolEnv)
+	if _, err := in.Resolve(context.Background(), Request{Agent: claudeManifest()}, false); err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(t.TempDir(), "node-runs")
+	t.Setenv("FAKE_NODE_LOG", log)
+	fresh := npxInstaller(t, filepath.Join(t.TempDir(), "no-npm"), toolEnv)
+	fresh.Root = in.Root
+	spec, err := fresh.Resolve(context.Background(), Request{Agent: claudeManifest()}, true)
+	if err != nil || spec.Command != old || len(spec.Warnings) != 1 {
+		t.Fatalf("spec = %+v, err %v; want %s with a warning", spec, err, old)
+	}
+	if runs, _ := os.ReadFile(log); len(runs) > 0 {
+		t.Errorf("resolve ran the recorded node again:\n%s", runs)
 	}
 }
 
