@@ -86,6 +86,10 @@ func identify(ctx context.Context, f *os.File) (format, error) {
 	if _, serr := f.Seek(0, io.SeekStart); serr != nil {
 		return format{}, serr
 	}
+	var ke *kindError
+	if errors.As(err, &ke) {
+		return format{}, err // a refused format, named
+	}
 	if err != nil {
 		return format{}, errorf(ErrUnsupportedArchive, "the download looks like an archive but cannot be read (%v): it is corrupt, or a format the registry does not accept (zip, tar.gz and tar.bz2 are)", err)
 	}

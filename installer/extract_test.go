@@ -233,6 +233,10 @@ func TestExtractRealArchiveShapes(t *testing.T) {
 				if !errors.Is(err, ErrUnsupportedArchive) || !strings.Contains(err.Error(), c.refused) {
 					t.Fatalf("err = %v, want ErrUnsupportedArchive saying %q", err, c.refused)
 				}
+				// A refused format is named once, not also called corrupt.
+				if c.refused != "corrupt" && strings.Contains(err.Error(), "corrupt") {
+					t.Errorf("a refused format reported as corrupt: %v", err)
+				}
 				return
 			}
 			if err != nil {
