@@ -109,16 +109,23 @@ func TestSecondInterruptExits(t *testing.T) {
 // The first Ctrl-C cancels the command's context with a cause that says
 // what happened; a command that stops in time fails normally.
 func TestFirstInterruptCancels(t *testing.T) {
-	c, stderr := startProgram(t, "polite")
+	interruptPolite(t, "polite")
+}
+
+// interruptPolite sends one Ctrl-C to a program in mode, which must then
+// stop its command and fail with the cause.
+func interruptPolite(t *testing.T, mode string) {
+	t.Helper()
+	c, stderr := startProgram(t, mode)
 	if err := c.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
 	code, ok := exited(t, c, 5*time.Second)
 	if !ok {
-		t.Fatal("the first Ctrl-C did not stop the command")
+		t.Fatalf("%s: the first Ctrl-C did not stop the command", mode)
 	}
 	if code != ExitFailure || !strings.Contains(stderr.String(), "prog: wait: interrupt signal received") {
-		t.Errorf("exit %d, stderr:\n%s", code, stderr.String())
+		t.Errorf("%s: exit %d, stderr:\n%s", mode, code, stderr.String())
 	}
 }
 
@@ -136,16 +143,5 @@ func TestQuickStartArmsLate(t *testing.T) {
 	if ws, ok := c.ProcessState.Sys().(interface{ Signaled() bool }); ok && !ws.Signaled() {
 		t.Errorf("unarmed: ended with %v, want killed by the signal", c.ProcessState)
 	}
-
-	c, stderr := startProgram(t, "quick-armed")
-	if err := c.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	code, ok := exited(t, c, 5*time.Second)
-	if !ok {
-		t.Fatal("Ctrl-C did not stop the armed command")
-	}
-	if code != ExitFailure || !strings.Contains(stderr.String(), "prog: wait: interrupt signal received") {
-		t.Errorf("armed: exit %d, stderr:\n%s", code, stderr.String())
-	}
+	interruptPolite(t, "quick-armed")
 }
