@@ -498,9 +498,9 @@ func redact(raw string) string {
 // and for the garbage collections it causes. The client enforces the
 // announced length, so a body cannot outgrow its buffer's premise.
 func copyBufferSize(contentLength int64) int {
-	const max, min = 256 << 10, 4 << 10
-	if contentLength < 0 || contentLength >= max {
-		return max
+	const large, slack = 256 << 10, 4 << 10
+	if contentLength < 0 || contentLength >= large {
+		return large
 	}
-	return int(contentLength) + min
+	return int(contentLength) + slack
 }

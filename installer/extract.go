@@ -54,6 +54,16 @@ var refusedMagic = []struct {
 	{[]byte("LZIP"), "lz"},
 }
 
+// refusedFormat names the refused format head starts with ("" for none).
+func refusedFormat(head []byte) string {
+	for _, m := range refusedMagic {
+		if bytes.HasPrefix(head, m.magic) {
+			return m.name
+		}
+	}
+	return ""
+}
+
 var (
 	gzipMagic     = []byte{0x1f, 0x8b}
 	bzip2Magic    = []byte("BZh")
@@ -114,10 +124,8 @@ func sniff(f *os.File, head []byte) (format, error) {
 	case tarHeader(head):
 		return format{archive: "tar", name: "tar"}, nil
 	}
-	for _, m := range refusedMagic {
-		if bytes.HasPrefix(head, m.magic) {
-			return format{}, errorf(ErrUnsupportedArchive, "the download is %s data; the registry accepts zip, tar.gz and tar.bz2 archives or a raw executable", m.name)
-		}
+	if name := refusedFormat(head); name != "" {
+		return format{}, errorf(ErrUnsupportedArchive, "the download is %s data; the registry accepts zip, tar.gz and tar.bz2 archives or a raw executable", name)
 	}
 	return format{name: "raw executable"}, nil
 }
@@ -140,10 +148,8 @@ func sniffCompressed(f *os.File, compress, tarName string) (format, error) {
 	if tarHeader(inner) {
 		return format{archive: "tar", compress: compress, name: tarName}, nil
 	}
-	for _, m := range refusedMagic {
-		if bytes.HasPrefix(inner, m.magic) {
-			return format{}, errorf(ErrUnsupportedArchive, "the download is %s data inside %s; the registry accepts zip, tar.gz and tar.bz2 archives or a raw executable", m.name, compress)
-		}
+	if name := refusedFormat(inner); name != "" {
+		return format{}, errorf(ErrUnsupportedArchive, "the download is %s data inside %s; the registry accepts zip, tar.gz and tar.bz2 archives or a raw executable", name, compress)
 	}
 	return format{compress: compress, name: compress}, nil
 }

@@ -128,6 +128,20 @@ func (in *Installer) pathLookup(name string) (string, error) {
 	return exec.LookPath(name)
 }
 
+// rememberNode records what path answered, replacing an earlier answer
+// only when replace is set.
+func (in *Installer) rememberNode(path string, p nodeProbe, replace bool) {
+	in.nodeMu.Lock()
+	defer in.nodeMu.Unlock()
+	if in.nodeCache == nil {
+		in.nodeCache = map[string]nodeProbe{}
+	}
+	if _, ok := in.nodeCache[path]; ok && !replace {
+		return
+	}
+	in.nodeCache[path] = p
+}
+
 // probeNode runs `path --version`, once per file state.
 func (in *Installer) probeNode(ctx context.Context, path string) (nodeFound, error) {
 	fi, err := os.Stat(path)
@@ -162,12 +176,7 @@ func (in *Installer) probeNode(ctx context.Context, path string) (nodeFound, err
 	if ctx.Err() != nil {
 		return found, err // interrupted or too slow: not remembered
 	}
-	in.nodeMu.Lock()
-	if in.nodeCache == nil {
-		in.nodeCache = map[string]nodeProbe{}
-	}
-	in.nodeCache[path] = nodeProbe{size: fi.Size(), modTime: fi.ModTime(), version: v, err: err}
-	in.nodeMu.Unlock()
+	in.rememberNode(path, nodeProbe{size: fi.Size(), modTime: fi.ModTime(), version: v, err: err}, true)
 	found.version = v
 	return found, err
 }
@@ -255,29 +264,21 @@ func satisfiesEngine(c *semver.Constraints, v *semver.Version) bool {
 // ErrRuntimeMissing naming the version needed and where it looked.
 func (in *Installer) findNode(ctx context.Context, id, pkg, requires string, recorded *Runtime) (*Runtime, string, error) {
 	c := engineConstraint(requires)
-	if recorded != nil && recorded.Path != "" && in.Node == "" {
-		if fi, err := os.Stat(recorded.Path); err == nil && fi.Size() == recorded.Size && fi.ModTime().Equal(recorded.ModTime) {
-			if v, err := semver.NewVersion(recorded.Version); err == nil && satisfiesEngine(c, v) {
-				r := *recorded
-				r.Requires = requires
-				return &r, "", nil
-			}
-		}
-	}
 	if recorded != nil && recorded.Path != "" {
-		// The search below asks every node its version; the recorded one
-		// answered at install and is still that file while its size and
-		// time are. Running it again would cost an old node's users more
-		// than the rest of their resolve (a new acp process each launch).
 		if v, err := semver.NewVersion(recorded.Version); err == nil {
-			in.nodeMu.Lock()
-			if in.nodeCache == nil {
-				in.nodeCache = map[string]nodeProbe{}
+			if in.Node == "" && satisfiesEngine(c, v) {
+				if fi, err := os.Stat(recorded.Path); err == nil && fi.Size() == recorded.Size && fi.ModTime().Equal(recorded.ModTime) {
+					r := *recorded
+					r.Requires = requires
+					return &r, "", nil
+				}
 			}
-			if _, ok := in.nodeCache[recorded.Path]; !ok {
-				in.nodeCache[recorded.Path] = nodeProbe{size: recorded.Size, modTime: recorded.ModTime, version: v}
-			}
-			in.nodeMu.Unlock()
+			// The search below asks every node its version; the recorded
+			// one answered at install and is still that file while its
+			// size and time are. Running it again would cost an old node's
+			// users more than the rest of their resolve (a new acp process
+			// each launch).
+			in.rememberNode(recorded.Path, nodeProbe{size: recorded.Size, modTime: recorded.ModTime, version: v}, false)
 		}
 	}
 	found, searched := in.nodes(ctx)
