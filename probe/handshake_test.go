@@ -168,14 +168,26 @@ func TestHandshakeLaunchFailure(t *testing.T) {
 }
 
 // BenchmarkHandshake is the fixed cost of one probe: start a process in
-// a sandbox, initialize, kill the group and reap it.
+// a sandbox, initialize, kill the group and reap it. Run with namespaces
+// (where the machine allows them) and without, so review sees what the
+// private PID namespace and /proc cost on top of the supervisor. The
+// second run must come last: a process that ran an agent without
+// namespaces keeps running them so.
 func BenchmarkHandshake(b *testing.B) {
 	spec := fakeagent.Spec(b, fakeagent.Valid)
-	dir := b.TempDir()
-	for b.Loop() {
-		if out := Handshake(context.Background(), spec, HandshakeOptions{Sandbox: dir, Timeout: 10 * time.Second, Client: testClient}); out.Init == nil {
-			b.Fatal(out.Failure)
-		}
+	for _, lo := range []launch.Options{{}, {NoNamespaces: true}} {
+		b.Run(fmt.Sprintf("namespaces=%v", !lo.NoNamespaces), func(b *testing.B) {
+			dir := b.TempDir()
+			for b.Loop() {
+				out := Handshake(context.Background(), spec, HandshakeOptions{Sandbox: dir, Timeout: 10 * time.Second, Client: testClient, Launch: lo})
+				if out.Init == nil {
+					b.Fatal(out.Failure)
+				}
+				if !lo.NoNamespaces && !strings.Contains(out.Isolation, "namespace") {
+					b.Skipf("no namespaces here (%s): refused by the machine, or an earlier run without them (-count) turned them off for this process", out.Isolation)
+				}
+			}
+		})
 	}
 }
 
