@@ -92,7 +92,8 @@ func placeDownload(ctx context.Context, file, dest, rel, url string, lim Limits)
 		return "", err
 	}
 	defer f.Close()
-	fm, err := identify(ctx, f)
+	lim = lim.withDefaults()
+	fm, err := identify(ctx, f, lim.MaxEntries)
 	if err != nil {
 		return "", fmt.Errorf("unpack %s: %w", redact(url), err)
 	}
@@ -106,11 +107,16 @@ func placeDownload(ctx context.Context, file, dest, rel, url string, lim Limits)
 	if err := checkContent(url, fm, head); err != nil {
 		return "", err
 	}
-	lim = lim.withDefaults()
 	switch {
 	case fm.isArchive():
 		if err := extractInto(ctx, fm, f, dest, lim); err != nil {
 			return "", fmt.Errorf("unpack %s: %w", url, err)
+		}
+		// The receipt goes at the top of the folder: an entry there of
+		// that name would be overwritten, or, as a link, have the receipt
+		// written over what it points to.
+		if _, err := os.Lstat(filepath.Join(dest, receiptFile)); err == nil {
+			return "", fmt.Errorf("unpack %s: %w", redact(url), errorf(ErrUnsafeArchive, "archive entry %q takes the name of acp's install receipt, which acp writes at the top of every install folder: the archive must not have one there", receiptFile))
 		}
 	case fm.isCompressed():
 		target := filepath.Join(dest, filepath.FromSlash(rel))

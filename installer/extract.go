@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -81,7 +82,10 @@ var (
 // importing that package runs the init of every format it registers (xz,
 // zstd, brotli, lz4, 7z, rar, snappy…), which every acp start would pay
 // for three formats (docs/architecture.md, "What acp links").
-func identify(ctx context.Context, f *os.File) (format, error) {
+//
+// maxEntries caps a zip's central directory before it is read (0: the
+// default).
+func identify(ctx context.Context, f *os.File, maxEntries int) (format, error) {
 	if err := ctx.Err(); err != nil {
 		return format{}, err
 	}
@@ -92,7 +96,10 @@ func identify(ctx context.Context, f *os.File) (format, error) {
 	if err != nil {
 		return format{}, err
 	}
-	fm, err := sniff(f, head)
+	if maxEntries <= 0 {
+		maxEntries = Limits{}.withDefaults().MaxEntries
+	}
+	fm, err := sniff(f, head, maxEntries)
 	if _, serr := f.Seek(0, io.SeekStart); serr != nil {
 		return format{}, serr
 	}
@@ -106,11 +113,14 @@ func identify(ctx context.Context, f *os.File) (format, error) {
 	return fm, nil
 }
 
-func sniff(f *os.File, head []byte) (format, error) {
+func sniff(f *os.File, head []byte, maxEntries int) (format, error) {
 	switch {
 	case bytes.HasPrefix(head, zipMagic), bytes.HasPrefix(head, zipEmptyMagic):
 		fi, err := f.Stat()
 		if err != nil {
+			return format{}, err
+		}
+		if err := zipRecordsWithin(f, fi.Size(), maxEntries); err != nil {
 			return format{}, err
 		}
 		if _, err := openZip(f, fi.Size()); err != nil {
@@ -249,7 +259,7 @@ func Extract(ctx context.Context, archivePath, dest string, lim Limits) error {
 		return fmt.Errorf("extract %s: %w", archivePath, err)
 	}
 	defer f.Close()
-	fm, err := identify(ctx, f)
+	fm, err := identify(ctx, f, lim.MaxEntries)
 	if err != nil {
 		return fmt.Errorf("extract %s: %w", archivePath, err)
 	}
@@ -413,9 +423,12 @@ func (x *extraction) handle(ctx context.Context, f member) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	x.entries++
-	if x.entries > x.lim.MaxEntries {
-		return errorf(ErrUnsafeArchive, "archive has more than %d entries: refusing it as a likely archive bomb", x.lim.MaxEntries)
+	if err := x.count(); err != nil {
+		return err
+	}
+	if len(f.name) > maxName || len(f.link) > maxName {
+		// Quoted whole, a pax name of a megabyte would be the message.
+		return errorf(ErrUnsafeArchive, "archive entry %q… has a name or link target longer than %d bytes: refusing it", f.name[:min(len(f.name), 60)], maxName)
 	}
 	name, err := cleanEntry(f.name)
 	if err != nil {
@@ -423,6 +436,13 @@ func (x *extraction) handle(ctx context.Context, f member) error {
 	}
 	if name == "." {
 		return nil
+	}
+	depth := strings.Count(name, "/")
+	if f.mode.IsDir() {
+		depth++
+	}
+	if depth > maxDepth || (f.link != "" && strings.Count(f.link, "/") > maxDepth) {
+		return errorf(ErrUnsafeArchive, "archive entry %q is more than %d folders deep: refusing it (real agent archives are a few levels deep)", f.name, maxDepth)
 	}
 	if x.windows {
 		if err := windowsName(f.name, name); err != nil {
@@ -445,6 +465,31 @@ func (x *extraction) handle(ctx context.Context, f member) error {
 	default:
 		return errorf(ErrUnsafeArchive, "archive entry %q is a %s: agent archives may hold only files, folders and links", f.name, registry.FileKind(mode))
 	}
+}
+
+// maxDepth caps how many folders deep an entry (or a link's target) may
+// be. Every step on a path costs each later operation on it a lookup
+// (os.Root walks it one folder at a time), so a path thousands of folders
+// deep in a 200-byte archive would take minutes. Real agent archives are a
+// handful of levels deep; bundled node_modules a few dozen at most.
+const maxDepth = 64
+
+// maxName is the longest entry name or link target taken: Linux's
+// PATH_MAX, and so the most any path of the extraction can be anyway.
+const maxName = 4096
+
+// count counts one more thing the extraction makes, an entry or a folder
+// an entry's path implies, against MaxEntries.
+func (x *extraction) count() error {
+	x.entries++
+	if x.entries > x.lim.MaxEntries {
+		return tooManyEntries(x.lim.MaxEntries)
+	}
+	return nil
+}
+
+func tooManyEntries(limit int) error {
+	return errorf(ErrUnsafeArchive, "archive has more than %d entries: refusing it as a likely archive bomb", limit)
 }
 
 // cleanEntry turns an archive entry name into a clean slash path relative to
@@ -486,6 +531,9 @@ func (x *extraction) mkdirs(dir, raw string) error {
 	fi, err := x.root.Lstat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if err := x.count(); err != nil {
+			return err
+		}
 		if err := x.root.Mkdir(dir, 0o755); err != nil {
 			return fmt.Errorf("create %s: %w", dir, err)
 		}
@@ -540,12 +588,18 @@ func (x *extraction) file(ctx context.Context, name string, f member) error {
 		return fmt.Errorf("read archive entry %q: %w", raw, err)
 	}
 	// Declared sizes lie in bombs; count what actually comes out.
-	n, err := io.Copy(out, io.LimitReader(ctxReader{ctx, in}, remaining+1))
+	src := &readErr{r: ctxReader{ctx, in}}
+	n, err := io.Copy(out, io.LimitReader(src, remaining+1))
 	in.Close()
 	cerr := out.Close()
 	x.bytes += n
 	if n > remaining {
 		return x.tooLarge(raw)
+	}
+	if src.err != nil && ctx.Err() == nil {
+		// What the archive reader says of an entry's data (a cut-off
+		// stream, a bad checksum) is the download's fault.
+		return errorf(ErrUnsafeArchive, "read archive entry %q: %v (the file is corrupt or truncated)", raw, src.err)
 	}
 	for _, e := range []error{err, cerr} {
 		if isNoSpace(e) {
@@ -631,6 +685,9 @@ func (x *extraction) hardlink(name, target string) error {
 	if err != nil || src == "." {
 		return errorf(ErrUnsafeArchive, "archive entry %q is a hard link to %q, which is outside the extraction folder", name, target)
 	}
+	if src == name {
+		return errorf(ErrUnsafeArchive, "archive entry %q is a hard link to itself", name)
+	}
 	if !x.dirs[path.Dir(src)] {
 		return errorf(ErrUnsafeArchive, "archive entry %q is a hard link to %q, which is not an earlier file of the archive", name, target)
 	}
@@ -645,7 +702,9 @@ func (x *extraction) hardlink(name, target string) error {
 		return err
 	}
 	if err := x.root.Link(src, name); err != nil {
-		return x.copyWithin(src, name)
+		if err := x.copyWithin(src, name); err != nil {
+			return fmt.Errorf("archive entry %q: copy %s where hard links are refused: %w", name, src, err)
+		}
 	}
 	return nil
 }
@@ -690,6 +749,9 @@ func (x *extraction) checkLinks() error {
 		if errors.Is(err, fs.ErrNotExist) && !strings.Contains("/"+strings.ReplaceAll(target, "\\", "/")+"/", "/../") {
 			continue
 		}
+		if errors.Is(err, syscall.ELOOP) {
+			return errorf(ErrUnsafeArchive, "archive entry %q is a symlink to %q, which never resolves: a loop of links", l, target)
+		}
 		return errorf(ErrUnsafeArchive, "archive entry %q is a symlink to %q, which resolves outside the extraction folder", l, target)
 	}
 	return nil
@@ -721,6 +783,21 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// readErr remembers the error its reader returned, so that a failed copy
+// tells a bad archive from a failed write.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
 }
 
 // ctxReader ends a long copy (one huge entry, a gzipped executable) as

@@ -2,14 +2,18 @@ package installer
 
 import (
 	"archive/tar"
+	"archive/zip"
+	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -78,6 +82,44 @@ func TestInstallRefusesUnsafeArchives(t *testing.T) {
 			return makeZip(t, []entry{agent, file("zeros", strings.Repeat("\x00", 1<<20))})
 		}, Limits{MaxBytes: 64 << 10}, `more than 64 KiB`},
 		{"too many entries", func() []byte { return makeTar(t, many, "gz") }, Limits{MaxEntries: 50}, "more than 50 entries"},
+		// Every folder an entry's path implies is made, so they count: a
+		// 200-byte archive must not make thousands of them under a cap of 5.
+		{"folders an entry implies", func() []byte {
+			return makeTar(t, []entry{agent, file("a/b/c/d/e/f", "x")}, "gz")
+		}, Limits{MaxEntries: 5}, "more than 5 entries"},
+		// Each folder level costs every later step on that path a lookup:
+		// a path thousands of folders deep takes minutes to extract.
+		{"folders too deep", func() []byte {
+			return makeTar(t, []entry{agent, file(strings.Repeat("a/", maxDepth+1)+"f", "x")}, "gz")
+		}, Limits{}, fmt.Sprintf("more than %d folders deep", maxDepth)},
+		{"name too long", func() []byte {
+			return makeTar(t, []entry{agent, file(strings.Repeat("abcdefghi/", 450)+"f", "x")}, "gz")
+		}, Limits{}, fmt.Sprintf("longer than %d bytes", maxName)},
+		// receipt.json is where the installer writes its receipt: through a
+		// link it would overwrite the agent, as a file it would be lost.
+		{"receipt.json link", func() []byte {
+			return makeTar(t, []entry{agent, {name: "receipt.json", typ: tar.TypeSymlink, link: "agent"}}, "gz")
+		}, Limits{}, `"receipt.json" takes the name of acp's install receipt`},
+		{"receipt.json hard link", func() []byte {
+			return makeTar(t, []entry{agent, {name: "receipt.json", typ: tar.TypeLink, link: "agent"}}, "gz")
+		}, Limits{}, `"receipt.json" takes the name of acp's install receipt`},
+		{"receipt.json file", func() []byte {
+			return makeZip(t, []entry{agent, file("receipt.json", "{}")})
+		}, Limits{}, `"receipt.json" takes the name of acp's install receipt`},
+		{"hard link to itself", func() []byte {
+			return makeTar(t, []entry{agent, file("f", "x"), {name: "f", typ: tar.TypeLink, link: "f"}}, "gz")
+		}, Limits{}, `"f" is a hard link to itself`},
+		{"truncated inside an entry", func() []byte {
+			noise := make([]byte, 800<<10)
+			if _, err := rand.Read(noise); err != nil {
+				t.Fatal(err)
+			}
+			full := makeTar(t, []entry{agent, file("noise", string(noise))}, "gz")
+			return full[:len(full)/2]
+		}, Limits{}, `entry "noise": unexpected EOF (the file is corrupt or truncated)`},
+		{"symlink loop", func() []byte {
+			return makeTar(t, []entry{agent, {name: "a", typ: tar.TypeSymlink, link: "b"}, {name: "b", typ: tar.TypeSymlink, link: "a"}}, "gz")
+		}, Limits{}, "a loop of links"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,6 +136,45 @@ func TestInstallRefusesUnsafeArchives(t *testing.T) {
 				t.Errorf("file outside was changed: %q", data)
 			}
 		})
+	}
+}
+
+// A zip's central directory is read whole by archive/zip: about 400
+// bytes of memory per entry. The entry cap must apply before it is read,
+// or a 100 MB download of empty entries holds gigabytes (archive/zip
+// checks the directory's count of entries only modulo 65536, so the count
+// written at the end proves nothing).
+func TestZipEntryCapBeforeItsDirectory(t *testing.T) {
+	const n = 200_000
+	arch := filepath.Join(t.TempDir(), "many.zip")
+	f, err := os.Create(arch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	zw := zip.NewWriter(bw)
+	for i := 0; i < n; i++ {
+		if _, err := zw.CreateHeader(&zip.FileHeader{Name: "a", Method: zip.Store}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := bw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	err = Extract(context.Background(), arch, arch+".d", Limits{MaxEntries: 1000})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrUnsafeArchive) || !strings.Contains(err.Error(), "more than 1000 entries") {
+		t.Errorf("err = %v, want the entry cap", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+		t.Errorf("refusing %d entries allocated %d MiB: the directory was read before the cap applied", n, got>>20)
 	}
 }
 
@@ -168,7 +249,7 @@ func TestIdentifyTellsRawFromCorrupt(t *testing.T) {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, c.body, 0o644)
 		f, _ := os.Open(p)
-		fm, err := identify(context.Background(), f)
+		fm, err := identify(context.Background(), f, 0)
 		f.Close()
 		isRaw := err == nil && !fm.isArchive() && !fm.isCompressed()
 		if isRaw != c.raw {

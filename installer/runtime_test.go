@@ -386,7 +386,8 @@ func TestLegacyNpxReceipt(t *testing.T) {
 	legacy.Launch.Args = []string{"--acp"}
 	os.MkdirAll(filepath.Dir(legacy.Launch.Command), 0o755)
 	os.Symlink(script, legacy.Launch.Command)
-	if err := writeJSONFile(filepath.Join(r.Dir, receiptFile), &legacy); err != nil {
+	os.Remove(filepath.Join(r.Dir, receiptFile))
+	if err := writeNewJSONFile(filepath.Join(r.Dir, receiptFile), &legacy); err != nil {
 		t.Fatal(err)
 	}
 	in.NPM = filepath.Join(t.TempDir(), "no-npm") // a reinstall would fail

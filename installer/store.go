@@ -182,12 +182,23 @@ func (l *LaunchSpec) normalize() {
 	}
 }
 
-func writeJSONFile(path string, v any) error {
+// writeNewJSONFile writes v to path, which must not exist: never through
+// a link or over a file that something else (an archive, an install
+// script) put there.
+func writeNewJSONFile(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(data, '\n'), 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(data, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Installed lists every installed version of id, newest first: those with

@@ -39,7 +39,7 @@ func TestExtractRefusesWindowsDeviceNames(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "a.tgz")
 		os.WriteFile(p, body, 0o644)
 		f, _ := os.Open(p)
-		fm, err := identify(context.Background(), f)
+		fm, err := identify(context.Background(), f, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func TestExtractRefusesWindowsDeviceNames(t *testing.T) {
 	os.WriteFile(p, body, 0o644)
 	f, _ := os.Open(p)
 	defer f.Close()
-	fm, _ := identify(context.Background(), f)
+	fm, _ := identify(context.Background(), f, 0)
 	if err := extractFor(context.Background(), fm, f, filepath.Join(t.TempDir(), "x"), Limits{}, false); err != nil {
 		t.Errorf("without Windows rules: %v", err)
 	}
@@ -71,9 +71,11 @@ func TestSymlinkThatCannotBeCreated(t *testing.T) {
 	if !strings.Contains(err.Error(), `archive entry "bin/agent" is a symlink (to "../lib/agent") that could not be created here`) || strings.Contains(err.Error(), "corrupt") {
 		t.Errorf("err = %v", err)
 	}
-	// Through a real extraction: a link target longer than the OS allows
-	// (ENAMETOOLONG on Unix, a privilege error on most Windows machines).
-	long := strings.Repeat("x", 5000)
+	// Through a real extraction: a link target the OS refuses although
+	// the extraction takes it (maxName bytes: Linux's PATH_MAX counts the
+	// final NUL, so ENAMETOOLONG on Unix; a privilege error on most
+	// Windows machines).
+	long := strings.Repeat("x", maxName)
 	body := makeTar(t, []entry{exe("agent", agentScript), {name: "lib", typ: tar.TypeSymlink, link: long}}, "")
 	p := filepath.Join(t.TempDir(), "a.tar")
 	os.WriteFile(p, body, 0o644)
