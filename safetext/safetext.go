@@ -17,8 +17,23 @@ import (
 	"unicode/utf8"
 )
 
-// Terminal returns s fit for one line of a terminal or a CI log.
+// Terminal returns s fit for one line of a terminal or a CI log. A value
+// that starts with "::" (after spaces) has its first colon shown as \x3a:
+// printed at the start of a line (an agent's id heading its problems, a
+// folder's name heading a location) it would be a workflow command.
 func Terminal(s string) string {
+	return noCommand(terminal(s))
+}
+
+func noCommand(s string) string {
+	rest := strings.TrimLeft(s, " ")
+	if !strings.HasPrefix(rest, "::") {
+		return s
+	}
+	return s[:len(s)-len(rest)] + `\x3a` + rest[1:]
+}
+
+func terminal(s string) string {
 	if clean(s) {
 		return s
 	}
@@ -58,7 +73,7 @@ func Lines(s, indent string) string {
 	}
 	parts := strings.Split(s, "\n")
 	for i, p := range parts {
-		parts[i] = indent + Terminal(p)
+		parts[i] = noCommand(indent + terminal(p))
 	}
 	return strings.Join(parts, "\n")
 }
@@ -69,7 +84,7 @@ func Lines(s, indent string) string {
 // or written as an entity, so `<img src=…>` and `[x](https://…)` show as
 // text.
 func Markdown(s string) string {
-	s = Terminal(s)
+	s = terminal(s) // ':' is escaped below
 	var b strings.Builder
 	b.Grow(len(s) + 8)
 	for _, r := range s {
@@ -96,7 +111,7 @@ func Markdown(s string) string {
 // (::error …::MESSAGE), after Terminal: the runner reads %, CR and LF
 // specially in the data part.
 func AnnotationData(s string) string {
-	s = Terminal(s)
+	s = terminal(s) // after "::error …::", never at a line's start
 	s = strings.ReplaceAll(s, "%", "%25")
 	return s
 }

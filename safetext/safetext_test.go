@@ -80,3 +80,25 @@ func FuzzTerminal(f *testing.F) {
 		}
 	})
 }
+
+// A value that would start a line with "::" never starts a workflow
+// command; inside a line it is left alone.
+func TestTerminalLeadingColons(t *testing.T) {
+	for in, want := range map[string]string{
+		"::add-mask::x":   `\x3a:add-mask::x`,
+		"  ::error::x":    `  \x3a:error::x`,
+		"a::b":            "a::b",
+		":":               ":",
+		"\n::x":           `\n::x`,
+		"::\x1b[31m":      `\x3a:\x1b[31m`,
+		"agent::command":  "agent::command",
+		"\t::set-output:": ` \x3a:set-output:`,
+	} {
+		if got := Terminal(in); got != want {
+			t.Errorf("Terminal(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := Lines("::error::x", ""); got != `\x3a:error::x` {
+		t.Errorf("Lines without indent = %q", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 	"io"
 	"io/fs"
 	"net/http"
@@ -511,6 +512,9 @@ func knownIDs(n int, agent func(i int) (id, dir string)) string {
 		ids[i], _ = agent(i)
 	}
 	sort.Strings(ids)
+	for i, id := range ids {
+		ids[i] = safetext.Terminal(id) // the registry's, not the user's
+	}
 	return "agents: " + strings.Join(ids, ", ")
 }
 

@@ -657,3 +657,41 @@ func TestLeanReportsTheSame(t *testing.T) {
 		t.Errorf("lean --agent nope: %v", err)
 	}
 }
+
+// A workflow command is a line that starts with "::" (after spaces): the
+// runner reads them from stdout and stderr alike. A manifest's id, or a
+// folder's name, that is printed at the start of a line must not be one
+// (build prints the text report in the Action; validate in the hook).
+func TestNoLineStartsACommand(t *testing.T) {
+	root := t.TempDir()
+	writeAgent(t, root, "evil", manifestFor("::add-mask::Error"), goodIcon)
+	writeAgent(t, root, "::warning title=LGTM::approved", manifestFor("fine"), goodIcon)
+	writeAgent(t, root, "  ::error::x", manifestFor("fine2"), goodIcon)
+	t.Chdir(root)
+	rep, err := Run(context.Background(), []string{"."}, Options{SkipURLs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rep.Close()
+	var text, gh, sum bytes.Buffer
+	WriteText(&text, rep, false)
+	WriteGitHub(&gh, &sum, rep)
+	for fmtName, out := range map[string]string{"text": text.String(), "github": gh.String(), "summary": sum.String()} {
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimLeft(line, " \t"), "::") && !strings.HasPrefix(line, "::error file=") && !strings.HasPrefix(line, "::warning file=") {
+				t.Errorf("%s output has a line that starts a workflow command: %q", fmtName, line)
+			}
+		}
+	}
+	if !strings.Contains(text.String(), "add-mask::Error") {
+		t.Errorf("the id is not shown at all:\n%s", text.String())
+	}
+
+	// --agent's "no agent" error lists the registry's ids.
+	one := t.TempDir()
+	writeAgent(t, one, "x", manifestFor(`x\n::warning title=Injected::looks official\n`), goodIcon)
+	_, err = Run(context.Background(), []string{one}, Options{SkipURLs: true, Agents: []string{"nope"}})
+	if err == nil || strings.Contains(err.Error(), "\n") {
+		t.Errorf("err = %q, want one line naming the ids safely", err)
+	}
+}
