@@ -101,14 +101,16 @@ func Build(ctx context.Context, opts Options) (_ *Result, err error) {
 			return // not an agent, or the build fails anyway
 		}
 		id := a.Manifest.ID
-		// The folder is kept only to read an icon not written now.
-		dir := ""
+		// An icon not written now is kept: the bytes validate checked,
+		// never read again from a path (ManifestFile is the path shown to
+		// people, relative to the top of the work tree, not to here).
+		var icon []byte
 		if st != nil && len(a.Icon) > 0 {
 			st.offer(id+".svg", a.Icon)
 		} else {
-			dir = filepath.Dir(a.ManifestFile)
+			icon = a.Icon
 		}
-		if err := c.add(a.Manifest, dir); err != nil {
+		if err := c.add(a.Manifest, icon); err != nil {
 			mu.Lock()
 			if renderErr == nil {
 				renderErr = err
@@ -196,10 +198,10 @@ func Build(ctx context.Context, opts Options) (_ *Result, err error) {
 	load := func(name string) ([]byte, error) {
 		id := strings.TrimSuffix(name, ".svg")
 		i, found := sort.Find(len(c.recs), func(i int) int { return strings.Compare(id, c.recs[i].id) })
-		if !found || c.recs[i].dir == "" {
-			return nil, fmt.Errorf("no folder known for agent %q", id)
+		if !found || c.recs[i].icon == nil {
+			return nil, fmt.Errorf("no validated icon for agent %q", id)
 		}
-		return registry.ReadLimited(filepath.Join(c.recs[i].dir, registry.IconFile), maxIconSize)
+		return c.recs[i].icon, nil
 	}
 	if st == nil {
 		if st, err = newStage(opts.Out); err != nil {

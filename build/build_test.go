@@ -269,3 +269,36 @@ func TestBuildOwnVariantsCheckFillsTheReport(t *testing.T) {
 		t.Error("the build wrote its output")
 	}
 }
+
+// The icons written are the bytes validate checked, whatever the current
+// folder: agents' paths in the report are for people (relative to the
+// top of the git work tree), not for opening files. With --out's parent
+// missing the icons are written after validation, not during it.
+func TestBuildWritesTheIconsItValidated(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(repo, "agents"), os.DirFS("testdata/tree")); err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join(repo, "agents", "alpha", "icon.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	for _, id := range []string{"alpha", "beta", "gamma"} {
+		planted := filepath.Join(elsewhere, "agents", id, "icon.svg")
+		os.MkdirAll(filepath.Dir(planted), 0o755)
+		os.WriteFile(planted, []byte("<script>alert(1)</script>"), 0o644)
+	}
+	t.Chdir(elsewhere)
+	out := filepath.Join(t.TempDir(), "missing", "dist")
+	if _, err := Build(context.Background(), buildOpts(filepath.Join(repo, "agents"), out)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(out, "alpha.svg"))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("alpha.svg = %q, %v; want the validated icon", got, err)
+	}
+}

@@ -60,7 +60,7 @@ func Render(agents []Agent, variants *validate.Variants, baseURL string, schemas
 			return nil, fmt.Errorf("agent %q has no icon: add %s beside its %s", id, registry.IconFile, registry.ManifestFile)
 		}
 		files[id+".svg"] = a.Icon
-		if err := c.add(a.Manifest, ""); err != nil {
+		if err := c.add(a.Manifest, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -96,7 +96,7 @@ type collector struct {
 // entryRec is what a collector keeps of one agent.
 type entryRec struct {
 	id      string
-	dir     string             // the agent's folder (Build reads an icon from it); may be ""
+	icon    []byte             // the validated icon, when Build writes it after validation; else nil
 	off     int64              // where its entries start in the store
 	stable  int32              // length of the stable entry
 	preview int32              // length of the promoted preview entry after it; 0 when none
@@ -121,14 +121,14 @@ var entryBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return 
 func (c *collector) iconURL(id string) string { return c.base + "/" + id + ".svg" }
 
 // add renders an agent whose files are in dir; safe for concurrent use.
-func (c *collector) add(m *registry.Manifest, dir string) error {
+func (c *collector) add(m *registry.Manifest, icon []byte) error {
 	bp := entryBufs.Get().(*[]byte)
 	defer entryBufs.Put(bp)
 	url := c.iconURL(m.ID)
 	b, _ := appendEntry((*bp)[:0], m, url, false)
 	// strings.Clone: the record must not keep alive whatever the
 	// manifest's strings were cut from.
-	r := entryRec{id: strings.Clone(m.ID), dir: dir, stable: int32(len(b))}
+	r := entryRec{id: strings.Clone(m.ID), icon: icon, stable: int32(len(b))}
 	// Only a manifest with a preview can have it promoted.
 	if m.Preview != nil {
 		var promoted bool
