@@ -387,8 +387,27 @@ func unsafeElement(local string) (why string, bad bool) {
 		return "<object> elements load external content", true
 	case "handler":
 		return "<handler> elements (SVG Tiny) run code", true
+	// HTML that loads or navigates: inlined into a page (a webview, a
+	// docs site), or in the XHTML namespace, these leave the icon.
+	case "img", "audio", "video", "source", "track", "picture", "frame", "frameset", "applet", "portal":
+		return "<" + local + "> elements load external media", true
+	case "meta", "link", "base":
+		return "<" + local + "> elements make the page load or go elsewhere", true
+	case "form", "input", "button":
+		return "<" + local + "> elements submit to other pages", true
 	}
 	return "", false
+}
+
+// loadingAttribute reports attributes that make a browser fetch or go to
+// their value, besides href (checked with its own message).
+func loadingAttribute(local string) bool {
+	switch local {
+	case "src", "srcset", "poster", "background", "lowsrc", "dynsrc", "action", "formaction",
+		"codebase", "archive", "ping", "longdesc", "manifest", "data":
+		return true
+	}
+	return false
 }
 
 func (c *checker) element(t xml.StartElement, raw []rawAttr, off, depth int) {
@@ -526,6 +545,9 @@ func (c *checker) attribute(a xml.Attr, ra rawAttr) {
 	switch {
 	case strings.HasPrefix(local, "on"):
 		c.add(RuleUnsafe, ra.nameOff, "the attribute %s is an event handler, which editors would run as code; icons may not contain on… attributes: remove it", printable(a.Name.Local))
+		return
+	case loadingAttribute(local):
+		c.add(RuleUnsafe, ra.nameOff, "the attribute %s makes browsers load or go to %s; icons may not carry it: remove it", printable(a.Name.Local), quote(a.Value))
 		return
 	case local == "href":
 		v := strings.TrimSpace(a.Value)

@@ -414,3 +414,30 @@ func TestFixtures(t *testing.T) {
 		})
 	}
 }
+
+// HTML that loads something is as unsafe as href: inlined into a web page
+// (an editor's webview, a docs site's MDX) <img src> and <meta refresh>
+// load their URL, and XHTML elements do when the SVG is opened as a
+// document.
+func TestLoadingHTMLIsUnsafe(t *testing.T) {
+	for _, body := range []string{
+		`<img src="https://evil.example/p.png"/>`,
+		`<IMG SRC="https://evil.example/p.png"/>`,
+		`<image srcset="https://evil.example/p.png 1x"/>`,
+		`<video poster="https://evil.example/p.png"/>`,
+		`<g background="https://evil.example/p.png"/>`,
+		`<meta http-equiv="refresh" content="0;url=https://evil.example/"/>`,
+		`<h:img xmlns:h="http://www.w3.org/1999/xhtml" src="https://evil.example/p.png"/>`,
+		`<h:audio xmlns:h="http://www.w3.org/1999/xhtml" src="https://evil.example/a.mp3"/>`,
+		`<link rel="stylesheet" href="#x"/>`,
+	} {
+		problems := Check([]byte(icon(body + shape)))
+		unsafe := false
+		for _, p := range problems {
+			unsafe = unsafe || p.Rule == RuleUnsafe
+		}
+		if !unsafe {
+			t.Errorf("%s: no %s problem, got:\n%s", body, RuleUnsafe, messages(problems))
+		}
+	}
+}
