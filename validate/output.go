@@ -9,6 +9,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
@@ -65,9 +66,32 @@ func writeProblems(bw *bufio.Writer, ps []Problem, paint func(code, s string) st
 		} else {
 			sev = paint(ansiYellow, sev)
 		}
-		fmt.Fprintf(bw, "%s: %s %s: %s\n", safetext.Terminal(location(p)), sev, safetext.Terminal(p.Rule), safetext.Terminal(p.Message))
+		fmt.Fprintf(bw, "%s: %s %s: %s\n", safetext.Terminal(location(p)), sev, safetext.Terminal(p.Rule), safetext.Terminal(shown(p.Message)))
 	}
 	fmt.Fprintln(bw)
+}
+
+// shownMax is the longest message people are shown. Ours are sentences of
+// a line or two; a longer one quotes a value (a megabyte-long version)
+// whose middle no one reads, and GitHub drops a step summary over 1 MiB.
+const shownMax = 600
+
+// shown cuts a long message in the middle, at character boundaries,
+// keeping its start (what is wrong) and its end (the fix). JSON output
+// keeps the whole message.
+func shown(msg string) string {
+	if len(msg) <= shownMax {
+		return msg
+	}
+	head, tail := shownMax*2/3, shownMax/3
+	for head > 0 && !utf8.RuneStart(msg[head]) {
+		head--
+	}
+	t := len(msg) - tail
+	for t < len(msg) && !utf8.RuneStart(msg[t]) {
+		t++
+	}
+	return msg[:head] + fmt.Sprintf(" …(%d bytes)… ", t-head) + msg[t:]
 }
 
 // location is file:line:col, leaving out what is unknown.
@@ -242,11 +266,11 @@ func WriteGitHub(w io.Writer, summary io.Writer, r *Report) error {
 				}
 			}
 			props = append(props, "title="+safetext.AnnotationProperty(p.Rule))
-			fmt.Fprintf(bw, "::%s %s::%s\n", p.Severity, strings.Join(props, ","), safetext.AnnotationData(p.Message))
+			fmt.Fprintf(bw, "::%s %s::%s\n", p.Severity, strings.Join(props, ","), safetext.AnnotationData(shown(p.Message)))
 			if sw != nil && rows < maxSummaryRows {
 				rows++
 				fmt.Fprintf(sw, "| %s | %s | %s | %s | %s |\n", safetext.Markdown(name), mdCode(location(p)),
-					p.Severity, "`"+p.Rule+"`", safetext.Markdown(p.Message))
+					p.Severity, "`"+p.Rule+"`", safetext.Markdown(shown(p.Message)))
 			}
 		}
 	}

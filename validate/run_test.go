@@ -695,3 +695,35 @@ func TestNoLineStartsACommand(t *testing.T) {
 		t.Errorf("err = %q, want one line naming the ids safely", err)
 	}
 }
+
+// A value quoted in full would make one problem a megabyte: a CI log line
+// no one reads, and a step summary GitHub refuses (over 1 MiB it drops the
+// whole summary). Messages are shortened in the middle where people read
+// them, keeping the fix at their end; JSON keeps them whole.
+func TestHugeValuesAreShortenedForPeople(t *testing.T) {
+	root := t.TempDir()
+	m := strings.Replace(manifestFor("one"), `"version": "1.0.0"`, `"version": "1.0.0-`+strings.Repeat(".", 500<<10)+`"`, 1)
+	writeAgent(t, root, "one", m, goodIcon)
+	rep, err := Run(context.Background(), []string{root}, Options{SkipURLs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rep.Close()
+	var text, gh, sum, js bytes.Buffer
+	WriteText(&text, rep, false)
+	WriteGitHub(&gh, &sum, rep)
+	WriteJSON(&js, rep)
+	for name, out := range map[string]string{"text": text.String(), "github": gh.String()} {
+		for _, line := range strings.Split(out, "\n") {
+			if len(line) > 2000 {
+				t.Errorf("%s output has a line of %d bytes: %.200s…", name, len(line), line)
+			}
+		}
+	}
+	if sum.Len() > 64<<10 {
+		t.Errorf("step summary is %d bytes", sum.Len())
+	}
+	if js.Len() < 500<<10 {
+		t.Errorf("JSON lost the message's value (%d bytes)", js.Len())
+	}
+}
