@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // windowsName refuses an archive entry that Windows would not create as
@@ -46,24 +48,10 @@ func windowsNameProblem(part string) string {
 		base = base[:i]
 	}
 	base = strings.ToUpper(strings.TrimRight(base, " "))
-	if isDeviceName(base) {
+	if registry.WindowsDeviceName(base) {
 		return "is a device name (" + base + "), which Windows opens as the device, not a file"
 	}
 	return ""
-}
-
-func isDeviceName(b string) bool {
-	switch b {
-	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", "CLOCK$":
-		return true
-	}
-	if len(b) >= 4 && (strings.HasPrefix(b, "COM") || strings.HasPrefix(b, "LPT")) {
-		switch b[3:] {
-		case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³":
-			return true
-		}
-	}
-	return false
 }
 
 // symlinkFailed words a symlink the OS would not create. On Windows that

@@ -39,3 +39,22 @@ func Slug(name string) string {
 	}
 	return b.String()
 }
+
+// WindowsDeviceName reports whether base (a file name without its
+// extension, any case) is a name Windows opens as a device rather than a
+// file: CON, NUL, COM1, LPT¹ and the rest. An agent's id names folders and
+// files, so it cannot be one.
+func WindowsDeviceName(base string) bool {
+	b := strings.ToUpper(base)
+	switch b {
+	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", "CLOCK$":
+		return true
+	}
+	if len(b) >= 4 && (strings.HasPrefix(b, "COM") || strings.HasPrefix(b, "LPT")) {
+		switch b[3:] {
+		case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³":
+			return true
+		}
+	}
+	return false
+}

@@ -192,6 +192,9 @@ func (c *checker) rules(root map[string]any, dirName string) {
 			}
 			c.add("/id", false, RuleIDFormat, SeverityError,
 				"id %q must match ^[a-z][a-z0-9-]*$: use lowercase letters, digits and hyphens, starting with a letter%s", id, hint)
+		} else if registry.WindowsDeviceName(id) {
+			c.add("/id", false, RuleIDFormat, SeverityError,
+				"id %q is a device name on Windows, which cannot have a folder or file of that name (agents/%s/, %s.svg): choose another id", id, id, id)
 		}
 		if dirName != "" && id != dirName {
 			// Suggest only renames that lead to a valid id: "rename the

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -725,5 +726,22 @@ func TestHugeValuesAreShortenedForPeople(t *testing.T) {
 	}
 	if js.Len() < 500<<10 {
 		t.Errorf("JSON lost the message's value (%d bytes)", js.Len())
+	}
+}
+
+// Ids name folders and files (agents/<id>/, <id>.svg, acp's
+// agents/<id>/): a Windows device name cannot be one there.
+func TestWindowsDeviceNamesAreNoIDs(t *testing.T) {
+	for _, id := range []string{"nul", "con", "aux", "prn", "com1", "lpt9"} {
+		root := t.TempDir()
+		writeAgent(t, root, id, manifestFor(id), goodIcon)
+		rep, err := Run(context.Background(), []string{root}, Options{SkipURLs: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rules := rulesOf(rep.Agents[0]); !slices.Contains(rules, RuleIDFormat) {
+			t.Errorf("id %q: rules %v, want %s", id, rules, RuleIDFormat)
+		}
+		rep.Close()
 	}
 }
