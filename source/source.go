@@ -344,12 +344,12 @@ func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*regi
 			}
 			m.URL, m.FetchedAt = raw, now
 			if err := c.writeMeta(m); err != nil {
-				fmt.Fprintf(o.Stderr, "warning: could not update the registry cache: %v\n", err)
+				fmt.Fprintf(o.Stderr, "warning: could not update the registry cache: %s\n", safetext.Terminal(err.Error()))
 			}
 			return cached, OriginCache, nil
 		}
 		if err := c.write(body, meta{URL: raw, ETag: newETag, FetchedAt: now}); err != nil {
-			fmt.Fprintf(o.Stderr, "warning: could not write the registry cache: %v\n", err)
+			fmt.Fprintf(o.Stderr, "warning: could not write the registry cache: %s\n", safetext.Terminal(err.Error()))
 		}
 		if isDefault {
 			return idx, OriginCDN, nil
@@ -367,7 +367,9 @@ func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*regi
 // fallback, with one line on stderr.
 func (o Options) useCache(raw string, isDefault bool, cached *registry.Index, m meta, cause error) (*registry.Index, Origin, error) {
 	if cached != nil {
-		fmt.Fprintf(o.Stderr, "warning: %v; using the cached registry from %s\n", cause, m.FetchedAt.Local().Format(time.DateTime))
+		// The cause quotes the server (its status text) and hosts it
+		// redirected to: made safe like everything else it says.
+		fmt.Fprintf(o.Stderr, "warning: %s; using the cached registry from %s\n", safetext.Terminal(cause.Error()), m.FetchedAt.Local().Format(time.DateTime))
 		return cached, OriginCache, nil
 	}
 	return o.fallback(raw, isDefault, cause)
@@ -402,7 +404,7 @@ func (o Options) fallback(raw string, isDefault bool, cause error) (*registry.In
 		if err != nil {
 			return nil, "", fmt.Errorf("read registry %s: %v; read the built-in registry: %w", redacted(raw), cause, err)
 		}
-		fmt.Fprintf(o.Stderr, "notice: using the registry built into this binary (%d agents): %v\n", len(idx.Agents), cause)
+		fmt.Fprintf(o.Stderr, "notice: using the registry built into this binary (%d agents): %s\n", len(idx.Agents), safetext.Terminal(cause.Error()))
 		return idx, OriginEmbedded, nil
 	}
 	// The fetch's "fetch URL: " would say the URL a second time.
