@@ -148,7 +148,13 @@ func Suggest(q string, ids []string, n int) []string {
 
 // typoDistance is the optimal string alignment distance over bytes (ids
 // are ASCII): Levenshtein plus the swap of two neighbours as one edit.
+// Only distances of 0 and 1 matter to Suggest: strings whose lengths
+// differ by more than one are at least 2 apart, known without the table
+// (an index's id may be megabytes long).
 func typoDistance(a, b string) int {
+	if len(a) > len(b)+1 || len(b) > len(a)+1 {
+		return 2
+	}
 	// Three rows: the swap looks two rows back.
 	pp := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)

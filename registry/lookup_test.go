@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -73,5 +74,21 @@ func TestSearchMatchesEveryWord(t *testing.T) {
 		if got := ids(idx.Search(term)); got != want {
 			t.Errorf("Search(%q) = %q, want %q", term, got, want)
 		}
+	}
+}
+
+// Suggestions look for ids one typo away, so an id far longer than the
+// query (a hostile index's 10 MB id) costs nothing to rule out.
+func TestSuggestIgnoresFarLongerIDs(t *testing.T) {
+	ids := []string{"z" + strings.Repeat("a", 10<<20), "good"}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := Suggest("goad", ids, 3)
+	runtime.ReadMemStats(&after)
+	if len(got) != 1 || got[0] != "good" {
+		t.Errorf("Suggest = %q, want good", got)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("Suggest allocated %d MiB for one long id", n>>20)
 	}
 }
