@@ -52,8 +52,44 @@ func (e *RefusedError) Hint() string {
 // agent of the wrong shape is that agent's loss alone.
 type rawIndex struct {
 	Version    string            `json:"version"`
-	Agents     []json.RawMessage `json:"agents"`
+	Agents     rawAgents         `json:"agents"`
 	Extensions []json.RawMessage `json:"extensions"`
+}
+
+// MaxIndexAgents bounds the agents of an index. Each one costs a decoder,
+// a manifest and, if refused, a warning on every command that reads the
+// registry: a 3 MB index of a million "{}" took 640 MB. The public
+// registry lists a few dozen agents.
+const MaxIndexAgents = 10_000
+
+var errTooManyAgents = fmt.Errorf("registry index lists more than %d agents: it is not an agent registry (the public one lists a few dozen)", MaxIndexAgents)
+
+// rawAgents is the agents list, counted as it is read so that an index
+// past MaxIndexAgents is refused before its agents are kept.
+type rawAgents []json.RawMessage
+
+func (a *rawAgents) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		*a = nil
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return fmt.Errorf("\"agents\" is not a list")
+	}
+	list := rawAgents{}
+	for dec.More() {
+		if len(list) == MaxIndexAgents {
+			return errTooManyAgents
+		}
+		var r json.RawMessage
+		if err := dec.Decode(&r); err != nil {
+			return err
+		}
+		list = append(list, r)
+	}
+	*a = list
+	return nil
 }
 
 // ParseIndex decodes registry.json from an untrusted source and checks the
@@ -69,6 +105,9 @@ func ParseIndex(data []byte) (*Index, error) {
 	var raw rawIndex
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&raw); err != nil {
+		if errors.Is(err, errTooManyAgents) {
+			return nil, errTooManyAgents
+		}
 		return nil, fmt.Errorf("registry index is not valid JSON: %w", err)
 	}
 	if raw.Version == "" {

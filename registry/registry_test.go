@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -366,5 +367,25 @@ func TestDecodeProblemInWords(t *testing.T) {
 		if !strings.Contains(got, want) || strings.Contains(got, "Go struct") {
 			t.Errorf("DecodeProblem(%s) = %q, want %q", body, got, want)
 		}
+	}
+}
+
+// Each agent of an index costs a decoder, a manifest and, when refused, a
+// warning: a 3 MB index of a million "{}" took 640 MB and a million
+// warning lines on every command that read the registry. The count is
+// capped before any agent is decoded.
+func TestParseIndexCapsTheAgents(t *testing.T) {
+	good := `{"id":"a","name":"A","version":"1.0.0","description":"d","distribution":{"npx":{"package":"a@1.0.0"}}}`
+	body := `{"version":"1.0.0","agents":[` + good + strings.Repeat(`,{}`, 300_000) + `]}`
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := ParseIndex([]byte(body))
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d agents", MaxIndexAgents)) {
+		t.Errorf("err = %v, want the cap named", err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 32<<20 {
+		t.Errorf("refusing it allocated %d MiB", n>>20)
 	}
 }

@@ -66,3 +66,20 @@ func TestServerStatusTextIsShownSafely(t *testing.T) {
 		}
 	}
 }
+
+// A registry that breaks its rules for many agents names the first few
+// and counts the rest: one line per agent of a hostile index was a
+// million lines of stderr on every command.
+func TestRefusedAgentsAreCounted(t *testing.T) {
+	good := `{"id":"good","name":"Good","version":"1.0.0","description":"d","distribution":{"npx":{"package":"good@1.0.0"}}}`
+	s := newServer(t, `{"version":"1.0.0","agents":[`+good+strings.Repeat(`,{}`, 50)+`]}`)
+	var stderr bytes.Buffer
+	o := opts(t, s, &clock{time.Now()}, &stderr)
+	if _, _, err := Load(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if len(lines) != maxRefusedShown+1 || !strings.Contains(lines[len(lines)-1], "40 more agents") {
+		t.Errorf("stderr has %d lines, ending %q", len(lines), lines[len(lines)-1])
+	}
+}

@@ -95,16 +95,26 @@ const maxMetaSize = 64 << 10
 // it came from.
 //
 // Agents the registry holds but that break a rule are left out of the
-// index (Index.Refused) and named on Stderr, one line each.
+// index (Index.Refused) and named on Stderr, one line each for the first
+// maxRefusedShown, then a count.
 func Load(ctx context.Context, o Options) (*registry.Index, Origin, error) {
 	idx, origin, err := load(ctx, o)
 	if err == nil && o.Stderr != nil {
-		for _, r := range idx.Refused {
+		for i, r := range idx.Refused {
+			if i == maxRefusedShown {
+				fmt.Fprintf(o.Stderr, "warning: %d more agents of the registry were left out for breaking its rules\n", len(idx.Refused)-i)
+				break
+			}
 			fmt.Fprintf(o.Stderr, "warning: %s\n", safetext.Terminal(r.Warning()))
 		}
 	}
 	return idx, origin, err
 }
+
+// maxRefusedShown is how many left-out agents are named one per line: an
+// editor's log, or a terminal, gets the first few and a count, not one
+// line per agent of a broken or hostile registry.
+const maxRefusedShown = 10
 
 func load(ctx context.Context, o Options) (*registry.Index, Origin, error) {
 	if o.ConnectTimeout <= 0 {
