@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -81,5 +83,45 @@ func TestRefusedAgentsAreCounted(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 	if len(lines) != maxRefusedShown+1 || !strings.Contains(lines[len(lines)-1], "40 more agents") {
 		t.Errorf("stderr has %d lines, ending %q", len(lines), lines[len(lines)-1])
+	}
+}
+
+// The ETag is the server's: one too long for the cache's meta file (it
+// turned the cache off: every command fetched) is not kept, and the cache
+// works without it. One that cannot be sent back as a header (a meta
+// file edited or from elsewhere) froze the cached registry, every refresh
+// failing: it is not sent.
+func TestUnusableETagsAreDropped(t *testing.T) {
+	s := newServer(t, indexJSON("1.0.0"))
+	s.etag.Store(`"` + strings.Repeat("a", 70_000) + `"`)
+	c := &clock{time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	var stderr bytes.Buffer
+	o := opts(t, s, c, &stderr)
+	mustLoad(t, o)
+	c.t = c.t.Add(time.Minute)
+	if _, origin := mustLoad(t, o); origin != OriginCache {
+		t.Errorf("second load from %s, want the cache", origin)
+	}
+	c.t = c.t.Add(2 * time.Hour)
+	if _, origin := mustLoad(t, o); origin != OriginCDN || s.lastINM.Load() != "" {
+		t.Errorf("refresh from %s with If-None-Match %.20q, want a plain fetch", origin, s.lastINM.Load())
+	}
+
+	s.etag.Store(`"v1"`)
+	metaFile := filepath.Join(o.CacheDir, "registry.meta.json")
+	data, err := os.ReadFile(metaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(data), `"fetchedAt"`, `"etag": "\"v1\"\n", "fetchedAt"`, 1)
+	if err := os.WriteFile(metaFile, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.t = c.t.Add(2 * time.Hour)
+	if _, origin := mustLoad(t, o); origin != OriginCDN {
+		t.Errorf("refresh with an edited meta from %s, want the server", origin)
+	}
+	if s.requests.Load() != 3 || stderr.Len() != 0 {
+		t.Errorf("requests %d, stderr %q", s.requests.Load(), stderr.String())
 	}
 }

@@ -342,7 +342,7 @@ func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*regi
 	}
 	etag := ""
 	if cached != nil {
-		etag = m.ETag
+		etag = usableETag(m.ETag) // a meta file from an older acp, or edited
 	}
 	idx, body, newETag, err := o.fetch(ctx, raw, etag)
 	if err == nil {
@@ -430,6 +430,24 @@ var (
 	errBudget  = errors.New("no complete answer")
 )
 
+// maxETag is the longest ETag kept: real ones are a hash in quotes, and
+// the meta file that holds it is read only up to maxMetaSize.
+const maxETag = 1024
+
+// usableETag is etag if it can be kept and sent back as If-None-Match,
+// else "": the cache then works without it (a plain fetch every hour).
+func usableETag(etag string) string {
+	if len(etag) > maxETag {
+		return ""
+	}
+	for i := 0; i < len(etag); i++ {
+		if c := etag[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return ""
+		}
+	}
+	return etag
+}
+
 // fetch GETs raw, conditionally when etag is set, within the budget:
 // ConnectTimeout to get a connection (TCP, proxy CONNECT, TLS: the
 // transport's own timeouts do not cover a proxy's CONNECT), FetchTimeout
@@ -491,7 +509,7 @@ func (o Options) fetch(parent context.Context, raw, etag string) (idx *registry.
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotModified && etag != "":
-		return nil, nil, resp.Header.Get("ETag"), nil
+		return nil, nil, usableETag(resp.Header.Get("ETag")), nil
 	case resp.StatusCode != http.StatusOK:
 		return nil, nil, "", fmt.Errorf("fetch %s: unexpected status %s", shown, resp.Status)
 	}
@@ -503,7 +521,7 @@ func (o Options) fetch(parent context.Context, raw, etag string) (idx *registry.
 	if err != nil {
 		return nil, nil, "", invalidf("fetch %s: %w", shown, err)
 	}
-	return idx, body, resp.Header.Get("ETag"), nil
+	return idx, body, usableETag(resp.Header.Get("ETag")), nil
 }
 
 // redacted is raw for messages: a mirror URL may carry a password
