@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -123,5 +124,26 @@ func TestUnusableETagsAreDropped(t *testing.T) {
 	}
 	if s.requests.Load() != 3 || stderr.Len() != 0 {
 		t.Errorf("requests %d, stderr %q", s.requests.Load(), stderr.String())
+	}
+}
+
+// A registry that answered but is not one stays "invalid" while its
+// failure is remembered: an editor that branches on the code offers
+// "report it", not "retry later", the second time too.
+func TestRememberedInvalidRegistryStaysInvalid(t *testing.T) {
+	s := newServer(t, "<html>Sorry</html>")
+	var stderr bytes.Buffer
+	o := opts(t, s, &clock{time.Now()}, &stderr)
+	o.Registry = s.URL + "/mirror.json"
+	for i := 0; i < 2; i++ {
+		_, _, err := Load(context.Background(), o)
+		// ErrInvalid decides the code (registry-invalid) before
+		// ErrUnavailable, which every failed source also is.
+		if !errors.Is(err, ErrInvalid) {
+			t.Errorf("load %d: err = %v, want ErrInvalid", i+1, err)
+		}
+	}
+	if n := s.requests.Load(); n != 1 {
+		t.Errorf("requests = %d, want 1 (the failure is remembered)", n)
 	}
 }

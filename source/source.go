@@ -337,6 +337,9 @@ func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*regi
 	if f, ok := c.readFailure(raw); ok {
 		if ago := age(o.Now(), f.FailedAt); ago < o.RetryAfter {
 			cause := fmt.Errorf("fetch %s failed %s ago (%s); the next attempt is in %s", redacted(raw), roundAgo(ago), f.Error, roundAgo(o.RetryAfter-ago))
+			if f.Invalid {
+				cause = &kindError{kind: ErrInvalid, err: cause}
+			}
 			return o.useCache(raw, isDefault, cached, m, cause)
 		}
 	}
@@ -369,7 +372,7 @@ func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*regi
 	if ctx.Err() != nil {
 		return nil, "", err // interrupted: not the network's fault
 	}
-	c.writeFailure(failure{URL: raw, FailedAt: o.Now().UTC(), Error: trimFetch(err, raw)})
+	c.writeFailure(failure{URL: raw, FailedAt: o.Now().UTC(), Error: trimFetch(err, raw), Invalid: errors.Is(err, ErrInvalid)})
 	return o.useCache(raw, isDefault, cached, m, err)
 }
 
@@ -541,6 +544,9 @@ type failure struct {
 	URL      string    `json:"url"`
 	FailedAt time.Time `json:"failedAt"`
 	Error    string    `json:"error"`
+	// Invalid: the server answered, but not with a registry (ErrInvalid,
+	// kept so the remembered failure has the same code as the first).
+	Invalid bool `json:"invalid,omitempty"`
 }
 
 func (o Options) cacheFor(raw string, isDefault bool) cache {
