@@ -147,3 +147,23 @@ func TestRememberedInvalidRegistryStaysInvalid(t *testing.T) {
 		t.Errorf("requests = %d, want 1 (the failure is remembered)", n)
 	}
 }
+
+// Two acp processes refreshing at once each rename a body and a meta file
+// into place: one's body could end up beside the other's meta, whose ETag
+// then made the server answer 304 for a body acp did not have. The meta
+// names its body's hash; a body it does not describe is refetched.
+func TestCachedBodyAndMetaMustMatch(t *testing.T) {
+	s := newServer(t, indexJSON("1.0.0"))
+	c := &clock{time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	var stderr bytes.Buffer
+	o := opts(t, s, c, &stderr)
+	mustLoad(t, o)
+	// Another process's older body, renamed in after our meta.
+	if err := os.WriteFile(filepath.Join(o.CacheDir, "registry.json"), []byte(indexJSON("0.9.0")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.t = c.t.Add(time.Minute)
+	if v, origin := mustLoad(t, o); v != "1.0.0" || origin != OriginCDN || s.lastINM.Load() != "" {
+		t.Errorf("load = %s from %s (If-None-Match %q), want 1.0.0 fetched without the meta's ETag", v, origin, s.lastINM.Load())
+	}
+}

@@ -87,6 +87,16 @@ type meta struct {
 	URL       string    `json:"url"`
 	ETag      string    `json:"etag,omitempty"`
 	FetchedAt time.Time `json:"fetchedAt"`
+	// SHA256 is the body's this meta describes. Processes refreshing at
+	// once rename bodies and metas in separately: a body beside another's
+	// meta (and its ETag, which the server would answer with 304) is
+	// stale, not current.
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+func bodySum(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:])
 }
 
 const maxMetaSize = 64 << 10
@@ -587,8 +597,8 @@ func (c cache) read(stderr io.Writer) (*registry.Index, meta) {
 		return nil, m
 	}
 	if md, err := registry.ReadRegular(c.meta, maxMetaSize); err == nil {
-		if json.Unmarshal(md, &m) != nil {
-			m = meta{} // unreadable meta: the body is still good, just stale
+		if json.Unmarshal(md, &m) != nil || m.SHA256 != bodySum(data) {
+			m = meta{} // unreadable, or another body's: the body is still good, just stale
 		}
 	}
 	return idx, m
@@ -636,6 +646,7 @@ func (c cache) write(body []byte, m meta) error {
 	if err := writeAtomic(c.body, body); err != nil {
 		return err
 	}
+	m.SHA256 = bodySum(body)
 	return c.writeMeta(m)
 }
 
