@@ -441,8 +441,11 @@ func (x *extraction) handle(ctx context.Context, f member) error {
 	if f.mode.IsDir() {
 		depth++
 	}
-	if depth > maxDepth || (f.link != "" && strings.Count(f.link, "/") > maxDepth) {
+	if depth > maxDepth {
 		return errorf(ErrUnsafeArchive, "archive entry %q is more than %d folders deep: refusing it (real agent archives are a few levels deep)", f.name, maxDepth)
+	}
+	if strings.Count(f.link, "/") > maxDepth {
+		return errorf(ErrUnsafeArchive, "archive entry %q is a link whose target is more than %d folders deep: refusing it", f.name, maxDepth)
 	}
 	if x.windows {
 		if err := windowsName(f.name, name); err != nil {

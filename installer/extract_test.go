@@ -92,6 +92,9 @@ func TestInstallRefusesUnsafeArchives(t *testing.T) {
 		{"folders too deep", func() []byte {
 			return makeTar(t, []entry{agent, file(strings.Repeat("a/", maxDepth+1)+"f", "x")}, "gz")
 		}, Limits{}, fmt.Sprintf("more than %d folders deep", maxDepth)},
+		{"link target too deep", func() []byte {
+			return makeTar(t, []entry{agent, {name: "l", typ: tar.TypeSymlink, link: strings.Repeat("a/", maxDepth+1) + "f"}}, "gz")
+		}, Limits{}, fmt.Sprintf(`"l" is a link whose target is more than %d folders deep`, maxDepth)},
 		{"name too long", func() []byte {
 			return makeTar(t, []entry{agent, file(strings.Repeat("abcdefghi/", 450)+"f", "x")}, "gz")
 		}, Limits{}, fmt.Sprintf("longer than %d bytes", maxName)},
