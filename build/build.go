@@ -222,10 +222,6 @@ func Build(ctx context.Context, opts Options) (_ *Result, err error) {
 	return res, nil
 }
 
-// maxIconSize bounds an icon read again at write time (validation has
-// refused larger ones).
-const maxIconSize = 1 << 20
-
 // hasErrors reports whether an agent has an error-level problem so far;
 // its icon is not worth writing early, as the build will fail.
 func hasErrors(a *validate.AgentResult) bool {
