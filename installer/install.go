@@ -393,7 +393,7 @@ func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, d
 	r.InstalledAt = in.now().UTC()
 	r.Launch.ID, r.Launch.Version, r.Launch.Distribution = r.ID, r.Version, r.Distribution
 	r.Launch.normalize()
-	if err := writeNewJSONFile(filepath.Join(tmp, receiptFile), r); err != nil {
+	if err := writeReceiptFile(filepath.Join(tmp, receiptFile), r); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("write receipt: the install put a %s where acp writes its receipt (the agent's cmd or an install script did): %w", receiptFile, err)
 		}

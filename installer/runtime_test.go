@@ -387,7 +387,7 @@ func TestLegacyNpxReceipt(t *testing.T) {
 	os.MkdirAll(filepath.Dir(legacy.Launch.Command), 0o755)
 	os.Symlink(script, legacy.Launch.Command)
 	os.Remove(filepath.Join(r.Dir, receiptFile))
-	if err := writeNewJSONFile(filepath.Join(r.Dir, receiptFile), &legacy); err != nil {
+	if err := writeReceiptFile(filepath.Join(r.Dir, receiptFile), &legacy); err != nil {
 		t.Fatal(err)
 	}
 	in.NPM = filepath.Join(t.TempDir(), "no-npm") // a reinstall would fail

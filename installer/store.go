@@ -130,7 +130,10 @@ func readReceipt(dir string) (*Receipt, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("read %s: %w (remove the folder and install again)", filepath.Join(dir, receiptFile), err)
 	}
-	if r.Version != filepath.Base(dir) || r.ID != filepath.Base(filepath.Dir(dir)) || r.Launch.Command == "" {
+	// toolDir names a folder a reinstall removes: only uv's own, a
+	// ".uv-…" name beside the versions, is trusted.
+	badTool := r.ToolDir != "" && (!strings.HasPrefix(r.ToolDir, ".uv-") || strings.ContainsAny(r.ToolDir, `/\`) || !filepath.IsLocal(r.ToolDir))
+	if r.Version != filepath.Base(dir) || r.ID != filepath.Base(filepath.Dir(dir)) || r.Launch.Command == "" || badTool {
 		return nil, fmt.Errorf("%s does not describe this install (remove the folder and install again)", filepath.Join(dir, receiptFile))
 	}
 	r.Dir = dir
@@ -182,13 +185,17 @@ func (l *LaunchSpec) normalize() {
 	}
 }
 
-// writeNewJSONFile writes v to path, which must not exist: never through
+// writeReceiptFile writes a receipt to path, which must not exist: never through
 // a link or over a file that something else (an archive, an install
 // script) put there.
-func writeNewJSONFile(path string, v any) error {
+func writeReceiptFile(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
+	}
+	if len(data) >= maxReceipt {
+		// Read back with that cap, it would make the install invisible.
+		return fmt.Errorf("the receipt would be %d bytes, over the %d-byte limit it is read back with: the manifest's args or env, or the package's engines.node, are far too large", len(data), maxReceipt)
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
