@@ -4,8 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A receipt is a file under ACP_HOME that anything running as the user
@@ -65,5 +67,67 @@ func TestReceiptTooLargeFailsTheInstall(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(in.Root, "agents", "demo", "1.0.0")); !os.IsNotExist(err) {
 		t.Errorf("the version folder exists after the failed install")
+	}
+}
+
+// A "node" whose --version leaves a child holding its stdout must not
+// keep acp waiting for that child, nor give a node without a version.
+func TestNodeProbeDoesNotWaitForItsChildren(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell script stands in for node")
+	}
+	dir := t.TempDir()
+	node := filepath.Join(dir, "node")
+	script := "#!/bin/sh\n(sleep 30) &\necho v22.1.0\n"
+	if err := os.WriteFile(node, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in := newInstaller(t)
+	type result struct {
+		f   nodeFound
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		f, err := in.probeNode(context.Background(), node)
+		done <- result{f, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil || r.f.version == nil || r.f.version.String() != "22.1.0" {
+			t.Errorf("probe = %v, %v; want 22.1.0", r.f.version, r.err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the probe waited for node's background child")
+	}
+}
+
+// acp doctor asks node, npm and uv for their versions: one that floods
+// its output or leaves a child holding stdout costs neither memory nor
+// waiting.
+func TestVersionOfBoundsTheProgram(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell script stands in for the program")
+	}
+	prog := filepath.Join(t.TempDir(), "tool")
+	script := "#!/bin/sh\n(sleep 30) &\nyes v1.2.3 | head -c 50000000\n"
+	if err := os.WriteFile(prog, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan string, 1)
+	go func() {
+		line, err := VersionOf(context.Background(), prog)
+		if err != nil {
+			line = err.Error()
+		}
+		done <- line
+	}()
+	select {
+	case line := <-done:
+		if line != "v1.2.3" {
+			t.Errorf("VersionOf = %q, want v1.2.3", line)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("VersionOf waited for the program's background child")
 	}
 }

@@ -3,6 +3,7 @@ package installer
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -165,20 +166,40 @@ func (in *Installer) probeNode(ctx context.Context, path string) (nodeFound, err
 	cmd.Env = append(os.Environ(), "NODE_OPTIONS=")
 	var out bytes.Buffer
 	cmd.Stdout = &limitedBuffer{buf: &out, max: 256}
+	// A child left holding stdout must not hold us: once node has exited
+	// (or been killed), its output is what it wrote by then.
+	cmd.WaitDelay = time.Second
 	err = cmd.Run()
 	var v *semver.Version
-	if err == nil {
+	if err == nil || errors.Is(err, exec.ErrWaitDelay) {
 		v, err = semver.NewVersion(strings.TrimSpace(out.String()))
 		if err != nil {
 			err = fmt.Errorf("%s --version answered %q", path, strings.TrimSpace(out.String()))
 		}
 	}
-	if ctx.Err() != nil {
+	if err != nil && ctx.Err() != nil {
 		return found, err // interrupted or too slow: not remembered
 	}
 	in.rememberNode(path, nodeProbe{size: fi.Size(), modTime: fi.ModTime(), version: v, err: err}, true)
 	found.version = v
 	return found, err
+}
+
+// VersionOf runs `path --version` as a diagnostic (acp doctor): within
+// 10 s, reading at most 4 KiB of its output, and not waiting on children
+// it leaves holding stdout. It returns the first line of the answer.
+func VersionOf(ctx context.Context, path string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "--version")
+	var out bytes.Buffer
+	cmd.Stdout = &limitedBuffer{buf: &out, max: 4 << 10}
+	cmd.WaitDelay = time.Second
+	if err := cmd.Run(); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
+		return "", fmt.Errorf("%s --version: %w", path, err)
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(out.String()), "\n")
+	return line, nil
 }
 
 // limitedBuffer keeps the first max bytes: a "node" that floods its output

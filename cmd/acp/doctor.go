@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/platform"
 	"github.com/agentclientprotocol/acp-registry-go/progress"
@@ -159,13 +159,10 @@ func programVersion(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s not found on PATH", name)
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	line, err := installer.VersionOf(ctx, path)
 	if err != nil {
-		return "", fmt.Errorf("%s --version: %w", path, err)
+		return "", err
 	}
-	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 	return truncate(line, 80) + " (" + path + ")", nil
 }
 
