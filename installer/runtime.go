@@ -55,10 +55,24 @@ func (n nodeFound) runtime(requires string) *Runtime {
 // people use (nvm, fnm, volta, asdf, mise) and the system locations
 // (Homebrew, /usr/local, the distribution's package). Patterns are globs;
 // a desktop editor's PATH often has none of them.
+// absFor reports whether p is an absolute path on goos (tests give
+// Windows' locations on any system).
+func absFor(goos, p string) bool {
+	if goos != "windows" {
+		return strings.HasPrefix(p, "/")
+	}
+	if strings.HasPrefix(p, `\\`) || strings.HasPrefix(p, "//") {
+		return true // UNC
+	}
+	return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z')
+}
+
 func nodeSearch(goos, home string, getenv func(string) string) []string {
 	var pats []string
 	add := func(base string, rest ...string) {
-		if base != "" {
+		// A relative base would search the current folder (a repository
+		// the user is in) for a node to run.
+		if absFor(goos, base) {
 			pats = append(pats, filepath.Join(append([]string{base}, rest...)...))
 		}
 	}

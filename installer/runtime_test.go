@@ -399,3 +399,19 @@ func TestLegacyNpxReceipt(t *testing.T) {
 		t.Errorf("spec = %+v", spec)
 	}
 }
+
+// A relative folder in the environment (XDG_DATA_HOME=., NVM_DIR=x) or a
+// relative HOME would search the current folder, a repository's, for a
+// node to run: such bases are skipped, as relative XDG folders are
+// everywhere else.
+func TestNodeSearchSkipsRelativeBases(t *testing.T) {
+	env := map[string]string{"XDG_DATA_HOME": ".", "NVM_DIR": "nvm", "FNM_DIR": "fnm", "VOLTA_HOME": "v", "NVM_HOME": `nvm`, "APPDATA": `x\y`}
+	get := func(k string) string { return env[k] }
+	for _, goos := range []string{"linux", "darwin", "windows"} {
+		for _, p := range nodeSearch(goos, "home", get) {
+			if !absFor(goos, p) {
+				t.Errorf("%s searches %s, a relative pattern", goos, p)
+			}
+		}
+	}
+}
