@@ -18,14 +18,33 @@ var reservedEnv = map[string]bool{
 	"REQUESTS_CA_BUNDLE": true, "CURL_CA_BUNDLE": true, "NODE_TLS_REJECT_UNAUTHORIZED": true,
 	"COMSPEC": true, "SYSTEMROOT": true, "USERPROFILE": true, "APPDATA": true, "LOCALAPPDATA": true,
 	"PATHEXT": true,
+	// Hooks of the tools an agent runs: each runs a command, or fetches
+	// packages or config from elsewhere, for the agent's own git, npm,
+	// npx, uv, pip, bash and OpenSSL.
+	"BASH_ENV": true, "OPENSSL_CONF": true, "GIT_SSH": true, "GIT_SSH_COMMAND": true,
+	"GIT_EXEC_PATH": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true,
+	"GIT_TEMPLATE_DIR": true, "UV_INDEX_URL": true, "UV_INDEX": true, "UV_EXTRA_INDEX_URL": true,
+	"UV_DEFAULT_INDEX": true, "PIP_INDEX_URL": true, "PIP_EXTRA_INDEX_URL": true, "PIP_CONFIG_FILE": true,
 }
+
+// reservedPrefixes: every variable that starts so is reserved (git's
+// config from the environment, npm's whole config).
+var reservedPrefixes = []string{"LD_", "DYLD_", "GIT_CONFIG", "NPM_CONFIG_"}
 
 // ReservedEnv reports whether a manifest may not set the variable name
 // (registry-rules.md, env-reserved). validate reports it; acp refuses an
 // agent that sets one, whatever registry it came from.
 func ReservedEnv(name string) bool {
 	u := strings.ToUpper(name)
-	return reservedEnv[u] || strings.HasPrefix(u, "LD_") || strings.HasPrefix(u, "DYLD_")
+	if reservedEnv[u] {
+		return true
+	}
+	for _, p := range reservedPrefixes {
+		if strings.HasPrefix(u, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // ReservedEnvMessage is the env-reserved rule's message for name.

@@ -389,3 +389,20 @@ func TestParseIndexCapsTheAgents(t *testing.T) {
 		t.Errorf("refusing it allocated %d MiB", n>>20)
 	}
 }
+
+// Variables that make the tools an agent runs (git, npm, npx, uv, pip,
+// bash, OpenSSL) run commands or fetch from elsewhere are as reserved as
+// PATH: GIT_CONFIG_* sets core.fsmonitor, which every git status runs.
+func TestReservedEnvCoversToolHooks(t *testing.T) {
+	for _, name := range []string{"GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "git_config_value_0", "GIT_CONFIG_PARAMETERS", "GIT_SSH_COMMAND",
+		"GIT_ASKPASS", "BASH_ENV", "OPENSSL_CONF", "npm_config_registry", "NPM_CONFIG_USERCONFIG", "UV_INDEX_URL", "UV_DEFAULT_INDEX", "PIP_INDEX_URL"} {
+		if !ReservedEnv(name) {
+			t.Errorf("%s is not reserved", name)
+		}
+	}
+	for _, name := range []string{"OPENAI_BASE_URL", "FAST_AGENT_MODEL", "GITHUB_USER", "NPM_TOKEN_NAME_HINT"} {
+		if ReservedEnv(name) {
+			t.Errorf("%s is reserved, but agents set it", name)
+		}
+	}
+}
