@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path"
@@ -186,7 +187,9 @@ func (in *Installer) installNpm(ctx context.Context, req Request, c Choice, tmp,
 	if err := os.WriteFile(filepath.Join(tmp, "package.json"), []byte("{}\n"), 0o644); err != nil {
 		return nil, err
 	}
-	args := []string{"install", "--prefix", tmp, "--no-audit", "--no-fund", "--no-update-notifier", "--loglevel=warn"}
+	// A user's ~/.npmrc with global or dry-run set would install elsewhere,
+	// or nothing: this install is always local to tmp, and real.
+	args := []string{"install", "--prefix", tmp, "--global=false", "--dry-run=false", "--no-audit", "--no-fund", "--no-update-notifier", "--loglevel=warn"}
 	if in.Offline {
 		args = append(args, "--offline")
 	}
@@ -258,8 +261,11 @@ func readNpmPackage(prefix, name string) (*npmInfo, error) {
 	dir := filepath.Join(prefix, "node_modules", filepath.FromSlash(name))
 	pj := filepath.Join(dir, "package.json")
 	data, err := registry.ReadLimited(pj, 4<<20)
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errorf(ErrCmdMissing, "npm did not install %s (no %s): is the package name right?", name, pj)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s's package.json: %w", name, err)
 	}
 	var meta struct {
 		Bin     json.RawMessage `json:"bin"`

@@ -384,3 +384,27 @@ func TestExactPackage(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// A user's npm configuration that would install globally, or not at all
+// (global, dry-run in ~/.npmrc or the environment), does not change where
+// acp's install goes: it is always local to the version's folder.
+func TestInstallNpxIgnoresGlobalAndDryRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real npm (seconds)")
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		t.Skip("npm not installed")
+	}
+	tgz := npmPackage(t)
+	t.Setenv("npm_config_global", "true")
+	t.Setenv("npm_config_dry_run", "true")
+	in := newInstaller(t)
+	in.LookPath = exec.LookPath
+	in.CacheDir = t.TempDir()
+	in.Offline = true
+	var log strings.Builder
+	in.Stderr = &log
+	if _, _, err := in.Install(context.Background(), Request{Agent: npxManifest("@acp-test/fake-agent@1.0.0"), PackageOverride: tgz}); err != nil {
+		t.Fatalf("%v\nnpm output:\n%s", err, log.String())
+	}
+}
