@@ -22,7 +22,14 @@ func Client(hc *http.Client, baseURL, token string) (*github.Client, error) {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	opts := []github.ClientOptionsFunc{github.WithHTTPClient(hc)}
+	// go-github puts the token on every request its transport sends,
+	// redirects included, and Go's rule of dropping credentials on a
+	// redirect to another host never sees it: a redirect may not leave
+	// the API's scheme and host (GitHub's own, for renamed repositories,
+	// do not).
+	own := *hc
+	own.CheckRedirect = stayOnHost(hc.CheckRedirect)
+	opts := []github.ClientOptionsFunc{github.WithHTTPClient(&own)}
 	if token != "" {
 		opts = append(opts, github.WithAuthToken(token))
 	}
@@ -43,4 +50,22 @@ func Client(hc *http.Client, baseURL, token string) (*github.Client, error) {
 		return nil, fmt.Errorf("GitHub client: %w", err)
 	}
 	return c, nil
+}
+
+// stayOnHost refuses a redirect to another scheme or host than the
+// request's first, then applies next (nil: Go's default of 10 hops).
+func stayOnHost(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		first := via[0].URL
+		if req.URL.Scheme != first.Scheme || !strings.EqualFold(req.URL.Host, first.Host) {
+			return fmt.Errorf("the GitHub API at %s redirected to %s://%s, another host: refusing to send the token there or to believe its answer", first.Host, req.URL.Scheme, req.URL.Host)
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return fmt.Errorf("stopped after 10 redirects")
+		}
+		return nil
+	}
 }
