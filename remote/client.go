@@ -226,7 +226,9 @@ func (c *Client) acquire(ctx context.Context, host string) (func(), error) {
 
 // attempt makes one request. The per-attempt timer bounds the wait for
 // the headers; once they are in, it becomes an idle timer for the body.
-func (c *Client) attempt(ctx context.Context, method string, u *url.URL, trusted bool, accept string) (*http.Response, error) {
+// attempt sends one request; accept and encoding, when set, are its
+// Accept and Accept-Encoding.
+func (c *Client) attempt(ctx context.Context, method string, u *url.URL, trusted bool, accept, encoding string) (*http.Response, error) {
 	c.init()
 	hc := c.guarded
 	if trusted {
@@ -250,6 +252,9 @@ func (c *Client) attempt(ctx context.Context, method string, u *url.URL, trusted
 	req.Header.Set("User-Agent", c.userAgent())
 	if accept != "" {
 		req.Header.Set("Accept", accept)
+	}
+	if encoding != "" {
+		req.Header.Set("Accept-Encoding", encoding)
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -424,10 +429,10 @@ func drainClose(rc io.ReadCloser) {
 // e.g. presigned storage URLs signed for GET only).
 func (c *Client) CheckURL(ctx context.Context, rawURL string) error {
 	try := func(u *url.URL) (*http.Response, error) {
-		resp, err := c.attempt(ctx, http.MethodHead, u, false, "")
+		resp, err := c.attempt(ctx, http.MethodHead, u, false, "", "")
 		if err == nil && (resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusMethodNotAllowed) {
 			drainClose(resp.Body)
-			resp, err = c.attempt(ctx, http.MethodGet, u, false, "")
+			resp, err = c.attempt(ctx, http.MethodGet, u, false, "", "")
 		}
 		return resp, err
 	}
@@ -445,14 +450,17 @@ func (c *Client) CheckURL(ctx context.Context, rawURL string) error {
 // returns the response when its status is 2xx; otherwise a *URLError
 // (errors.Is ErrNotFound for 404/410). trusted skips the https and
 // public-address checks (operator-configured registries). The caller
-// closes the body; the host slot is held until then.
+// closes the body; the host slot is held until then. The body is the
+// bytes as the server stores them (Accept-Encoding: identity): Go's
+// transport would otherwise ask for gzip and undo a Content-Encoding: gzip
+// reply, so a hash of it (update's sha256) would not be a download's.
 func (c *Client) GetRetry(ctx context.Context, rawURL string, trusted bool) (*http.Response, error) {
-	return c.getAccept(ctx, rawURL, trusted, "")
+	return c.getAccept(ctx, rawURL, trusted, "", "identity")
 }
 
-func (c *Client) getAccept(ctx context.Context, rawURL string, trusted bool, accept string) (*http.Response, error) {
+func (c *Client) getAccept(ctx context.Context, rawURL string, trusted bool, accept, encoding string) (*http.Response, error) {
 	try := func(u *url.URL) (*http.Response, error) {
-		return c.attempt(ctx, http.MethodGet, u, trusted, accept)
+		return c.attempt(ctx, http.MethodGet, u, trusted, accept, encoding)
 	}
 	return c.retry(ctx, rawURL, trusted, try, func(s int) bool { return s >= 200 && s < 300 })
 }

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -455,5 +456,27 @@ func TestGuardAllowsConfiguredProxy(t *testing.T) {
 	// A literal private target is still refused before the proxy is asked.
 	if err := c.CheckURL(context.Background(), "https://10.0.0.8/a.zip"); !errors.Is(err, ErrNotPublic) {
 		t.Errorf("private literal through the proxy: %v, want ErrNotPublic", err)
+	}
+}
+
+// GetRetry's body is the stored bytes: a server that answers with
+// Content-Encoding: gzip (a misconfigured CDN) must not have them
+// decoded, or update would write a sha256 no download agrees with.
+func TestGetRetryKeepsTheStoredBytes(t *testing.T) {
+	stored := []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0x4b, 0x4c, 0x4a, 0x06, 0, 0xc2, 0x41, 0x24, 0x35, 3, 0, 0, 0} // gzip of "abc"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(stored)
+	}))
+	defer srv.Close()
+	c := &Client{}
+	resp, err := c.GetRetry(context.Background(), srv.URL+"/a.tar.gz", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	if !bytes.Equal(got, stored) {
+		t.Errorf("body = %q, want the stored gzip bytes", got)
 	}
 }
