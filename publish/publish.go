@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/remote/githubapi"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 	"github.com/google/go-github/v89/github"
 )
 
@@ -248,10 +249,18 @@ func describeGitHubError(err error) string {
 	return strings.Join(parts, "; ")
 }
 
+// maxAssetPages is the most pages of 100 assets a release is listed in:
+// GitHub holds at most 1,000 assets per release, so an API whose pages go
+// on is not GitHub's, and is not followed until the job's time limit.
+const maxAssetPages = 10
+
 func (p *publisher) assets(ctx context.Context, id int64) (map[string]*github.ReleaseAsset, error) {
 	all := map[string]*github.ReleaseAsset{}
 	opt := &github.ListOptions{PerPage: 100}
-	for {
+	for page := 1; ; page++ {
+		if page > maxAssetPages {
+			return nil, fmt.Errorf("list assets of release %d: the API gave more than %d pages of 100 (GitHub holds at most 1,000 assets per release)", id, maxAssetPages)
+		}
 		as, resp, err := p.GitHub.Repositories.ListReleaseAssets(ctx, p.owner, p.repo, id, opt)
 		if err != nil {
 			return nil, fmt.Errorf("list assets of release %d: %w", id, err)
@@ -356,6 +365,11 @@ func (p *publisher) replace(ctx context.Context, rel *github.RepositoryRelease, 
 	return nil
 }
 
+// assetClient follows an asset's redirect to its storage without the
+// token (go-github sends none on that hop) and within a bound: a host
+// that drips its bytes must not hold the release job until its limit.
+var assetClient = &http.Client{Timeout: 10 * time.Minute}
+
 // same reports whether asset a holds exactly f's bytes.
 func (p *publisher) same(ctx context.Context, a *github.ReleaseAsset, f file) (bool, error) {
 	if int64(a.GetSize()) != f.size {
@@ -365,7 +379,7 @@ func (p *publisher) same(ctx context.Context, a *github.ReleaseAsset, f file) (b
 		return strings.EqualFold(d, "sha256:"+f.sha256), nil
 	}
 	// An API without digests: the bytes decide.
-	rc, _, err := p.GitHub.Repositories.DownloadReleaseAsset(ctx, p.owner, p.repo, a.GetID(), http.DefaultClient)
+	rc, _, err := p.GitHub.Repositories.DownloadReleaseAsset(ctx, p.owner, p.repo, a.GetID(), assetClient)
 	if err != nil {
 		return false, err
 	}
@@ -393,7 +407,7 @@ func (p *publisher) upload(ctx context.Context, rel *github.RepositoryRelease, f
 	if err != nil {
 		return nil, fmt.Errorf("upload %s to release %s: %w; run publish again to complete the release", f.name, rel.GetTagName(), err)
 	}
-	fmt.Fprintf(p.Log, "uploaded %s to %s\n", f.name, rel.GetTagName())
+	fmt.Fprintf(p.Log, "uploaded %s to %s\n", f.name, safetext.Terminal(rel.GetTagName())) // the API's words
 	return asset, nil
 }
 

@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -36,6 +37,8 @@ type fakeGitHub struct {
 	uploads   int    // successful uploads
 	rejectNew string // when set, creating a release answers 422 with this code
 	noDigest  bool   // list assets without "digest", as older GitHub APIs do
+	loopPages bool   // every page of assets says there is a next one
+	evilTag   string // when set, the tag_name every release answers with
 	log       []string
 	// missing records every moment a latest-release asset was absent
 	// while a request other than its own rename was served.
@@ -73,7 +76,11 @@ var (
 )
 
 func (f *fakeGitHub) release(w http.ResponseWriter, r *fakeRelease) {
-	json.NewEncoder(w).Encode(map[string]any{"id": r.ID, "tag_name": r.Tag, "html_url": "https://github.com/o/r/releases/tag/" + r.Tag})
+	tag := r.Tag
+	if f.evilTag != "" {
+		tag = f.evilTag
+	}
+	json.NewEncoder(w).Encode(map[string]any{"id": r.ID, "tag_name": tag, "html_url": "https://github.com/o/r/releases/tag/" + tag})
 }
 
 func (f *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
@@ -145,6 +152,9 @@ func (f *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 			out = append(out, asset)
 		}
 		sort.Slice(out, func(i, j int) bool { return out[i]["name"].(string) < out[j]["name"].(string) })
+		if f.loopPages {
+			w.Header().Set("Link", fmt.Sprintf(`<%s%s?page=2&per_page=100>; rel="next"`, f.srv.URL, p))
+		}
 		json.NewEncoder(w).Encode(out)
 	case r.Method == "POST" && match(reAssets):
 		rel := f.byID(m[1])
@@ -512,5 +522,48 @@ func TestPublishLatestNeverLacksAnAsset(t *testing.T) {
 	}
 	if string(f.releases["latest"].Assets["registry.json"].Data) != `{"agents":[2]}` {
 		t.Error("latest does not hold the new registry.json")
+	}
+}
+
+// An API whose asset pages never end (a Link to the next page, forever)
+// is refused after the most pages a release can have, not followed
+// until the job's time limit.
+func TestPublishStopsEndlessAssetPages(t *testing.T) {
+	f := newFakeGitHub(t)
+	f.loopPages = true
+	_, err := Publish(context.Background(), f.options(t, dist(t, build1), "good"))
+	if err == nil || !strings.Contains(err.Error(), "pages") {
+		t.Errorf("err = %v, want the endless listing refused", err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, l := range f.log {
+		if strings.HasPrefix(l, "GET ") && reAssets.MatchString(strings.TrimPrefix(l, "GET ")) {
+			n++
+		}
+	}
+	if n > 3*maxAssetPages {
+		t.Errorf("%d asset pages were requested", n)
+	}
+}
+
+// What the API says (a release's tag name) reaches the release job's log
+// as text: never an escape sequence or a line that starts a workflow
+// command.
+func TestPublishLogShowsTheAPISafely(t *testing.T) {
+	f := newFakeGitHub(t)
+	f.evilTag = "v1\n::add-mask::q\x1b[2J"
+	opts := f.options(t, dist(t, build1), "good")
+	var log bytes.Buffer
+	opts.Log = &log
+	Publish(context.Background(), opts)
+	if !strings.Contains(log.String(), "uploaded") {
+		t.Fatalf("nothing was uploaded:\n%s", log.String())
+	}
+	for _, line := range strings.Split(log.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "::") || strings.Contains(line, "\x1b") {
+			t.Errorf("log line %q", line)
+		}
 	}
 }

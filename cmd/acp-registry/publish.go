@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/publish"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 type publishFlags struct {
@@ -97,6 +98,6 @@ func runPublish(ctx context.Context, s cli.Streams, dir string, f publishFlags) 
 	if f.json {
 		return cli.WriteJSON(s.Out, res)
 	}
-	_, err = fmt.Fprintf(s.Out, "published %s: %d uploaded, %d already there\n%s\n", res.Tag, len(res.Uploaded), len(res.Kept), res.URL)
+	_, err = fmt.Fprintf(s.Out, "published %s: %d uploaded, %d already there\n%s\n", safetext.Terminal(res.Tag), len(res.Uploaded), len(res.Kept), safetext.Terminal(res.URL)) // the URL is the API's
 	return err
 }
