@@ -46,20 +46,28 @@ func npxManifest(spec string) *registry.Manifest {
 
 // A real npm installs a real package from a local tarball; the launch spec
 // runs the package's executable directly, without npx.
-func TestInstallNpx(t *testing.T) {
+// realNpm is an Installer that runs the real npm offline on a local
+// package tarball (skipped in -short and without npm), npm's output in log.
+func realNpm(t *testing.T) (in *Installer, tgz string, log *strings.Builder) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("runs the real npm (seconds)")
 	}
 	if _, err := exec.LookPath("npm"); err != nil {
 		t.Skip("npm not installed")
 	}
-	tgz := npmPackage(t)
-	in := newInstaller(t)
+	tgz = npmPackage(t)
+	in = newInstaller(t)
 	in.LookPath = exec.LookPath
 	in.CacheDir = t.TempDir()
 	in.Offline = true // the tarball is local: nothing is fetched
-	var log strings.Builder
-	in.Stderr = &log
+	log = &strings.Builder{}
+	in.Stderr = log
+	return in, tgz, log
+}
+
+func TestInstallNpx(t *testing.T) {
+	in, tgz, log := realNpm(t)
 	// The caller's directory is a hostile clone: a package.json whose
 	// scripts would run on "npm install" there, and an .npmrc that would
 	// send npm's logs into it. Neither is read.
@@ -389,21 +397,9 @@ func TestExactPackage(t *testing.T) {
 // (global, dry-run in ~/.npmrc or the environment), does not change where
 // acp's install goes: it is always local to the version's folder.
 func TestInstallNpxIgnoresGlobalAndDryRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the real npm (seconds)")
-	}
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("npm not installed")
-	}
-	tgz := npmPackage(t)
+	in, tgz, log := realNpm(t) // npm pack, before dry-run is set
 	t.Setenv("npm_config_global", "true")
 	t.Setenv("npm_config_dry_run", "true")
-	in := newInstaller(t)
-	in.LookPath = exec.LookPath
-	in.CacheDir = t.TempDir()
-	in.Offline = true
-	var log strings.Builder
-	in.Stderr = &log
 	if _, _, err := in.Install(context.Background(), Request{Agent: npxManifest("@acp-test/fake-agent@1.0.0"), PackageOverride: tgz}); err != nil {
 		t.Fatalf("%v\nnpm output:\n%s", err, log.String())
 	}
