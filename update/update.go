@@ -42,7 +42,16 @@ type Options struct {
 	// manifest's path, dir the agent folder's name); a non-nil error keeps
 	// the agent unchanged. nil: CheckManifest.
 	Check func(file string, data []byte, dir string) error
+	// ArchiveTimeout bounds each archive's download for its sha256
+	// (default DefaultArchiveTimeout). The client's own timer fires only
+	// when a server goes quiet: one that drips a byte every few seconds
+	// would hold the hourly run until the job's time limit.
+	ArchiveTimeout time.Duration
 }
+
+// DefaultArchiveTimeout is an archive download's budget: 2 GiB (the size
+// cap) at about 2.5 MB/s.
+const DefaultArchiveTimeout = 15 * time.Minute
 
 // Update is one available (and with --apply, applied) bump.
 type Update struct {
@@ -410,6 +419,12 @@ func replaceVersion(s, old, new string) (string, int) {
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func (o *Options) sha256Of(ctx context.Context, url string) (string, error) {
+	budget := o.ArchiveTimeout
+	if budget <= 0 {
+		budget = DefaultArchiveTimeout
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, budget, fmt.Errorf("the download of %s took longer than %s", url, budget))
+	defer cancel()
 	resp, err := o.Remote.GetRetry(ctx, url, false)
 	if err != nil {
 		return "", err
@@ -418,6 +433,9 @@ func (o *Options) sha256Of(ctx context.Context, url string) (string, error) {
 	h := sha256.New()
 	n, err := io.Copy(h, io.LimitReader(resp.Body, MaxArchiveSize+1))
 	if err != nil {
+		if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
+			err = cause
+		}
 		return "", fmt.Errorf("read %s: %w", url, err)
 	}
 	if n > MaxArchiveSize {

@@ -516,3 +516,31 @@ func TestGitHubRepoNames(t *testing.T) {
 		}
 	}
 }
+
+// An archive host that drips its bytes never goes quiet long enough for
+// the client's idle timer: the download has a budget of its own.
+func TestArchiveDownloadHasABudget(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for i := 0; i < 100; i++ {
+			w.Write([]byte{0})
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}))
+	defer srv.Close()
+	o := &Options{Remote: &remote.Client{HTTP: srv.Client(), AllowPrivate: true}, ArchiveTimeout: 300 * time.Millisecond}
+	done := make(chan error, 1)
+	go func() { _, err := o.sha256Of(context.Background(), srv.URL+"/a.tar.gz"); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "took longer than") {
+			t.Errorf("err = %v, want the budget named", err)
+		}
+	case <-time.After(8 * time.Second):
+		t.Fatal("the dripping download was not stopped by its budget")
+	}
+}
