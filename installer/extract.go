@@ -392,12 +392,12 @@ func zipLinkTarget(zf *zip.File) (string, error) {
 		return "", err
 	}
 	defer r.Close()
-	b, err := io.ReadAll(io.LimitReader(r, 4097))
+	b, err := io.ReadAll(io.LimitReader(r, maxName+1))
 	if err != nil {
 		return "", err
 	}
-	if len(b) > 4096 {
-		return "", errorf(ErrUnsafeArchive, "archive entry %q is a symlink with a target longer than 4096 bytes", zf.Name)
+	if len(b) > maxName {
+		return "", errorf(ErrUnsafeArchive, "archive entry %q is a symlink with a target longer than %d bytes", zf.Name, maxName)
 	}
 	return string(b), nil
 }

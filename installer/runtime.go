@@ -51,10 +51,6 @@ func (n nodeFound) runtime(requires string) *Runtime {
 	return &Runtime{Path: n.path, Version: n.version.String(), Requires: requires, Size: n.size, ModTime: n.modTime.UTC()}
 }
 
-// nodeSearch is where node is looked for beyond PATH: the version managers
-// people use (nvm, fnm, volta, asdf, mise) and the system locations
-// (Homebrew, /usr/local, the distribution's package). Patterns are globs;
-// a desktop editor's PATH often has none of them.
 // absFor reports whether p is an absolute path on goos (tests give
 // Windows' locations on any system).
 func absFor(goos, p string) bool {
@@ -64,9 +60,13 @@ func absFor(goos, p string) bool {
 	if strings.HasPrefix(p, `\\`) || strings.HasPrefix(p, "//") {
 		return true // UNC
 	}
-	return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z')
+	return len(p) >= 3 && hasDriveLetter(p) && (p[2] == '\\' || p[2] == '/')
 }
 
+// nodeSearch is where node is looked for beyond PATH: the version managers
+// people use (nvm, fnm, volta, asdf, mise) and the system locations
+// (Homebrew, /usr/local, the distribution's package). Patterns are globs;
+// a desktop editor's PATH often has none of them.
 func nodeSearch(goos, home string, getenv func(string) string) []string {
 	var pats []string
 	add := func(base string, rest ...string) {
@@ -176,19 +176,12 @@ func (in *Installer) probeNode(ctx context.Context, path string) (nodeFound, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "--version")
-	cmd.Env = append(os.Environ(), "NODE_OPTIONS=")
-	var out bytes.Buffer
-	cmd.Stdout = &limitedBuffer{buf: &out, max: 256}
-	// A child left holding stdout must not hold us: once node has exited
-	// (or been killed), its output is what it wrote by then.
-	cmd.WaitDelay = time.Second
-	err = cmd.Run()
+	out, err := askVersion(ctx, path, append(os.Environ(), "NODE_OPTIONS="), 256)
 	var v *semver.Version
-	if err == nil || errors.Is(err, exec.ErrWaitDelay) {
-		v, err = semver.NewVersion(strings.TrimSpace(out.String()))
+	if err == nil {
+		v, err = semver.NewVersion(out)
 		if err != nil {
-			err = fmt.Errorf("%s --version answered %q", path, strings.TrimSpace(out.String()))
+			err = fmt.Errorf("%s --version answered %q", path, out)
 		}
 	}
 	if err != nil && ctx.Err() != nil {
@@ -205,15 +198,28 @@ func (in *Installer) probeNode(ctx context.Context, path string) (nodeFound, err
 func VersionOf(ctx context.Context, path string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "--version")
-	var out bytes.Buffer
-	cmd.Stdout = &limitedBuffer{buf: &out, max: 4 << 10}
-	cmd.WaitDelay = time.Second
-	if err := cmd.Run(); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
+	out, err := askVersion(ctx, path, nil, 4<<10)
+	if err != nil {
 		return "", fmt.Errorf("%s --version: %w", path, err)
 	}
-	line, _, _ := strings.Cut(strings.TrimSpace(out.String()), "\n")
+	line, _, _ := strings.Cut(out, "\n")
 	return line, nil
+}
+
+// askVersion runs `path --version` in env (nil: ours) and returns the
+// first limit bytes of its output, trimmed. A child left holding stdout
+// does not hold us: once the program has exited (or been killed), its
+// output is what it wrote by then.
+func askVersion(ctx context.Context, path string, env []string, limit int) (string, error) {
+	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd.Env = env
+	var out bytes.Buffer
+	cmd.Stdout = &limitedBuffer{buf: &out, max: limit}
+	cmd.WaitDelay = time.Second
+	if err := cmd.Run(); err != nil && !errors.Is(err, exec.ErrWaitDelay) {
+		return "", err
+	}
+	return strings.TrimSpace(out.String()), nil
 }
 
 // limitedBuffer keeps the first max bytes: a "node" that floods its output

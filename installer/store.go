@@ -185,11 +185,11 @@ func (l *LaunchSpec) normalize() {
 	}
 }
 
-// writeReceiptFile writes a receipt to path, which must not exist: never through
+// writeReceiptFile writes r to path, which must not exist: never through
 // a link or over a file that something else (an archive, an install
 // script) put there.
-func writeReceiptFile(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
+func writeReceiptFile(path string, r *Receipt) error {
+	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
