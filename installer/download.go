@@ -348,6 +348,10 @@ func (d downloader) once(ctx context.Context, client *http.Client, u *url.URL, d
 	body := &countReader{r: io.LimitReader(resp.Body, MaxDownload+1), got: &got, timer: timer, stall: stall,
 		bytes: func(n int64) { d.report.Bytes(d.agent, n, resp.ContentLength) }}
 	n, err := io.CopyBuffer(io.MultiWriter(w, h), body, make([]byte, copyBufferSize(resp.ContentLength)))
+	if err == nil && ctx.Err() != nil {
+		// A clean end under a cancelled request is a body cut short.
+		err = remote.EndOfBody(ctx, n, resp.ContentLength)
+	}
 	if err != nil {
 		switch {
 		case w.err != nil:

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/remote"
 	"github.com/agentclientprotocol/acp-registry-go/remote/githubapi"
 	"github.com/agentclientprotocol/acp-registry-go/safetext"
 	"github.com/google/go-github/v89/github"
@@ -385,8 +386,13 @@ func (p *publisher) same(ctx context.Context, a *github.ReleaseAsset, f file) (b
 	}
 	defer rc.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, io.LimitReader(rc, f.size+1)); err != nil {
-		return false, err
+	n, err := io.Copy(h, io.LimitReader(rc, f.size+1))
+	if err == nil && n <= f.size {
+		// Bytes cut short are no verdict on the asset.
+		err = remote.EndOfBody(ctx, n, f.size)
+	}
+	if err != nil {
+		return false, fmt.Errorf("download asset %s: %w", safetext.Terminal(a.GetName()), err)
 	}
 	return hex.EncodeToString(h.Sum(nil)) == f.sha256, nil
 }

@@ -44,6 +44,7 @@ type fakeGitHub struct {
 	// while a request other than its own rename was served.
 	missing []string
 	gone    string // a latest asset deleted and not yet replaced
+	short   bool   // asset downloads send half their bytes
 }
 
 type fakeRelease struct {
@@ -197,6 +198,10 @@ func (f *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method == "GET" && match(reAsset):
 		if a, _ := f.asset(m[1]); a != nil {
 			w.Header().Set("Content-Type", "application/octet-stream")
+			if f.short {
+				w.Write(a.Data[:len(a.Data)/2])
+				return
+			}
 			w.Write(a.Data)
 			return
 		}
@@ -565,5 +570,26 @@ func TestPublishLogShowsTheAPISafely(t *testing.T) {
 		if strings.HasPrefix(strings.TrimSpace(line), "::") || strings.Contains(line, "\x1b") {
 			t.Errorf("log line %q", line)
 		}
+	}
+}
+
+// An asset download cut short is no verdict on the asset: publish stops
+// with an error instead of calling a good asset changed and replacing it.
+func TestPublishShortAssetDownloadIsAnError(t *testing.T) {
+	f := newFakeGitHub(t)
+	f.noDigest = true
+	dir := dist(t, build1)
+	opts := f.options(t, dir, "good")
+	if _, err := Publish(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.uploads, f.short = 0, true
+	f.mu.Unlock()
+	if _, err := Publish(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "ended after") {
+		t.Errorf("err = %v, want the short download named", err)
+	}
+	if n := f.uploadCount(); n != 0 {
+		t.Errorf("%d assets were uploaded again after a short download", n)
 	}
 }

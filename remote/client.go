@@ -286,14 +286,20 @@ func (c *Client) attempt(ctx context.Context, method string, u *url.URL, trusted
 		return nil, ErrTimeout
 	}
 	timer.Reset(timeout)
-	resp.Body = &body{rc: resp.Body, timer: timer, timeout: timeout, fired: fired, done: func() { timer.Stop(); cancel(); release() }}
+	resp.Body = &body{rc: resp.Body, ctx: actx, want: resp.ContentLength, timer: timer, timeout: timeout, fired: fired, done: func() { timer.Stop(); cancel(); release() }}
 	return resp, nil
 }
 
 // body resets the idle timer on progress and frees the attempt's context
-// and host slot on Close.
+// and host slot on Close. Its end is checked: a body shorter than its
+// Content-Length, or one whose request was cancelled, never ends with a
+// clean io.EOF (net/http can report one on a chunked body cut short by a
+// deadline, and update once hashed such a body into agent.json).
 type body struct {
 	rc      io.ReadCloser
+	ctx     context.Context
+	want    int64 // Content-Length, -1 when unknown
+	got     int64
 	timer   *time.Timer
 	timeout time.Duration
 	fired   *atomic.Bool
@@ -303,13 +309,35 @@ type body struct {
 
 func (b *body) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
+	b.got += int64(n)
 	if n > 0 {
 		b.timer.Reset(b.timeout)
+	}
+	if err == io.EOF {
+		err = EndOfBody(b.ctx, b.got, b.want)
+		if err == nil {
+			err = io.EOF
+		}
 	}
 	if err != nil && err != io.EOF && b.fired.Load() {
 		err = fmt.Errorf("no data for %s: %w", b.timeout, ErrTimeout)
 	}
 	return n, err
+}
+
+// EndOfBody judges a body that reported its end after got bytes: nil when
+// it is complete, an error when its request's context is done (the cause
+// when there is one) or it is shorter than want (a Content-Length; -1 when
+// unknown). Every download checks its end here before it hashes or keeps
+// anything.
+func EndOfBody(ctx context.Context, got, want int64) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("the download was stopped after %d bytes: %w", got, context.Cause(ctx))
+	}
+	if want >= 0 && got != want {
+		return fmt.Errorf("the download ended after %d of %d bytes: %w", got, want, io.ErrUnexpectedEOF)
+	}
+	return nil
 }
 
 func (b *body) Close() error {
