@@ -17,8 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentclientprotocol/acp-registry-go/progress"
-	"github.com/agentclientprotocol/acp-registry-go/remote"
+	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 )
 
 // MaxDownload bounds one download: no agent is anywhere near it, and a

@@ -10,25 +10,25 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/agentclientprotocol/acp-registry-go/acpdirs"
 	"github.com/agentclientprotocol/acp-registry-go/installer"
+	"github.com/agentclientprotocol/acp-registry-go/internal/dirs"
+	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
-	"github.com/agentclientprotocol/acp-registry-go/platform"
-	"github.com/agentclientprotocol/acp-registry-go/source"
+	"github.com/agentclientprotocol/acp-registry-go/registry/source"
 )
 
 // Example does in-process what `acp resolve demo --json` does: read the
 // registry, find the agent, install it unless it is installed, and get
 // the launch spec to start it with (command, args, env; the working
-// directory is the editor's choice). An editor uses acpdirs.Default() for
+// directory is the editor's choice). An editor uses dirs.Default() for
 // the directories and the public registry (Registry left empty); this
 // example runs against a registry of its own.
 func Example() {
-	registryURL, dirs, cleanup := exampleRegistry()
+	registryURL, where, cleanup := exampleRegistry()
 	defer cleanup()
 
 	ctx := context.Background()
-	idx, _, err := source.Load(ctx, source.Options{Registry: registryURL, CacheDir: dirs.Cache})
+	idx, _, err := source.Load(ctx, source.Options{Registry: registryURL, CacheDir: where.Cache})
 	if err != nil {
 		panic(err)
 	}
@@ -37,7 +37,7 @@ func Example() {
 		panic(err)
 	}
 	p, _ := platform.Current()
-	in := &installer.Installer{Root: dirs.Data, Platform: p}
+	in := &installer.Installer{Root: where.Data, Platform: p}
 	spec, err := in.Resolve(ctx, installer.Request{Agent: agent}, false)
 	if err != nil {
 		panic(err)
@@ -48,7 +48,7 @@ func Example() {
 
 // exampleRegistry serves a one-agent registry and its archive on
 // loopback, and gives directories to install into.
-func exampleRegistry() (string, acpdirs.Dirs, func()) {
+func exampleRegistry() (string, dirs.Dirs, func()) {
 	archive := testarchive.TarGz(testarchive.File{Name: "bin/demo-agent", Body: "#!/bin/sh\n"})
 	sum := sha256.Sum256(archive)
 	mux := http.NewServeMux()
@@ -68,6 +68,6 @@ func exampleRegistry() (string, acpdirs.Dirs, func()) {
 	if err != nil {
 		panic(err)
 	}
-	dirs := acpdirs.Dirs{Data: filepath.Join(tmp, "data"), Cache: filepath.Join(tmp, "cache")}
-	return srv.URL + "/registry.json", dirs, func() { srv.Close(); os.RemoveAll(tmp) }
+	where := dirs.Dirs{Data: filepath.Join(tmp, "data"), Cache: filepath.Join(tmp, "cache")}
+	return srv.URL + "/registry.json", where, func() { srv.Close(); os.RemoveAll(tmp) }
 }

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentclientprotocol/acp-registry-go/platform"
-	"github.com/agentclientprotocol/acp-registry-go/progress"
+	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
+	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 

@@ -20,10 +20,10 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
-	"github.com/agentclientprotocol/acp-registry-go/launch"
-	"github.com/agentclientprotocol/acp-registry-go/progress"
+	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
+	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
-	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 // toolRun is one npm or uv run.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
-	"github.com/agentclientprotocol/acp-registry-go/progress"
+	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentclientprotocol/acp-registry-go/progress"
+	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 

@@ -12,8 +12,8 @@ import (
 	"sync"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
+	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
-	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 // VariantsFile is the optional file at a registry root that describes the

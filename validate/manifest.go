@@ -12,8 +12,8 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
-	"github.com/agentclientprotocol/acp-registry-go/safetext"
 )
 
 // ValidateManifest runs every offline check on one agent.json: JSON syntax

@@ -16,8 +16,8 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
-	"github.com/agentclientprotocol/acp-registry-go/remote"
 )
 
 // Rule ids of the network checks (registry-rules.md, "Network checks").

@@ -15,8 +15,8 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
-	"github.com/agentclientprotocol/acp-registry-go/remote"
 )
 
 // networkCorpus decodes every agent of ../shared/corpus/registry.

@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
-	"github.com/agentclientprotocol/acp-registry-go/remote"
 )
 
 func file(name, body string) testarchive.File { return testarchive.File{Name: name, Body: body} }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/agentclientprotocol/acp-registry-go/safetext"
+	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 )
 
 const (

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentclientprotocol/acp-registry-go/safetext"
+	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"io"
 	"io/fs"
 	"net/http"

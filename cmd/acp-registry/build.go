@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentclientprotocol/acp-registry-go/build"
+	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/build"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 )

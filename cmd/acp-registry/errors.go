@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 
-	"github.com/agentclientprotocol/acp-registry-go/build"
+	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/build"
+	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/verify"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
-	"github.com/agentclientprotocol/acp-registry-go/verify"
 )
 
 // errorKinds maps error kinds to the stable codes of the JSON error

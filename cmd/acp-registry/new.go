@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/scaffold"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
-	"github.com/agentclientprotocol/acp-registry-go/scaffold"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
 

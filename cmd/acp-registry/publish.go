@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/publish"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
-	"github.com/agentclientprotocol/acp-registry-go/publish"
-	"github.com/agentclientprotocol/acp-registry-go/safetext"
+	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 )
 
 type publishFlags struct {

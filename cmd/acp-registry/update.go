@@ -11,12 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/githubapi"
+	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/update"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
+	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
-	"github.com/agentclientprotocol/acp-registry-go/remote"
-	"github.com/agentclientprotocol/acp-registry-go/remote/githubapi"
-	"github.com/agentclientprotocol/acp-registry-go/safetext"
-	"github.com/agentclientprotocol/acp-registry-go/update"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
 

@@ -16,15 +16,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentclientprotocol/acp-registry-go/acpclient"
+	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/verify"
 	"github.com/agentclientprotocol/acp-registry-go/installer"
+	"github.com/agentclientprotocol/acp-registry-go/internal/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
-	"github.com/agentclientprotocol/acp-registry-go/launch"
-	"github.com/agentclientprotocol/acp-registry-go/platform"
-	"github.com/agentclientprotocol/acp-registry-go/probe"
+	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
+	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
+	"github.com/agentclientprotocol/acp-registry-go/internal/probe"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
-	"github.com/agentclientprotocol/acp-registry-go/verify"
 )
 
 // installTimeout bounds one install in the sandbox. It is separate from

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
-	"github.com/agentclientprotocol/acp-registry-go/probe"
+	"github.com/agentclientprotocol/acp-registry-go/internal/probe"
 
-	"github.com/agentclientprotocol/acp-registry-go/verify"
+	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/verify"
 )
 
 // TestE2EVerifyClaudeAgent installs the real @agentclientprotocol/

@@ -17,13 +17,13 @@ import (
 	"testing"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
+	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
+	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
-	"github.com/agentclientprotocol/acp-registry-go/platform"
-	"github.com/agentclientprotocol/acp-registry-go/safetext"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 
-	"github.com/agentclientprotocol/acp-registry-go/verify"
+	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/verify"
 )
 
 // fakeAgentArchive is a tar.gz holding this test binary as the agent

@@ -12,12 +12,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentclientprotocol/acp-registry-go/acpdirs"
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
-	"github.com/agentclientprotocol/acp-registry-go/platform"
+	"github.com/agentclientprotocol/acp-registry-go/internal/dirs"
+	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
-	"github.com/agentclientprotocol/acp-registry-go/source"
+	"github.com/agentclientprotocol/acp-registry-go/registry/source"
 )
 
 // Environment variables acp reads, besides ACP_HOME (package acpdirs)
@@ -53,13 +53,13 @@ func durationEnv(name string, def time.Duration) (time.Duration, error) {
 
 // dataDir holds installs (agents/<id>/<version>/) and locks.
 func dataDir() (string, error) {
-	d, err := acpdirs.Default()
+	d, err := dirs.Default()
 	return d.Data, err
 }
 
 // cacheDir holds the cached registry index.
 func cacheDir() (string, error) {
-	d, err := acpdirs.Default()
+	d, err := dirs.Default()
 	return d.Cache, err
 }
 
@@ -139,11 +139,11 @@ func (g *globalOpts) installer() (*installer.Installer, error) {
 }
 
 func (g *globalOpts) newInstaller() (*installer.Installer, error) {
-	dirs, err := acpdirs.Default()
+	where, err := dirs.Default()
 	if err != nil {
 		return nil, err
 	}
-	root, cache := dirs.Data, dirs.Cache
+	root, cache := where.Data, where.Cache
 	p, err := platform.Current()
 	if err != nil {
 		return nil, usageFrom(err) // a bad ACP_PLATFORM is the user's to fix: exit 2

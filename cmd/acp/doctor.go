@@ -15,12 +15,12 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
-	"github.com/agentclientprotocol/acp-registry-go/platform"
-	"github.com/agentclientprotocol/acp-registry-go/progress"
+	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
+	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
+	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
-	"github.com/agentclientprotocol/acp-registry-go/remote"
-	"github.com/agentclientprotocol/acp-registry-go/safetext"
-	"github.com/agentclientprotocol/acp-registry-go/source"
+	"github.com/agentclientprotocol/acp-registry-go/registry/source"
 )
 
 // Check statuses: only "fail" makes doctor exit 1; a missing runner is a

@@ -7,7 +7,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
-	"github.com/agentclientprotocol/acp-registry-go/source"
+	"github.com/agentclientprotocol/acp-registry-go/registry/source"
 )
 
 // errorKinds maps error kinds to the stable codes of cli.md, first match

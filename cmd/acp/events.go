@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
-	"github.com/agentclientprotocol/acp-registry-go/progress"
+	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 )
 
 // eventWriter turns lines written to stderr (notices, warnings, a child's

@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
-	acplaunch "github.com/agentclientprotocol/acp-registry-go/launch"
-	"github.com/agentclientprotocol/acp-registry-go/probe"
-	"github.com/agentclientprotocol/acp-registry-go/safetext"
+	acplaunch "github.com/agentclientprotocol/acp-registry-go/internal/launch"
+	"github.com/agentclientprotocol/acp-registry-go/internal/probe"
+	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 )
 
 type loginOpts struct {

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentclientprotocol/acp-registry-go/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/installer"
+	"github.com/agentclientprotocol/acp-registry-go/internal/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
-	"github.com/agentclientprotocol/acp-registry-go/probe"
+	"github.com/agentclientprotocol/acp-registry-go/internal/probe"
 )
 
 // acp probe prints what the agent chose (capability keys, method ids,

@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
-	"github.com/agentclientprotocol/acp-registry-go/safetext"
+	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 )
 
 // A command of its own rather than `upgrade --rollback`: a rollback goes

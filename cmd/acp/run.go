@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
-	"github.com/agentclientprotocol/acp-registry-go/launch"
+	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
 )
 
 func newRunCmd(g *globalOpts) *cobra.Command {

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/agentclientprotocol/acp-registry-go/safetext"
+	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 )
 
 // Exit codes, as documented in README and ../shared/spec/cli.md.

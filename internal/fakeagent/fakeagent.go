@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentclientprotocol/acp-registry-go/launch"
+	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
 )
 
 // Behaviours, the values of ACP_FAKE_AGENT.

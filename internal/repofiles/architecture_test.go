@@ -12,23 +12,43 @@ import (
 
 const module = "github.com/agentclientprotocol/acp-registry-go"
 
+// mapRow is one row of the package table of docs/architecture.md.
+type mapRow struct {
+	wing    string
+	imports []string // module packages, relative to the module
+}
+
 // mapRows reads the package table of docs/architecture.md: package path
-// (relative to the module) → wing.
-func mapRows(t *testing.T) map[string]string {
+// (relative to the module) → its row. The imports column abbreviates
+// internal/ as int/ and cmd/acp-registry/internal/ as reg/.
+func mapRows(t *testing.T) map[string]mapRow {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(Root(), "docs", "architecture.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	row := regexp.MustCompile("^\\| `([^`]+)` \\| ([a-z]+) \\|")
-	rows := map[string]string{}
+	row := regexp.MustCompile("^\\| `([^`]+)` \\| ([a-z]+) \\|([^|]*)\\|")
+	rows := map[string]mapRow{}
 	for _, line := range strings.Split(string(b), "\n") {
-		if m := row.FindStringSubmatch(line); m != nil {
-			if _, dup := rows[m[1]]; dup {
-				t.Errorf("docs/architecture.md lists %s twice", m[1])
-			}
-			rows[m[1]] = m[2]
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			continue
 		}
+		if _, dup := rows[m[1]]; dup {
+			t.Errorf("docs/architecture.md lists %s twice", m[1])
+		}
+		var imports []string
+		for _, imp := range strings.Fields(m[3]) {
+			switch {
+			case strings.HasPrefix(imp, "int/"):
+				imp = "internal/" + strings.TrimPrefix(imp, "int/")
+			case strings.HasPrefix(imp, "reg/"):
+				imp = "cmd/acp-registry/internal/" + strings.TrimPrefix(imp, "reg/")
+			}
+			imports = append(imports, imp)
+		}
+		slices.Sort(imports)
+		rows[m[1]] = mapRow{wing: m[2], imports: imports}
 	}
 	return rows
 }
@@ -69,9 +89,36 @@ func TestArchitectureMapListsEveryPackage(t *testing.T) {
 			t.Errorf("docs/architecture.md lists %s, which go list ./... does not know: remove or rename its row", p)
 		}
 	}
-	for p, wing := range rows {
-		if !slices.Contains([]string{"editor", "maintainer", "docs", "test", "bench"}, wing) {
-			t.Errorf("%s: unknown wing %q", p, wing)
+	for p, r := range rows {
+		if !slices.Contains([]string{"editor", "maintainer", "docs", "test", "bench"}, r.wing) {
+			t.Errorf("%s: unknown wing %q", p, r.wing)
+		}
+	}
+}
+
+// Each row's imports column is exactly what go list says the package
+// imports of the module (tests aside): a sentence of the map that says
+// "verify uses the installer" cannot outlive the import.
+func TestArchitectureMapImportsAreTheRealOnes(t *testing.T) {
+	rows := mapRows(t)
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}", "./...")
+	cmd.Dir = Root()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imps, _ := strings.Cut(line, "|")
+		var real []string
+		for _, imp := range strings.Fields(imps) {
+			if strings.HasPrefix(imp, module+"/") {
+				real = append(real, rel(imp))
+			}
+		}
+		slices.Sort(real)
+		r, ok := rows[rel(pkg)]
+		if ok && !slices.Equal(r.imports, real) {
+			t.Errorf("docs/architecture.md says %s imports %v; go list says %v", rel(pkg), r.imports, real)
 		}
 	}
 }
@@ -82,13 +129,13 @@ func TestArchitectureMapListsEveryPackage(t *testing.T) {
 func TestEditorWingImportsNoMaintainerPackage(t *testing.T) {
 	rows := mapRows(t)
 	maintainer := map[string]bool{}
-	for p, wing := range rows {
-		if wing == "maintainer" {
+	for p, r := range rows {
+		if r.wing == "maintainer" {
 			maintainer[module+"/"+p] = true
 		}
 	}
-	for p, wing := range rows {
-		if wing != "editor" {
+	for p, r := range rows {
+		if r.wing != "editor" {
 			continue
 		}
 		for _, dep := range goList(t, "-deps", "./"+p) {
