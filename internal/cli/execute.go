@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
-	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Execute runs a cobra root and maps its outcome to an exit code. Flag and
@@ -88,30 +86,26 @@ func wantsJSON(cmd *cobra.Command, args []string) bool {
 	return false
 }
 
-// pflag's bad-value error ends with the parser's own words
-// ("strconv.ParseInt: parsing \"abc\": invalid syntax"); say what the
-// flag wants instead.
-var badFlagValue = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^invalid argument ("[^"]*") for ("[^"]*") flag: (.*)$`)
-})
-
+// plainFlagError words pflag's bad-value error, which ends with the
+// parser's own words ("strconv.ParseInt: parsing \"abc\": invalid
+// syntax"), as what the flag wants instead, read from the flag's type.
 func plainFlagError(err error) error {
-	m := badFlagValue().FindStringSubmatch(err.Error())
-	if m == nil {
+	var bad *pflag.InvalidValueError
+	if !errors.As(err, &bad) {
 		return err
 	}
 	want := ""
-	switch cause := m[3]; {
-	case strings.HasPrefix(cause, "strconv.ParseInt"), strings.HasPrefix(cause, "strconv.ParseUint"):
+	switch bad.GetFlag().Value.Type() {
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "count":
 		want = "a whole number"
-	case strings.HasPrefix(cause, "strconv.ParseBool"):
+	case "bool":
 		want = "true or false"
-	case strings.HasPrefix(cause, "strconv.ParseFloat"):
+	case "float32", "float64":
 		want = "a number"
-	case strings.HasPrefix(cause, "time: "):
+	case "duration":
 		want = "a duration such as 90s or 2m"
 	default:
 		return err
 	}
-	return fmt.Errorf("invalid value %s for %s: want %s", m[1], strings.Trim(m[2], `"`), want)
+	return fmt.Errorf("invalid value %q for --%s: want %s", bad.GetValue(), bad.GetFlag().Name, want)
 }

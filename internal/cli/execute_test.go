@@ -1,19 +1,34 @@
 package cli
 
 import (
-	"errors"
 	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
 )
 
 func TestPlainFlagError(t *testing.T) {
-	for in, want := range map[string]string{
-		`invalid argument "abc" for "--jobs" flag: strconv.ParseInt: parsing "abc": invalid syntax`:      `invalid value "abc" for --jobs: want a whole number`,
-		`invalid argument "x" for "--timeout" flag: time: invalid duration "x"`:                          `invalid value "x" for --timeout: want a duration such as 90s or 2m`,
-		`invalid argument "maybe" for "--json" flag: strconv.ParseBool: parsing "maybe": invalid syntax`: `invalid value "maybe" for --json: want true or false`,
-		`unknown flag: --nope`: `unknown flag: --nope`,
+	for _, tc := range []struct{ args, want string }{
+		{"--jobs=abc", `invalid value "abc" for --jobs: want a whole number`},
+		{"--timeout=x", `invalid value "x" for --timeout: want a duration such as 90s or 2m`},
+		{"--json=maybe", `invalid value "maybe" for --json: want true or false`},
+		{"--nope", `unknown flag: --nope`},
 	} {
-		if got := plainFlagError(errors.New(in)).Error(); got != want {
-			t.Errorf("%s:\n got  %s\n want %s", in, got, want)
+		fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+		fs.SetOutput(nilWriter{})
+		fs.Int("jobs", 1, "")
+		fs.Duration("timeout", time.Second, "")
+		fs.Bool("json", false, "")
+		err := fs.Parse([]string{tc.args})
+		if err == nil {
+			t.Fatalf("%s: parsed", tc.args)
+		}
+		if got := plainFlagError(err).Error(); got != tc.want {
+			t.Errorf("%s:\n got  %s\n want %s", tc.args, got, tc.want)
 		}
 	}
 }
+
+type nilWriter struct{}
+
+func (nilWriter) Write(p []byte) (int, error) { return len(p), nil }
