@@ -1,6 +1,9 @@
 package registry
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"errors"
+)
 
 // Manifest is one agent.json. Field order is the schema's order, which is
 // also the order the build writes, so marshalling a Manifest is stable.
@@ -79,7 +82,7 @@ func ParseKind(s string) (Kind, error) {
 			return k, nil
 		}
 	}
-	return "", &UsageError{Msg: "unknown distribution " + quote(s) + ": use binary, npx or uvx"}
+	return "", errors.New("unknown distribution " + quote(s) + ": use binary, npx or uvx")
 }
 
 // Kinds returns the distribution kinds present, in preference order.

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"errors"
 	"sort"
 	"strings"
 )
@@ -25,7 +26,7 @@ func ParsePlatform(s string) (Platform, error) {
 			return p, nil
 		}
 	}
-	return "", &UsageError{Msg: "unknown platform " + quote(s) + ": use one of " + joinPlatforms(Platforms)}
+	return "", errors.New("unknown platform " + quote(s) + ": use one of " + joinPlatforms(Platforms))
 }
 
 // OS is the part before the dash ("darwin").

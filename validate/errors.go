@@ -2,8 +2,6 @@ package validate
 
 import (
 	"errors"
-
-	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 )
 
 // ErrUnknownAgent is returned (wrapped) by Run when --agent names an id that
@@ -18,9 +16,3 @@ type unknownAgentError struct{ msg string }
 
 func (e *unknownAgentError) Error() string        { return e.msg }
 func (e *unknownAgentError) Is(target error) bool { return target == ErrUnknownAgent }
-
-// CheckJSON reports the first syntax error of data (or a duplicate key) as
-// "line L, column C: what is wrong", the way validate reports json-syntax;
-// nil when data is well-formed JSON. (jsonpos.CheckJSON, for the callers
-// of validate.)
-func CheckJSON(data []byte) error { return jsonpos.CheckJSON(data) }

@@ -89,14 +89,6 @@ func CompiledRegistrySchema() (*jsonschema.Schema, error) {
 	return registrySch, nil
 }
 
-// CompiledAgentSchema returns agent.schema.json compiled.
-func CompiledAgentSchema() (*jsonschema.Schema, error) {
-	if err := compileSchemas(); err != nil {
-		return nil, err
-	}
-	return agentSch, nil
-}
-
 // schemaFinding is one schema violation before positioning.
 type schemaFinding struct {
 	ptr   string

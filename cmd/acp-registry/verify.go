@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 	"io"
 	"io/fs"
 	"os"
@@ -271,7 +272,7 @@ func loadAgents(root string, ids []string) ([]*registry.Manifest, error) {
 		m, err := registry.DecodeManifest(data)
 		if err != nil {
 			why := "it does not match the manifest schema"
-			if serr := validate.CheckJSON(data); serr != nil {
+			if serr := jsonpos.CheckJSON(data); serr != nil {
 				why = "it is not valid JSON (" + serr.Error() + ")"
 			}
 			broken = append(broken, fmt.Sprintf("%s: %s", d.ManifestPath(), why))

@@ -23,7 +23,7 @@ func oneArg(what string) cobra.PositionalArgs {
 		case 0:
 			return cli.Usagef("%s needs one %s", cmd.Name(), what)
 		}
-		return cli.Usagef("%s takes one %s, got %d: %s", cmd.Name(), what, len(args), quoteArgs(args))
+		return cli.Usagef("%s takes one %s, got %d: %s", cmd.Name(), what, len(args), launch.Quote(args))
 	}
 }
 
@@ -31,9 +31,7 @@ func oneArg(what string) cobra.PositionalArgs {
 // "unknown command", which misleads for a command without subcommands.
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return cli.Usagef("%s takes no arguments, got %s", cmd.Name(), quoteArgs(args))
+		return cli.Usagef("%s takes no arguments, got %s", cmd.Name(), launch.Quote(args))
 	}
 	return nil
 }
-
-func quoteArgs(args []string) string { return launch.Quote(args) }

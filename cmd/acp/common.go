@@ -146,7 +146,10 @@ func (g *globalOpts) newInstaller() (*installer.Installer, error) {
 	root, cache := where.Data, where.Cache
 	p, err := platform.Current()
 	if err != nil {
-		return nil, usageFrom(err) // a bad ACP_PLATFORM is the user's to fix: exit 2
+		if errors.Is(err, platform.ErrBadOverride) {
+			return nil, &cli.UsageError{Err: err} // exit 2
+		}
+		return nil, err
 	}
 	return &installer.Installer{
 		Root:     root,
@@ -208,18 +211,9 @@ func parseDist(s string) (registry.Kind, error) {
 	}
 	k, err := registry.ParseKind(s)
 	if err != nil {
-		return "", usageFrom(err)
+		return "", &cli.UsageError{Err: err} // its one failure is a name that is not a distribution
 	}
 	return k, nil
-}
-
-// usageFrom marks registry's usage errors for exit code 2.
-func usageFrom(err error) error {
-	var ue *registry.UsageError
-	if errors.As(err, &ue) {
-		return &cli.UsageError{Err: err}
-	}
-	return err
 }
 
 // addDownloadFlags adds the flags of commands that may download an agent.

@@ -201,19 +201,6 @@ func (c *Client) Call(ctx context.Context, method string, params any) (json.RawM
 // had the wrong JSON type.
 const misfitGrace = time.Second
 
-// Notify sends a notification (no answer expected).
-func (c *Client) Notify(ctx context.Context, method string, params any) error {
-	msg := struct {
-		JSONRPC string `json:"jsonrpc"`
-		Method  string `json:"method"`
-		Params  any    `json:"params,omitempty"`
-	}{"2.0", method, params}
-	if err := c.send(ctx, msg); err != nil {
-		return fmt.Errorf("send %s notification: %w", method, err)
-	}
-	return nil
-}
-
 // send writes one message as one line. The write runs aside so that an
 // agent which never reads its stdin cannot hold the caller past ctx.
 func (c *Client) send(ctx context.Context, msg any) error {

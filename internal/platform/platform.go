@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,15 @@ import (
 // EnvOverride names the variable that replaces detection, so tests and users
 // on odd machines can pick any target ("darwin-aarch64").
 const EnvOverride = "ACP_PLATFORM"
+
+// ErrBadOverride matches an ACP_PLATFORM that names no platform: the
+// user's to fix (a usage error), unlike a machine with no registry builds.
+var ErrBadOverride = errors.New("ACP_PLATFORM names no platform")
+
+type overrideError struct{ error }
+
+func (e overrideError) Unwrap() error      { return e.error }
+func (overrideError) Is(target error) bool { return target == ErrBadOverride }
 
 // Current returns the registry platform of this machine: ACP_PLATFORM when
 // set, else the running OS and architecture. An x86_64 process translated by
@@ -28,9 +38,9 @@ func detect(override, goos, goarch string, translated func() bool) (registry.Pla
 		p, err := registry.ParsePlatform(override)
 		if err != nil {
 			if alt := alias(override); alt != "" {
-				return "", fmt.Errorf("%s=%q: %w (did you mean %s?)", EnvOverride, override, err, alt)
+				return "", overrideError{fmt.Errorf("%s=%q: %w (did you mean %s?)", EnvOverride, override, err, alt)}
 			}
-			return "", fmt.Errorf("%s=%q: %w", EnvOverride, override, err)
+			return "", overrideError{fmt.Errorf("%s=%q: %w", EnvOverride, override, err)}
 		}
 		return p, nil
 	}

@@ -53,9 +53,8 @@ func TestDetect(t *testing.T) {
 // spelling of a real platform gets a suggestion.
 func TestDetectBadOverride(t *testing.T) {
 	_, err := detect("bogus", "linux", "amd64", nil)
-	var ue *registry.UsageError
-	if !errors.As(err, &ue) {
-		t.Fatalf("detect(bogus) err = %v (%T), want a *registry.UsageError", err, err)
+	if !errors.Is(err, ErrBadOverride) {
+		t.Fatalf("detect(bogus) err = %v (%T), want ErrBadOverride", err, err)
 	}
 	if strings.Contains(err.Error(), "did you mean") {
 		t.Errorf("detect(bogus) err = %v, want no suggestion", err)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 	"io"
 	"net"
 	"net/http"
@@ -202,7 +203,7 @@ func (o *Options) agent(ctx context.Context, d registry.AgentDir) (ups []Update,
 	m, err := registry.DecodeManifest(data)
 	if err != nil {
 		why := "it does not match the manifest schema"
-		if serr := validate.CheckJSON(data); serr != nil {
+		if serr := jsonpos.CheckJSON(data); serr != nil {
 			why = "it is not valid JSON (" + serr.Error() + ")"
 		}
 		return nil, false, false, fmt.Errorf("cannot read %s as a manifest: %s: fix it first (acp-registry validate shows where)", file, why)

@@ -3,12 +3,12 @@ package verify
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
-	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
 
 // QuarantineFile lists agents verify skips, id → reason, at the registry root.
@@ -26,7 +26,7 @@ func LoadQuarantine(root string) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if err := validate.CheckJSON(data); err != nil {
+	if err := jsonpos.CheckJSON(data); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrQuarantine, path, err)
 	}
 	var q map[string]string
