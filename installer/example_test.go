@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
-	"github.com/agentclientprotocol/acp-registry-go/internal/dirs"
-	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 	"github.com/agentclientprotocol/acp-registry-go/registry/source"
 )
@@ -20,9 +18,9 @@ import (
 // Example does in-process what `acp resolve demo --json` does: read the
 // registry, find the agent, install it unless it is installed, and get
 // the launch spec to start it with (command, args, env; the working
-// directory is the editor's choice). An editor uses dirs.Default() for
-// the directories and the public registry (Registry left empty); this
-// example runs against a registry of its own.
+// directory is the editor's choice). An editor uses installer.DefaultDirs()
+// for the directories, shared with the acp command, and the public registry
+// (Registry left empty); this example runs against a registry of its own.
 func Example() {
 	registryURL, where, cleanup := exampleRegistry()
 	defer cleanup()
@@ -36,8 +34,8 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	p, _ := platform.Current()
-	in := &installer.Installer{Root: where.Data, Platform: p}
+	in := &installer.Installer{Root: where.Data} // Platform: this machine's
+
 	spec, err := in.Resolve(ctx, installer.Request{Agent: agent}, false)
 	if err != nil {
 		panic(err)
@@ -48,7 +46,7 @@ func Example() {
 
 // exampleRegistry serves a one-agent registry and its archive on
 // loopback, and gives directories to install into.
-func exampleRegistry() (string, dirs.Dirs, func()) {
+func exampleRegistry() (string, installer.Dirs, func()) {
 	archive := testarchive.TarGz(testarchive.File{Name: "bin/demo-agent", Body: "#!/bin/sh\n"})
 	sum := sha256.Sum256(archive)
 	mux := http.NewServeMux()
@@ -68,6 +66,6 @@ func exampleRegistry() (string, dirs.Dirs, func()) {
 	if err != nil {
 		panic(err)
 	}
-	where := dirs.Dirs{Data: filepath.Join(tmp, "data"), Cache: filepath.Join(tmp, "cache")}
+	where := installer.Dirs{Data: filepath.Join(tmp, "data"), Cache: filepath.Join(tmp, "cache")}
 	return srv.URL + "/registry.json", where, func() { srv.Close(); os.RemoveAll(tmp) }
 }
