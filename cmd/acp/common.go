@@ -197,13 +197,6 @@ func offlineError(id string, err error) error {
 	}
 }
 
-// lookup finds an agent by id, else by its name written as a slug
-// ("claude-agent" for "Claude Agent"); otherwise the error
-// (*registry.NotFoundError) carries the ids close to it.
-func (g *globalOpts) lookup(idx *registry.Index, id string) (*registry.Manifest, error) {
-	return idx.Lookup(id)
-}
-
 // parseDist turns --dist into a kind ("" when not given).
 func parseDist(s string) (registry.Kind, error) {
 	if s == "" {

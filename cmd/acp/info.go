@@ -25,7 +25,7 @@ func newInfoCmd(g *globalOpts) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			m, err := g.lookup(idx, args[0])
+			m, err := idx.Lookup(args[0])
 			if err != nil {
 				return err
 			}

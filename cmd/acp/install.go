@@ -74,7 +74,7 @@ func installAgent(ctx context.Context, g *globalOpts, id, version string, dist r
 	if err != nil {
 		return nil, false, err
 	}
-	m, err := g.lookup(idx, id)
+	m, err := idx.Lookup(id)
 	if err != nil {
 		return nil, false, err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
-	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 type resolveOpts struct {
@@ -94,9 +92,8 @@ func addResolveFlags(cmd *cobra.Command, o *resolveOpts) {
 	cmd.Flags().BoolVar(&o.preview, "preview", false, "use the agent's preview version")
 }
 
-// resolveAgent returns the launch spec of id. The installed current
-// version wins without reading the registry: editors call this on every
-// agent start, and it must neither wait for nor depend on the network.
+// resolveAgent returns the launch spec of id (installer.ResolveAgent:
+// the installed current version wins without reading the registry).
 func resolveAgent(ctx context.Context, g *globalOpts, id string, o resolveOpts) (*installer.LaunchSpec, error) {
 	dist, err := parseDist(o.dist)
 	if err != nil {
@@ -109,90 +106,16 @@ func resolveAgent(ctx context.Context, g *globalOpts, id string, o resolveOpts) 
 	// An editor waits on this: another acp's install of the agent is
 	// waited for (and said after a second), but not for ever.
 	in.LockWait = g.lockWait
-	if spec, err := installedSpec(ctx, in, id, dist, o.preview); spec != nil || err != nil {
-		return spec, err
-	}
-	// Beyond the fast path: registry reads, downloads, installs. From
-	// here an interrupt cancels and cleans up (the command is QuickStart).
-	cli.CatchInterrupts(ctx)
-	// A name instead of an id: find the id in the local copy of the
-	// registry first, so an installed agent still costs no request.
-	if idx, err := g.localIndex(ctx); err == nil {
-		if m, err := g.lookup(idx, id); err == nil && m.ID != id {
-			if spec, err := installedSpec(ctx, in, m.ID, dist, o.preview); spec != nil || err != nil {
-				return spec, err
-			}
-		}
-	}
-	idx, err := g.index(ctx)
-	if err != nil {
-		return nil, err
-	}
-	m, err := g.lookup(idx, id)
-	if err != nil {
-		return nil, err
-	}
-	if m.ID != id {
-		if spec, err := installedSpec(ctx, in, m.ID, dist, o.preview); spec != nil || err != nil {
-			return spec, err
-		}
-	}
-	req := installer.Request{Agent: m, Dist: dist, Preview: o.preview}
-	if o.noInstall || g.offline {
-		spec, err := in.Resolve(ctx, req, true)
-		if err != nil && g.offline && !o.noInstall {
-			return nil, offlineError(m.ID, err)
-		}
-		return spec, err
-	}
-	if spec, err := in.Resolve(ctx, req, true); err == nil {
-		return spec, nil
-	} else if !errors.Is(err, installer.ErrNotInstalled) {
-		return nil, err
-	}
-	rc, _, err := g.install(ctx, in, req)
-	if err != nil {
-		return nil, err
-	}
-	spec := rc.Launch
-	return normalized(&spec), nil
-}
-
-// installedSpec is the launch spec of id's current install when it fits
-// the flags and is still whole; nil otherwise (and then the registry
-// decides). The installer checks it as any resolve does (for npx, the
-// node the receipt names, or another that satisfies the package, with a
-// warning for an older one); a missing runtime is the error, since
-// installing again would not bring it.
-func installedSpec(ctx context.Context, in *installer.Installer, id string, dist registry.Kind, preview bool) (*installer.LaunchSpec, error) {
-	if !registry.ValidID(id) {
-		return nil, nil // a name ("Claude Agent"), not an install's folder
-	}
-	rc, err := in.Current(id)
-	if err != nil || rc == nil {
-		return nil, nil
-	}
-	if (dist != "" && rc.Distribution != dist) || (preview && !rc.Preview) {
-		return nil, nil
-	}
-	// The receipt's own version and kind: no registry needed.
-	spec, err := in.Launch(ctx, rc)
-	if errors.Is(err, installer.ErrRuntimeMissing) {
-		return nil, err
-	}
-	if err != nil {
-		return nil, nil
-	}
-	return normalized(spec), nil
-}
-
-// normalized makes Args and Env JSON [] and {} rather than null.
-func normalized(spec *installer.LaunchSpec) *installer.LaunchSpec {
-	if spec.Args == nil {
-		spec.Args = []string{}
-	}
-	if spec.Env == nil {
-		spec.Env = map[string]string{}
-	}
-	return spec
+	q := installer.Query{ID: id, Dist: dist, Preview: o.preview, NoInstall: o.noInstall}
+	return in.ResolveAgent(ctx, q, installer.Sources{
+		Local:    g.localIndex,
+		Registry: g.index,
+		Install: func(ctx context.Context, req installer.Request) (*installer.Receipt, error) {
+			rc, _, err := g.install(ctx, in, req)
+			return rc, err
+		},
+		// Beyond the fast path: registry reads, downloads, installs. From
+		// here an interrupt cancels and cleans up (the command is QuickStart).
+		Slow: func() { cli.CatchInterrupts(ctx) },
+	})
 }

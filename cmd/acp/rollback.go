@@ -47,12 +47,9 @@ acp upgrade moves to the registry's version again.`,
 				return err
 			}
 			if asJSON {
-				spec, err := installedSpec(cmd.Context(), in, r.ID, "", false)
+				spec, err := in.CurrentSpec(cmd.Context(), r.ID)
 				if err != nil {
 					return err
-				}
-				if spec == nil {
-					spec = normalized(&r.Launch)
 				}
 				return cli.WriteJSON(g.streams.Out, spec)
 			}

@@ -114,7 +114,7 @@ func upgrade(ctx context.Context, g *globalOpts, ids []string) (*upgradeReport, 
 	rep := &upgradeReport{Upgraded: []upgraded{}, UpToDate: []string{}, Skipped: []upgradeError{}, Errors: []upgradeError{}}
 	fail := func(id string, err error) { rep.Errors = append(rep.Errors, upgradeError{ID: id, Error: err.Error()}) }
 	for _, id := range ids {
-		m, err := g.lookup(idx, id)
+		m, err := idx.Lookup(id)
 		if all && errors.Is(err, registry.ErrNotFound) {
 			// Installed from another registry, or delisted since: not
 			// this run's failure; it stays as it is.
