@@ -63,7 +63,7 @@ func runLean(ctx context.Context, paths []string, units []unit, opts Options) (*
 	// even when the process is killed; elsewhere Close removes it.
 	removed := os.Remove(f.Name()) == nil
 	sp := &spill{f: f, w: bufio.NewWriterSize(f, 64<<10), recs: make([]rec, len(units)), units: units}
-	rep := &Report{Strict: opts.Strict, Files: []*FileResult{}, spill: sp, spillName: f.Name(), spillRemoved: removed}
+	rep := &Report{Strict: opts.Strict, Files: []*FileResult{}, Schemas: builtInSchemas, spill: sp, spillName: f.Name(), spillRemoved: removed}
 	var werr error
 	var werrOnce sync.Once
 	bufs := sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}

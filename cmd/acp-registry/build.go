@@ -142,5 +142,8 @@ func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, b
 		verb = "would build"
 	}
 	_, err = fmt.Fprintf(s.Out, "%s %s into %s (%s)\n", verb, validate.Plural(res.Agents, "agent"), res.Out, validate.Plural(len(res.Files), "file"))
+	if line := validate.SchemasLine(res.Report); line != "" && err == nil {
+		_, err = fmt.Fprintln(s.Out, line)
+	}
 	return err
 }
