@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -47,6 +48,9 @@ type Options struct {
 	// when a server goes quiet: one that drips a byte every few seconds
 	// would hold the hourly run until the job's time limit.
 	ArchiveTimeout time.Duration
+	// Quarantine (quarantine.json: id -> reason) names agents that are
+	// not looked up, as upstream's update skips them.
+	Quarantine map[string]string
 }
 
 // DefaultArchiveTimeout is an archive download's budget: 2 GiB (the size
@@ -79,6 +83,9 @@ type Report struct {
 	// repository is not on GitHub): not failures, or every hourly run
 	// would fail on them.
 	Skipped []Failure `json:"skipped"`
+	// Quarantined are the agents quarantine.json holds back: not looked
+	// up, and no update proposed for them.
+	Quarantined []validate.Held `json:"quarantined"`
 }
 
 // NewGitHubClient returns a go-github client for the API at baseURL (empty:
@@ -124,6 +131,12 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 		dirs = sel
 	}
+	names := make([]string, len(dirs))
+	for i, d := range dirs {
+		names[i] = d.Name
+	}
+	held := validate.HeldIDs(opts.Quarantine, names)
+	dirs = slices.DeleteFunc(dirs, func(d registry.AgentDir) bool { _, ok := opts.Quarantine[d.Name]; return ok })
 	if opts.Remote == nil {
 		opts.Remote = &remote.Client{}
 	}
@@ -170,7 +183,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("interrupted (%w); no manifest was changed", err)
 	}
 
-	rep := &Report{Updates: []Update{}, Errors: []Failure{}, UpToDate: []string{}, Skipped: []Failure{}}
+	rep := &Report{Updates: []Update{}, Errors: []Failure{}, UpToDate: []string{}, Skipped: []Failure{}, Quarantined: held}
+	if rep.Quarantined == nil {
+		rep.Quarantined = []validate.Held{}
+	}
 	for i, r := range results {
 		if r.skip {
 			continue

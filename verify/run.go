@@ -82,6 +82,8 @@ type Result struct {
 	Command string `json:"-"`
 	// ExitCode is probe.Outcome.ExitCode (for the matrix).
 	ExitCode *int `json:"-"`
+	// Quarantined: skipped because quarantine.json names the agent.
+	Quarantined bool `json:"-"`
 }
 
 // Summary counts results by status.
@@ -89,6 +91,8 @@ type Summary struct {
 	Pass int `json:"pass"`
 	Fail int `json:"fail"`
 	Skip int `json:"skip"`
+	// Quarantined counts the skipped results of quarantined agents.
+	Quarantined int `json:"quarantined"`
 }
 
 // Report is the outcome of Run, results sorted by id then distribution.
@@ -179,6 +183,9 @@ func Run(ctx context.Context, agents []*registry.Manifest, o Options) (*Report, 
 		default:
 			rep.Summary.Skip++
 		}
+		if r.Quarantined {
+			rep.Summary.Quarantined++
+		}
 	}
 	if rep.Results == nil {
 		rep.Results = []*Result{}
@@ -202,7 +209,7 @@ func acquire(ctx context.Context, slots chan struct{}) bool {
 func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o Options, lim limits) *Result {
 	r := &Result{ID: m.ID, Distribution: kind, AuthMethods: []probe.Method{}}
 	if reason, ok := o.Quarantine[m.ID]; ok {
-		r.Status, r.Reason = probe.StatusSkip, "quarantined: "+reason
+		r.Status, r.Reason, r.Quarantined = probe.StatusSkip, "quarantined: "+reason, true
 		return r
 	}
 	if !registry.ValidID(m.ID) {
@@ -350,9 +357,13 @@ func (r *Report) Isolations() []string {
 	return out
 }
 
-// SummaryLine is "3 passed, 1 failed, 2 skipped".
+// SummaryLine is "3 passed, 1 failed, 2 skipped (1 quarantined)".
 func (r *Report) SummaryLine() string {
-	return fmt.Sprintf("%d passed, %d failed, %d skipped", r.Summary.Pass, r.Summary.Fail, r.Summary.Skip)
+	line := fmt.Sprintf("%d passed, %d failed, %d skipped", r.Summary.Pass, r.Summary.Fail, r.Summary.Skip)
+	if q := r.Summary.Quarantined; q > 0 {
+		line += fmt.Sprintf(" (%d quarantined)", q)
+	}
+	return line
 }
 
 func lastLines(s string, n int) string {

@@ -6,7 +6,6 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/build"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
-	"github.com/agentclientprotocol/acp-registry-go/verify"
 )
 
 // errorKinds maps error kinds to the stable codes of the JSON error
@@ -15,7 +14,7 @@ import (
 var errorKinds = []cli.Kind{
 	{Err: context.Canceled, Code: cli.CodeInterrupted},
 	{Err: validate.ErrNoInput, Code: cli.CodeRegistryUnavailable},
-	{Err: verify.ErrQuarantine, Code: cli.CodeRegistryInvalid},
+	{Err: validate.ErrQuarantine, Code: cli.CodeRegistryInvalid},
 	{Err: build.ErrVariants, Code: cli.CodeRegistryInvalid},
 }
 

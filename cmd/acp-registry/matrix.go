@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -10,6 +11,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 	"github.com/agentclientprotocol/acp-registry-go/verify"
 )
@@ -60,7 +62,15 @@ once the matrix is written, 1 when it cannot be, 2 bad usage.`,
 			if err != nil {
 				return err
 			}
-			f.keep = func(m *registry.Manifest) bool { return prev.Reusable(m) == nil }
+			// Upstream's matrix leaves quarantined agents out of the
+			// snapshot; they are named here, not rows.
+			q, err := validate.LoadQuarantine(root)
+			if err != nil {
+				return err
+			}
+			held := heldAgents(s, q, agents)
+			agents = slices.DeleteFunc(agents, func(m *registry.Manifest) bool { _, ok := q[m.ID]; return ok })
+			f.keep = func(m *registry.Manifest) bool { _, ok := q[m.ID]; return !ok && prev.Reusable(m) == nil }
 			f.afterInit = func(ctx context.Context, c *acpclient.Client, work string) any {
 				return verify.ProbeSessions(ctx, c, work, rpcTimeout)
 			}
@@ -77,7 +87,7 @@ once the matrix is written, 1 when it cannot be, 2 bad usage.`,
 				fmt.Fprintln(s.Out, p)
 			}
 			sm := mx.Summary
-			fmt.Fprintf(s.Err, "%d agents: %d probed, %d reused; initialize succeeded for %d\n", sm.AgentsProbed, sm.AgentsProbedThisRun, sm.AgentsReused, sm.InitializeSuccess)
+			fmt.Fprintf(s.Err, "%d agents: %d probed, %d reused, %d quarantined; initialize succeeded for %d\n", sm.AgentsProbed, sm.AgentsProbedThisRun, sm.AgentsReused, held, sm.InitializeSuccess)
 			return nil
 		},
 	}
@@ -87,4 +97,18 @@ once the matrix is written, 1 when it cannot be, 2 bad usage.`,
 	cmd.Flags().StringSliceVar(&f.agents, "agent", nil, "only these agent ids (comma-separated or repeated)")
 	addRunFlags(cmd, &f)
 	return cmd
+}
+
+// heldAgents names on stderr the agents quarantine.json holds back, with
+// the reason given there, and counts them.
+func heldAgents(s cli.Streams, q map[string]string, agents []*registry.Manifest) int {
+	ids := make([]string, len(agents))
+	for i, m := range agents {
+		ids[i] = m.ID
+	}
+	held := validate.HeldIDs(q, ids)
+	for _, h := range held {
+		fmt.Fprintf(s.Err, "%s: skip %s: quarantined: %s\n", prog, safetext.Terminal(h.ID), safetext.Terminal(h.Reason))
+	}
+	return len(held)
 }

@@ -162,7 +162,7 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 	if f.keep != nil {
 		agents = slices.DeleteFunc(agents, func(m *registry.Manifest) bool { return !f.keep(m) })
 	}
-	quarantine, err := verify.LoadQuarantine(root)
+	quarantine, err := validate.LoadQuarantine(root)
 	if err != nil {
 		return nil, err
 	}
@@ -347,6 +347,6 @@ func warnStaleQuarantine(s cli.Streams, root string, q map[string]string) {
 	}
 	sort.Strings(stale)
 	for _, id := range stale {
-		fmt.Fprintf(s.Err, "%s: warning: %s names %q, which is not an agent of this registry: remove the entry\n", prog, filepath.Join(root, verify.QuarantineFile), id)
+		fmt.Fprintf(s.Err, "%s: warning: %s names %q, which is not an agent of this registry: remove the entry\n", prog, filepath.Join(root, validate.QuarantineFile), id)
 	}
 }
