@@ -109,7 +109,7 @@ func newCollector(baseURL string, vs *validate.Variants, store *entryStore) *col
 	c := &collector{base: strings.TrimRight(baseURL, "/"), vs: vs, patched: map[string]bool{}, fromTree: map[string]bool{}, store: store}
 	if vs != nil {
 		for _, v := range vs.List {
-			for id := range v.Patch {
+			for _, id := range v.Changed() {
 				c.patched[id] = true
 			}
 		}
@@ -293,11 +293,11 @@ func (c *collector) writeIndex(w io.Writer, v *validate.Variant, channel string,
 			continue
 		}
 		var entry []byte
-		if patch, ok := v.Patch[r.id]; ok && r.m != nil {
+		if v.Changes(r.id) && r.m != nil {
 			e, _ := validate.IndexEntry(r.m, c.iconURL(r.id), channel == validate.ChannelPreview)
-			patched, ok := validate.MergePatch(e, patch).(map[string]any)
-			if !ok {
-				return fmt.Errorf("%w: variant %q, patch of %q is not an object", ErrVariants, v.Name, r.id)
+			patched, err := v.Apply(r.id, e)
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrVariants, err)
 			}
 			b, err := encodeEntry(patched)
 			if err != nil {
