@@ -34,7 +34,7 @@ type HandshakeOptions struct {
 	// AfterInit, when set, goes on talking to an agent that answered
 	// initialize (the protocol matrix's session probes), in the agent's
 	// working folder, before the agent is stopped.
-	AfterInit func(ctx context.Context, c *acpclient.Client, workDir string)
+	AfterInit func(ctx context.Context, c *acpclient.Client, workDir string, init *acpclient.InitializeResult)
 }
 
 // exitGrace is how long an answer may still arrive after the agent's
@@ -64,6 +64,9 @@ type Outcome struct {
 	// own before the handshake stopped it (-1 for a signal), nil when it
 	// was still running or never started.
 	ExitCode *int
+	// Stopped: the agent was still running when the handshake stopped it
+	// (the registry's matrix records that as exit code -15, its SIGTERM).
+	Stopped bool
 }
 
 // Handshake launches spec in a sandbox, sends initialize and waits for the
@@ -134,7 +137,7 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 	cancel()
 	out := &Outcome{Init: res, Duration: time.Since(start), Isolation: p.Isolation()}
 	if err == nil && o.AfterInit != nil {
-		o.AfterInit(ctx, c, spec.Dir)
+		o.AfterInit(ctx, c, spec.Dir, res)
 	}
 	if err != nil {
 		out.Init = nil
@@ -157,6 +160,7 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 		code := p.ExitCode()
 		out.ExitCode = &code
 	default:
+		out.Stopped = true
 	}
 	p.Stop()
 	// With every process gone the stderr drain reaches EOF at once (Stop

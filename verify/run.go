@@ -53,7 +53,7 @@ type Options struct {
 	// AfterInit, when set, goes on talking to each agent that answered
 	// initialize (see probe.HandshakeOptions); what it returns is kept in
 	// the result's Session.
-	AfterInit func(ctx context.Context, c *acpclient.Client, workDir string) any
+	AfterInit func(ctx context.Context, c *acpclient.Client, workDir string, init *acpclient.InitializeResult) any
 }
 
 // Result is one agent × distribution, in the shape cli.md documents.
@@ -82,6 +82,8 @@ type Result struct {
 	Command string `json:"-"`
 	// ExitCode is probe.Outcome.ExitCode (for the matrix).
 	ExitCode *int `json:"-"`
+	// Stopped is probe.Outcome.Stopped (for the matrix).
+	Stopped bool `json:"-"`
 	// Quarantined: skipped because quarantine.json names the agent.
 	Quarantined bool `json:"-"`
 }
@@ -245,7 +247,9 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 	}
 	ho := probe.HandshakeOptions{Sandbox: dir, HostEnv: o.HostEnv, Timeout: o.Timeout, Client: o.Client}
 	if o.AfterInit != nil {
-		ho.AfterInit = func(ctx context.Context, c *acpclient.Client, work string) { r.Session = o.AfterInit(ctx, c, work) }
+		ho.AfterInit = func(ctx context.Context, c *acpclient.Client, work string, init *acpclient.InitializeResult) {
+			r.Session = o.AfterInit(ctx, c, work, init)
+		}
 	}
 	if spec.Command != "" {
 		// Forward slashes in the command as in every path the matrix
@@ -254,7 +258,7 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 	}
 	out := probe.Handshake(ctx, spec, ho)
 	<-lim.handshake
-	r.ExitCode = out.ExitCode
+	r.ExitCode, r.Stopped = out.ExitCode, out.Stopped
 	r.HandshakeMs = out.Duration.Milliseconds()
 	r.Isolation = out.Isolation
 	r.StderrTail = out.StderrTail

@@ -18,7 +18,7 @@ import (
 
 func newMatrixCmd(s cli.Streams) *cobra.Command {
 	var f verifyFlags
-	var out, previous string
+	var out, previous, date string
 	var rpcTimeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "matrix [PATH]",
@@ -26,23 +26,33 @@ func newMatrixCmd(s cli.Streams) *cobra.Command {
 		Long: `Install and launch every agent as verify does (one distribution each:
 npx, else uvx, else binary), send initialize, then session/new in a scratch
 workspace, then probe session/list, session/fork, session/resume,
-session/stop and session/set_model once each. Each answer is classified as
-the registry's daily matrix does: success, auth_required, method_not_found,
-invalid_params, resource_not_found, no_response, error, not_probed.
+session/set_model and, when initialize advertised it and session/new made
+a session, session/close, once each. Each answer is classified as the
+registry's daily matrix (probe schema 2) does: success, auth_required,
+method_not_found, invalid_params, resource_not_found, no_response,
+decode_error, invalid_response, not_applicable, error, not_probed.
+Agents listed in quarantine.json are left out, named on stderr.
 
-Writes protocol-matrix.json (the registry's snapshot format, field for
-field) and protocol-matrix.md into --out and prints their paths. With
---previous, agents whose version and distribution are unchanged keep their
-row from that snapshot without being launched.
+Writes, as the registry's matrix lays them out, snapshots/<date>.json and
+snapshots/<date>.md, and latest.json and latest.md, into --out and prints
+their paths. With --previous (a version-2 snapshot, such as
+--out's latest.json), agents whose version and distribution are unchanged
+keep their row from it without being launched; a version-1 snapshot is read
+but none of its rows is reused.
 
 Failing agents are rows of the matrix, not errors: the exit status is 0
 once the matrix is written, 1 when it cannot be, 2 bad usage.`,
-		Example: `  acp-registry matrix --out protocol-matrix
-  acp-registry matrix agents --previous protocol-matrix/protocol-matrix.json --out protocol-matrix`,
+		Example: `  acp-registry matrix --out .protocol-matrix
+  acp-registry matrix agents --previous .protocol-matrix/latest.json --out .protocol-matrix`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if rpcTimeout <= 0 {
 				return cli.Usagef("--rpc-timeout must be positive, e.g. 5s")
+			}
+			if date != "" {
+				if _, err := time.Parse("2006-01-02", date); err != nil {
+					return cli.Usagef("--date %q is not a date YYYY-MM-DD", date)
+				}
 			}
 			var prev *verify.Matrix
 			if previous != "" {
@@ -71,14 +81,14 @@ once the matrix is written, 1 when it cannot be, 2 bad usage.`,
 			held := heldAgents(s, q, agents)
 			agents = slices.DeleteFunc(agents, func(m *registry.Manifest) bool { _, ok := q[m.ID]; return ok })
 			f.keep = func(m *registry.Manifest) bool { _, ok := q[m.ID]; return !ok && prev.Reusable(m) == nil }
-			f.afterInit = func(ctx context.Context, c *acpclient.Client, work string) any {
-				return verify.ProbeSessions(ctx, c, work, rpcTimeout)
+			f.afterInit = func(ctx context.Context, c *acpclient.Client, work string, init *acpclient.InitializeResult) any {
+				return verify.ProbeSessions(ctx, c, work, init, rpcTimeout)
 			}
 			rep, err := runVerify(cmd.Context(), s, args, f)
 			if err != nil {
 				return err
 			}
-			mx := verify.BuildMatrix(rep, verify.MatrixOptions{Agents: agents, Previous: prev, Now: time.Now()})
+			mx := verify.BuildMatrix(rep, verify.MatrixOptions{Agents: agents, Previous: prev, Now: time.Now(), Date: date})
 			files, err := mx.WriteFiles(out)
 			if err != nil {
 				return err
@@ -91,8 +101,9 @@ once the matrix is written, 1 when it cannot be, 2 bad usage.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "protocol-matrix", "folder to write protocol-matrix.json and protocol-matrix.md into")
-	cmd.Flags().StringVar(&previous, "previous", "", "an earlier protocol-matrix.json: reuse the rows of agents whose version did not change")
+	cmd.Flags().StringVar(&out, "out", ".protocol-matrix", "folder to write snapshots/<date>.json|md and latest.json|md into")
+	cmd.Flags().StringVar(&previous, "previous", "", "an earlier snapshot (latest.json): reuse the rows of agents whose version did not change")
+	cmd.Flags().StringVar(&date, "date", "", "the snapshot's date, YYYY-MM-DD (default: today, UTC)")
 	cmd.Flags().DurationVar(&rpcTimeout, "rpc-timeout", verify.DefaultRPCTimeout, "how long each session request may wait for an answer")
 	cmd.Flags().StringSliceVar(&f.agents, "agent", nil, "only these agent ids (comma-separated or repeated)")
 	addRunFlags(cmd, &f)

@@ -46,7 +46,7 @@ type verifyFlags struct {
 	// The matrix's hooks: keep picks the agents to run (nil: all),
 	// afterInit goes on talking to each agent after initialize.
 	keep      func(*registry.Manifest) bool
-	afterInit func(ctx context.Context, c *acpclient.Client, workDir string) any
+	afterInit func(ctx context.Context, c *acpclient.Client, workDir string, init *acpclient.InitializeResult) any
 }
 
 func newVerifyCmd(s cli.Streams) *cobra.Command {

@@ -10,11 +10,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
@@ -185,15 +187,18 @@ func TestMatrixCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
-	if stdout.String() != filepath.Join(out, verify.MatrixJSON)+"\n"+filepath.Join(out, verify.MatrixMarkdown)+"\n" {
+	today := time.Now().UTC().Format("2006-01-02")
+	wantOut := []string{filepath.Join(out, "snapshots", today+".json"), filepath.Join(out, "snapshots", today+".md"),
+		filepath.Join(out, verify.MatrixLatestJSON), filepath.Join(out, verify.MatrixLatestMarkdown)}
+	if stdout.String() != strings.Join(wantOut, "\n")+"\n" {
 		t.Errorf("stdout %q", stdout.String())
 	}
-	md, err := os.ReadFile(filepath.Join(out, verify.MatrixMarkdown))
+	md, err := os.ReadFile(filepath.Join(out, verify.MatrixLatestMarkdown))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The good agent opens sessions; the others never answer session calls.
-	if !strings.Contains(string(md), "| good | 1\\.0\\.0 | binary | ok | env\\_var, terminal | ok | loadSession, session/list, session/resume | Y/yes | N/yes | Y/yes | N/no | Y/yes |") {
+	if !regexp.MustCompile(`(?m)^good +1\.0\.0 +binary +ok +env_var, terminal +ok +loadSession, session/list, session/resume +Y/yes +N/yes +Y/yes +N/n/a +Y/yes *$`).Match(md) {
 		t.Errorf("matrix lacks the good agent's row:\n%s", md)
 	}
 	// A quarantined agent is no row (upstream leaves it out); stderr names
@@ -206,11 +211,11 @@ func TestMatrixCommand(t *testing.T) {
 	out2 := filepath.Join(t.TempDir(), "matrix")
 	stdout.Reset()
 	stderr.Reset()
-	code = run(context.Background(), []string{"matrix", root, "--out", out2, "--previous", filepath.Join(out, verify.MatrixJSON)}, strings.NewReader(""), &stdout, &stderr)
+	code = run(context.Background(), []string{"matrix", root, "--out", out2, "--date", "2026-08-21", "--previous", filepath.Join(out, verify.MatrixLatestJSON)}, strings.NewReader(""), &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
-	mx, err := verify.ReadMatrix(filepath.Join(out2, verify.MatrixJSON))
+	mx, err := verify.ReadMatrix(filepath.Join(out2, "snapshots", "2026-08-21.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

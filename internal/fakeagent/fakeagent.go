@@ -155,7 +155,11 @@ func Main() {
 	case V2Terminal:
 		emit(answer(id, `[{"methodId":"tui","name":"Terminal login","type":"terminal","args":["--fake-login"],"env":[{"name":"FAKE_METHOD_ENV","value":"from-method"}]}]`))
 	default:
-		emit(answer(id, validMethods))
+		a := answer(id, validMethods)
+		if advertisesClose(mode) {
+			a = strings.Replace(a, `"sessionCapabilities":{"list":{},"resume":{}}`, `"sessionCapabilities":{"list":{},"resume":{},"close":{}}`, 1)
+		}
+		emit(a)
 	}
 	if mode == ExitAfterMessage {
 		os.Exit(0)
