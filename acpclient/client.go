@@ -76,7 +76,7 @@ type Client struct {
 	// a JSON object (see ProbeAnswer).
 	decodeWatch chan string
 	stats       Stats
-	readDone chan struct{}
+	readDone    chan struct{}
 
 	tail       *tailBuffer
 	stderrDone chan struct{}

@@ -64,6 +64,8 @@ type ResultAndError struct {
 	Result json.RawMessage
 }
 
-func (e *ResultAndError) Error() string { return "the response holds both a result and an error: " + e.RPC.Error() }
+func (e *ResultAndError) Error() string {
+	return "the response holds both a result and an error: " + e.RPC.Error()
+}
 
 func (e *ResultAndError) Unwrap() error { return e.RPC }
