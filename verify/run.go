@@ -69,8 +69,9 @@ type Result struct {
 	HandshakeMs     int64            `json:"handshakeMs"`
 	StderrTail      string           `json:"stderrTail"`
 
-	// Warnings are stdio-rule breaches and the like (text output only).
-	Warnings []string `json:"-"`
+	// Warnings are stdio-rule breaches and the like (in the JSON too, so
+	// that a merge of shards prints what one run prints).
+	Warnings []string `json:"warnings,omitempty"`
 	// Init is the parsed answer when there was one (for the matrix).
 	Init *acpclient.InitializeResult `json:"-"`
 	// Isolation is how the agent was contained (launch.Process.Isolation).
@@ -169,12 +170,7 @@ func Run(ctx context.Context, agents []*registry.Manifest, o Options) (*Report, 
 		}()
 	}
 	wg.Wait()
-	sort.SliceStable(results, func(a, b int) bool {
-		if results[a].ID != results[b].ID {
-			return results[a].ID < results[b].ID
-		}
-		return results[a].Distribution < results[b].Distribution
-	})
+	sortResults(results)
 	rep := &Report{Results: results}
 	for _, r := range results {
 		switch r.Status {

@@ -40,10 +40,17 @@ their paths. With --previous (a version-2 snapshot, such as
 keep their row from it without being launched; a version-1 snapshot is read
 but none of its rows is reused.
 
+To spread a run over CI runners, each runs --shard I/N (the I-th of N
+slices of the agents sorted by id) with its own --out and the same --date;
+one step joins the shards' latest.json with --merge FILE,... into --out:
+the same files, byte for byte, as one run over every agent.
+
 Failing agents are rows of the matrix, not errors: the exit status is 0
 once the matrix is written, 1 when it cannot be, 2 bad usage.`,
 		Example: `  acp-registry matrix --out .protocol-matrix
-  acp-registry matrix agents --previous .protocol-matrix/latest.json --out .protocol-matrix`,
+  acp-registry matrix agents --previous .protocol-matrix/latest.json --out .protocol-matrix
+  acp-registry matrix agents --shard 1/2 --date 2026-08-20 --out shard-1
+  acp-registry matrix --merge shard-1/latest.json,shard-2/latest.json --out .protocol-matrix`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if rpcTimeout <= 0 {
@@ -53,6 +60,9 @@ once the matrix is written, 1 when it cannot be, 2 bad usage.`,
 				if _, err := time.Parse("2006-01-02", date); err != nil {
 					return cli.Usagef("--date %q is not a date YYYY-MM-DD", date)
 				}
+			}
+			if len(f.merge) > 0 {
+				return mergeMatrix(s, f, out)
 			}
 			var prev *verify.Matrix
 			if previous != "" {
@@ -70,6 +80,9 @@ once the matrix is written, 1 when it cannot be, 2 bad usage.`,
 			}
 			agents, err := loadAgents(root, f.agents)
 			if err != nil {
+				return err
+			}
+			if agents, err = shardOf(f.shard, agents); err != nil {
 				return err
 			}
 			// Upstream's matrix leaves quarantined agents out of the
@@ -106,8 +119,37 @@ once the matrix is written, 1 when it cannot be, 2 bad usage.`,
 	cmd.Flags().StringVar(&date, "date", "", "the snapshot's date, YYYY-MM-DD (default: today, UTC)")
 	cmd.Flags().DurationVar(&rpcTimeout, "rpc-timeout", verify.DefaultRPCTimeout, "how long each session request may wait for an answer")
 	cmd.Flags().StringSliceVar(&f.agents, "agent", nil, "only these agent ids (comma-separated or repeated)")
+	cmd.Flags().StringSliceVar(&f.merge, "merge", nil, "join these shard snapshots (latest.json of --shard I/N runs) into --out instead of running")
 	addRunFlags(cmd, &f)
 	return cmd
+}
+
+// mergeMatrix joins the shards' snapshots and writes the result as one
+// run would.
+func mergeMatrix(s cli.Streams, f verifyFlags, out string) error {
+	if f.shard != "" || len(f.agents) > 0 {
+		return cli.Usagef("--merge joins finished shards: it takes no --shard or --agent")
+	}
+	var shards []*verify.Matrix
+	for _, p := range f.merge {
+		mx, err := verify.ReadMatrix(p)
+		if err != nil {
+			return &cli.UsageError{Err: err}
+		}
+		shards = append(shards, mx)
+	}
+	mx, err := verify.MergeMatrices(shards)
+	if err != nil {
+		return &cli.UsageError{Err: err}
+	}
+	files, err := mx.WriteFiles(out)
+	if err != nil {
+		return err
+	}
+	for _, p := range files {
+		fmt.Fprintln(s.Out, p)
+	}
+	return nil
 }
 
 // heldAgents names on stderr the agents quarantine.json holds back, with

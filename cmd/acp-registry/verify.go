@@ -42,6 +42,8 @@ type verifyFlags struct {
 	json        bool
 	format      string
 	authCheck   bool
+	shard       string   // --shard I/N
+	merge       []string // --merge: shard outputs to join instead of running
 
 	// The matrix's hooks: keep picks the agents to run (nil: all),
 	// afterInit goes on talking to each agent after initialize.
@@ -67,9 +69,16 @@ installs.
 
 Agents listed in quarantine.json ({"id": "reason"}) at the registry root
 are skipped with that reason. ACP_PLATFORM=<os>-<arch> picks the binary
-target. Exit status 3 when any agent fails.`,
+target. Exit status 3 when any agent fails.
+
+To spread a run over CI runners, each runs --shard I/N --json (the I-th
+of N slices of the agents sorted by id: every N-th, from the I-th), and
+one step joins their outputs with --merge FILE,... in any --format: the
+same bytes, and exit status, as one run over every agent.`,
 		Example: `  acp-registry verify --agent claude-agent
   acp-registry verify agents --type npx --jobs 2 --json
+  acp-registry verify agents --shard 2/4 --json > verify-2.json
+  acp-registry verify agents --merge verify-1.json,verify-2.json,verify-3.json,verify-4.json
   ACP_PLATFORM=darwin-aarch64 acp-registry verify --type binary --sandbox /tmp/sb`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -78,7 +87,12 @@ target. Exit status 3 when any agent fails.`,
 				return err
 			}
 			f.json = format == "json"
-			rep, err := runVerify(cmd.Context(), s, args, f)
+			var rep *verify.Report
+			if len(f.merge) > 0 {
+				rep, err = mergeVerify(f)
+			} else {
+				rep, err = runVerify(cmd.Context(), s, args, f)
+			}
 			if err != nil {
 				return err
 			}
@@ -106,7 +120,24 @@ target. Exit status 3 when any agent fails.`,
 	fl.BoolVar(&f.json, "json", false, "same as --format json")
 	fl.StringVar(&f.format, "format", "", "output format: text, json or github (default github when GITHUB_ACTIONS=true, else text)")
 	fl.BoolVar(&f.authCheck, "auth-check", false, "check auth methods (what verify always does; accepted for compatibility)")
+	fl.StringSliceVar(&f.merge, "merge", nil, "join these shard outputs (of --shard I/N --json) instead of running; comma-separated or repeated")
 	return cmd
+}
+
+// mergeVerify reads the shards' reports and joins them.
+func mergeVerify(f verifyFlags) (*verify.Report, error) {
+	if f.shard != "" || len(f.agents) > 0 {
+		return nil, cli.Usagef("--merge joins finished shards: it takes no --shard or --agent")
+	}
+	var shards []*verify.Report
+	for _, p := range f.merge {
+		r, err := verify.ReadReport(p)
+		if err != nil {
+			return nil, &cli.UsageError{Err: err}
+		}
+		shards = append(shards, r)
+	}
+	return verify.MergeReports(shards), nil
 }
 
 // addRunFlags are the flags verify and matrix share.
@@ -116,6 +147,19 @@ func addRunFlags(cmd *cobra.Command, f *verifyFlags) {
 	fl.IntVar(&f.installJobs, "install-jobs", verify.DefaultInstallJobs, "installs (downloads, npm, uv) run at once")
 	fl.DurationVar(&f.timeout, "timeout", probe.DefaultTimeout, "how long each agent has to answer initialize (install time not included)")
 	fl.StringVar(&f.sandbox, "sandbox", "", "folder for installs and throw-away homes, kept afterwards (default: a temporary folder, removed)")
+	fl.StringVar(&f.shard, "shard", "", "only the I-th of N deterministic slices of the agents (I/N, 1-based), for a run spread over CI runners")
+}
+
+// shardOf applies --shard to the agents (all of them, sorted, without it).
+func shardOf(spec string, agents []*registry.Manifest) ([]*registry.Manifest, error) {
+	sh := verify.Shard{I: 1, N: 1}
+	if spec != "" {
+		var err error
+		if sh, err = verify.ParseShard(spec); err != nil {
+			return nil, &cli.UsageError{Err: fmt.Errorf("--shard: %w", err)}
+		}
+	}
+	return sh.Of(agents), nil
 }
 
 func verifyRoot(args []string) string {
@@ -157,6 +201,9 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 	}
 	agents, err := loadAgents(root, f.agents)
 	if err != nil {
+		return nil, err
+	}
+	if agents, err = shardOf(f.shard, agents); err != nil {
 		return nil, err
 	}
 	if f.keep != nil {

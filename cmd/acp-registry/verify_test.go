@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -323,5 +324,65 @@ func TestVerifyGitHubFormat(t *testing.T) {
 	md, _ := os.ReadFile(summary)
 	if !strings.Contains(string(md), "## ACP registry verify\n\n1 passed, 1 failed, 0 skipped\n") || !strings.Contains(string(md), "| crash | binary | fail | agent exited with status 1") {
 		t.Errorf("step summary:\n%s", md)
+	}
+}
+
+// verify --shard I/N on each runner, then --merge: the report and exit
+// status of one run over every agent (timings aside). matrix likewise,
+// into the same files.
+func TestVerifyAndMatrixShards(t *testing.T) {
+	root := verifyTree(t)
+	timings := regexp.MustCompile(`"(installMs|handshakeMs)": [0-9]+|"durationSeconds": [0-9.]+|"(generatedAt|probedAt)": "[^"]*"`)
+	runIt := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+	sandbox := t.TempDir()
+	code, whole, errs := runIt("verify", root, "--json", "--timeout", "10s", "--sandbox", sandbox)
+	if code != 3 {
+		t.Fatalf("unsharded: exit %d\n%s", code, errs)
+	}
+	var files []string
+	for i := 1; i <= 3; i++ {
+		_, out, errs := runIt("verify", root, "--json", "--timeout", "10s", "--sandbox", sandbox, "--shard", fmt.Sprintf("%d/3", i))
+		if !strings.Contains(out, `"results"`) {
+			t.Fatalf("shard %d: %s", i, errs)
+		}
+		p := filepath.Join(t.TempDir(), "verify.json")
+		os.WriteFile(p, []byte(out), 0o644)
+		files = append(files, p)
+	}
+	code, merged, errs := runIt("verify", root, "--json", "--merge", strings.Join(files, ","))
+	if code != 3 || timings.ReplaceAllString(merged, "") != timings.ReplaceAllString(whole, "") {
+		t.Errorf("merged: exit %d\n%s\nwant\n%s\n%s", code, merged, whole, errs)
+	}
+	if code, _, errs := runIt("verify", root, "--shard", "4/3"); code != 2 || !strings.Contains(errs, "--shard") {
+		t.Errorf("--shard 4/3: exit %d %s", code, errs)
+	}
+
+	outWhole := filepath.Join(t.TempDir(), "m")
+	if code, _, errs := runIt("matrix", root, "--out", outWhole, "--date", "2026-08-20", "--rpc-timeout", "1s", "--sandbox", sandbox); code != 0 {
+		t.Fatalf("matrix: %d %s", code, errs)
+	}
+	var latest []string
+	for i := 1; i <= 2; i++ {
+		o := filepath.Join(t.TempDir(), "m")
+		if code, _, errs := runIt("matrix", root, "--out", o, "--date", "2026-08-20", "--rpc-timeout", "1s", "--sandbox", sandbox, "--shard", fmt.Sprintf("%d/2", i)); code != 0 {
+			t.Fatalf("matrix shard %d: %d %s", i, code, errs)
+		}
+		latest = append(latest, filepath.Join(o, "latest.json"))
+	}
+	outMerged := filepath.Join(t.TempDir(), "m")
+	code, out, errs := runIt("matrix", "--merge", strings.Join(latest, ","), "--out", outMerged)
+	if code != 0 || !strings.Contains(out, filepath.Join(outMerged, "snapshots", "2026-08-20.json")) {
+		t.Fatalf("matrix merge: %d %s %s", code, out, errs)
+	}
+	for _, name := range []string{"latest.json", filepath.Join("snapshots", "2026-08-20.json")} {
+		g, _ := os.ReadFile(filepath.Join(outMerged, name))
+		w, _ := os.ReadFile(filepath.Join(outWhole, name))
+		if len(w) == 0 || timings.ReplaceAllString(string(g), "") != timings.ReplaceAllString(string(w), "") {
+			t.Errorf("%s of the merged shards differs:\n%s\nwant\n%s", name, g, w)
+		}
 	}
 }
