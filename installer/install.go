@@ -247,6 +247,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 	// Done only for an install that is done: after a failure the error
 	// is the end of the story, and "done" would tell an editor otherwise.
 	rep.Phase(id, progress.Done, "")
+	in.dropEnv(r)
 	return r, false, nil
 }
 
@@ -287,8 +288,34 @@ func (in *Installer) readyCurrent(ctx context.Context, r *Receipt) (*Receipt, bo
 
 // ready completes an existing install's launch for this moment: an npx
 // agent gets the node to run it with (the recorded one while it exists and
-// satisfies the package, else another found now), with its warning.
+// satisfies the package, else another found now), with its warning; and
+// the env leaves out what no launch passes (dropEnv).
 func (in *Installer) ready(ctx context.Context, r *Receipt) (*Receipt, bool, error) {
+	r, ok, err := in.readyNode(ctx, r)
+	if err == nil {
+		in.dropEnv(r)
+	}
+	return r, ok, err
+}
+
+// dropEnv takes out of a launch the manifest's variables that the public
+// registry drops from every launch (registry.LaunchEnv), each with a
+// warning: on Progress and in the spec's Warnings (resolve --json). The
+// receipt on disk keeps what the manifest said; every launch spec the
+// installer hands out passes through here.
+func (in *Installer) dropEnv(r *Receipt) {
+	kept, warns := registry.LaunchEnv(r.ID, r.Launch.Env)
+	if len(warns) == 0 {
+		return
+	}
+	r.Launch.Env = kept
+	for _, w := range warns {
+		in.reporter().Warn(w)
+	}
+	r.Launch.Warnings = append(r.Launch.Warnings, warns...)
+}
+
+func (in *Installer) readyNode(ctx context.Context, r *Receipt) (*Receipt, bool, error) {
 	if r.Distribution != registry.KindNpx {
 		return r, true, nil
 	}

@@ -759,8 +759,13 @@ func (c *checker) preview(pv map[string]any) {
 
 func (c *checker) env(ptr string, env map[string]any) {
 	for _, k := range sortedKeys(env) {
-		if registry.ReservedEnv(k) {
+		switch {
+		case registry.ReservedEnv(k):
 			c.add(ptr+"/"+jsonpos.EscapePointer(k), true, RuleEnvReserved, SeverityError, "%s", registry.ReservedEnvMessage(k))
+		case registry.DroppedEnv(k):
+			// Upstream accepts the manifest and drops the variable at
+			// launch; so does acp. Say so, since the agent will not see it.
+			c.add(ptr+"/"+jsonpos.EscapePointer(k), true, RuleEnvDropped, SeverityWarning, "%s: rename it, or remove it", registry.DroppedEnvMessage(k))
 		}
 	}
 }

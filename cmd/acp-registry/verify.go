@@ -23,6 +23,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/platform"
 	"github.com/agentclientprotocol/acp-registry-go/probe"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 	"github.com/agentclientprotocol/acp-registry-go/verify"
 )
@@ -251,7 +252,7 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 		Timeout:     f.timeout,
 		Sandbox:     sandbox,
 		Quarantine:  quarantine,
-		Install:     sandboxInstall(plat),
+		Install:     sandboxInstall(s, plat),
 		Client:      probe.ClientInfo(prog),
 		Progress:    progress,
 		AfterInit:   f.afterInit,
@@ -346,7 +347,7 @@ func loadAgents(root string, ids []string) ([]*registry.Manifest, error) {
 // environment too, with a HOME of their own inside the install folder
 // (uv may put a managed Python there that the agent then runs from), not
 // the tokens of the CI job or the maintainer.
-func sandboxInstall(plat registry.Platform) verify.InstallFunc {
+func sandboxInstall(s cli.Streams, plat registry.Platform) verify.InstallFunc {
 	return func(ctx context.Context, m *registry.Manifest, kind registry.Kind, dir string) (launch.Spec, error) {
 		if _, err := installer.Choose(m, plat, kind, false, exec.LookPath); err != nil {
 			if errors.Is(err, installer.ErrNoDistribution) || errors.Is(err, installer.ErrRunnerMissing) {
@@ -366,6 +367,11 @@ func sandboxInstall(plat registry.Platform) verify.InstallFunc {
 		spec, err := in.Resolve(ctx, installer.Request{Agent: m, Dist: kind}, false)
 		if err != nil {
 			return launch.Spec{}, err
+		}
+		// Such as the variables of the manifest's env that the launch
+		// leaves out, as the public registry does (the installer did).
+		for _, w := range spec.Warnings {
+			fmt.Fprintf(s.Err, "%s: warning: %s\n", prog, safetext.Terminal(w))
 		}
 		return launch.Spec{Command: spec.Command, Args: spec.Args, Env: spec.Env}, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 	"github.com/agentclientprotocol/acp-registry-go/platform"
@@ -290,7 +292,7 @@ func TestVerifyInstallToolsRunSandboxed(t *testing.T) {
 		Npx: &registry.Package{Package: "@acp-test/fake-agent@1.0.0"},
 	}}
 	dir := t.TempDir()
-	spec, err := sandboxInstall("linux-x86_64")(context.Background(), m, registry.KindNpx, dir)
+	spec, err := sandboxInstall(cli.Streams{Err: io.Discard}, "linux-x86_64")(context.Background(), m, registry.KindNpx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,6 +385,55 @@ func TestVerifyAndMatrixShards(t *testing.T) {
 		w, _ := os.ReadFile(filepath.Join(outWhole, name))
 		if len(w) == 0 || timings.ReplaceAllString(string(g), "") != timings.ReplaceAllString(string(w), "") {
 			t.Errorf("%s of the merged shards differs:\n%s\nwant\n%s", name, g, w)
+		}
+	}
+}
+
+// A manifest's env that names the runner, the host or credentials
+// (GITHUB_TOKEN, AWS_*, CI, SSH_*: the public registry drops them from
+// every launch, whatever their case) never reaches the agent under
+// verify; each dropped name is a warning, and the agent's own variables
+// still arrive.
+func TestVerifyDropsRunnerEnv(t *testing.T) {
+	root := verifyTree(t)
+	var good map[string]any
+	data, _ := os.ReadFile(filepath.Join(root, "good", "agent.json"))
+	json.Unmarshal(data, &good)
+	bin := good["distribution"].(map[string]any)["binary"].(map[string]any)
+	var target map[string]any
+	for _, v := range bin {
+		target = v.(map[string]any)
+	}
+	rec := filepath.Join(t.TempDir(), "env.json")
+	target["env"] = map[string]string{"ACP_FAKE_AGENT": fakeagent.Valid, "ACP_FAKE_RECORD": rec, "MY_AGENT_MODE": "fast",
+		"GITHUB_TOKEN": "ghs_manifest", "AWS_REGION": "us-east-1", "ci": "true", "SSH_AUTH_SOCK": "/tmp/agent.sock"}
+	m := map[string]any{"id": "envy", "name": "envy", "version": "1.0.0", "description": "test agent", "distribution": map[string]any{"binary": bin}}
+	out, _ := json.Marshal(m)
+	os.MkdirAll(filepath.Join(root, "envy"), 0o755)
+	os.WriteFile(filepath.Join(root, "envy", "agent.json"), out, 0o644)
+
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"verify", root, "--agent", "envy", "--json", "--timeout", "10s"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	var got struct{ Env []string }
+	data, err := os.ReadFile(rec)
+	if err != nil || json.Unmarshal(data, &got) != nil {
+		t.Fatalf("the agent did not record its env: %v", err)
+	}
+	env := strings.Join(got.Env, "\n")
+	for _, bad := range []string{"ghs_manifest", "us-east-1", "ci=true", "/tmp/agent.sock"} {
+		if strings.Contains(env, bad) {
+			t.Errorf("%s reached the agent:\n%s", bad, env)
+		}
+	}
+	if !strings.Contains(env, "MY_AGENT_MODE=fast") {
+		t.Errorf("the agent's own variable was dropped:\n%s", env)
+	}
+	for _, name := range []string{"AWS_REGION", "GITHUB_TOKEN", "SSH_AUTH_SOCK", "ci"} {
+		if !strings.Contains(stderr.String(), "warning: envy: env "+name+" is not passed to the agent") {
+			t.Errorf("no warning for %s:\n%s", name, stderr.String())
 		}
 	}
 }
