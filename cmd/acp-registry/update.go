@@ -94,6 +94,10 @@ func runUpdate(ctx context.Context, s cli.Streams, args []string, f updateFlags)
 	if err != nil {
 		return err
 	}
+	feeds, err := update.LoadFeedSources(root)
+	if err != nil {
+		return err
+	}
 	gh, err := update.NewGitHubClient(nil, f.githubAPIURL, os.Getenv("GITHUB_TOKEN"), nil)
 	if err != nil {
 		return &cli.UsageError{Err: err}
@@ -108,6 +112,7 @@ func runUpdate(ctx context.Context, s cli.Streams, args []string, f updateFlags)
 		GitHub:  gh,
 
 		Quarantine: quarantine,
+		Feeds:      feeds,
 	})
 	if errors.Is(err, registry.ErrNotFound) {
 		return &cli.UsageError{Err: err}
