@@ -109,38 +109,10 @@ func NewGitHubClient(hc *http.Client, baseURL, token string, backoff func(attemp
 // the error is only for a run that could not start (unreadable root,
 // unknown id).
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	dirs, err := registry.ScanRoot(opts.Root)
+	dirs, held, err := opts.selectDirs()
 	if err != nil {
 		return nil, err
 	}
-	if len(opts.Agents) > 0 {
-		want := map[string]bool{}
-		for _, id := range opts.Agents {
-			want[id] = true
-		}
-		var sel []registry.AgentDir
-		for _, d := range dirs {
-			if want[d.Name] {
-				sel = append(sel, d)
-				delete(want, d.Name)
-			}
-		}
-		if len(want) > 0 {
-			var missing []string
-			for id := range want {
-				missing = append(missing, id)
-			}
-			sort.Strings(missing)
-			return nil, &notFoundError{fmt.Sprintf("no agent %s in %s: --agent takes folder names under the registry root", strings.Join(missing, ", "), opts.Root)}
-		}
-		dirs = sel
-	}
-	names := make([]string, len(dirs))
-	for i, d := range dirs {
-		names[i] = d.Name
-	}
-	held := validate.HeldIDs(opts.Quarantine, names)
-	dirs = slices.DeleteFunc(dirs, func(d registry.AgentDir) bool { _, ok := opts.Quarantine[d.Name]; return ok })
 	if opts.Remote == nil {
 		opts.Remote = &remote.Client{}
 	}
@@ -206,6 +178,44 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// selectDirs lists the agents to look up: --agent's, or all; those that
+// quarantine.json names are held back.
+func (o *Options) selectDirs() (dirs []registry.AgentDir, held []validate.Held, err error) {
+	dirs, err = registry.ScanRoot(o.Root)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(o.Agents) > 0 {
+		want := map[string]bool{}
+		for _, id := range o.Agents {
+			want[id] = true
+		}
+		var sel []registry.AgentDir
+		for _, d := range dirs {
+			if want[d.Name] {
+				sel = append(sel, d)
+				delete(want, d.Name)
+			}
+		}
+		if len(want) > 0 {
+			var missing []string
+			for id := range want {
+				missing = append(missing, id)
+			}
+			sort.Strings(missing)
+			return nil, nil, &notFoundError{fmt.Sprintf("no agent %s in %s: --agent takes folder names under the registry root", strings.Join(missing, ", "), o.Root)}
+		}
+		dirs = sel
+	}
+	names := make([]string, len(dirs))
+	for i, d := range dirs {
+		names[i] = d.Name
+	}
+	held = validate.HeldIDs(o.Quarantine, names)
+	dirs = slices.DeleteFunc(dirs, func(d registry.AgentDir) bool { _, ok := o.Quarantine[d.Name]; return ok })
+	return dirs, held, nil
 }
 
 // agent looks up one agent and applies its bumps. skip is set for a folder

@@ -306,25 +306,7 @@ func describeLeaf(e *jsonschema.ValidationError, root any, st *schemaText) []sch
 		return out
 	case "additionalProperties":
 		obj, _ := inst.(map[string]any)
-		allowed := st.propertyOrder(parentPtr)
-		var out []schemaFinding
-		for _, name := range sortedKeys(obj) {
-			if slices.Contains(allowed, name) {
-				continue
-			}
-			child := ptr + "/" + jsonpos.EscapePointer(name)
-			var msg string
-			switch ptr {
-			case "/distribution":
-				msg = fmt.Sprintf("unknown distribution %q: use %s", name, orList(allowed))
-			case "/preview/distribution":
-				msg = fmt.Sprintf("preview distribution %q is not allowed: a preview holds only %s", name, orList(allowed))
-			default:
-				msg = fmt.Sprintf("unknown field %q in %s: remove it (allowed: %s)", name, fieldName(ptr), strings.Join(allowed, ", "))
-			}
-			out = append(out, schemaFinding{ptr: child, atKey: true, msg: msg})
-		}
-		return out
+		return unknownMembers(ptr, obj, st.propertyOrder(parentPtr))
 	case "type":
 		want := stringsOf(node)
 		return []schemaFinding{{ptr: ptr, msg: fmt.Sprintf("%s must be %s, not %s", fieldName(ptr), article(strings.Join(want, " or ")), article(jsonTypeName(inst)))}}
@@ -347,6 +329,29 @@ func describeLeaf(e *jsonschema.ValidationError, root any, st *schemaText) []sch
 		return []schemaFinding{{ptr: ptr, msg: fmt.Sprintf("%s must be one of %s", fieldName(ptr), strings.Join(stringsOf(node), ", "))}}
 	}
 	return []schemaFinding{{ptr: ptr, msg: fmt.Sprintf("%s breaks the schema's %q rule (%s#%s)", fieldName(ptr), kw, st.name, kwPtr)}}
+}
+
+// unknownMembers are the members of obj (at ptr) that its schema object
+// does not allow.
+func unknownMembers(ptr string, obj map[string]any, allowed []string) []schemaFinding {
+	var out []schemaFinding
+	for _, name := range sortedKeys(obj) {
+		if slices.Contains(allowed, name) {
+			continue
+		}
+		child := ptr + "/" + jsonpos.EscapePointer(name)
+		var msg string
+		switch ptr {
+		case "/distribution":
+			msg = fmt.Sprintf("unknown distribution %q: use %s", name, orList(allowed))
+		case "/preview/distribution":
+			msg = fmt.Sprintf("preview distribution %q is not allowed: a preview holds only %s", name, orList(allowed))
+		default:
+			msg = fmt.Sprintf("unknown field %q in %s: remove it (allowed: %s)", name, fieldName(ptr), strings.Join(allowed, ", "))
+		}
+		out = append(out, schemaFinding{ptr: child, atKey: true, msg: msg})
+	}
+	return out
 }
 
 // orList writes "a, b or c".

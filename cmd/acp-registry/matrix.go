@@ -17,9 +17,8 @@ import (
 )
 
 func newMatrixCmd(s cli.Streams) *cobra.Command {
-	var f verifyFlags
-	var out, previous, date string
-	var rpcTimeout time.Duration
+	mf := &matrixFlags{}
+	f := &mf.verifyFlags
 	cmd := &cobra.Command{
 		Use:   "matrix [PATH]",
 		Short: "Probe every agent's protocol support (initialize, sessions) and write the protocol matrix",
@@ -53,75 +52,84 @@ once the matrix is written, 1 when it cannot be, 2 bad usage.`,
   acp-registry matrix --merge shard-1/latest.json,shard-2/latest.json --out .protocol-matrix`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if rpcTimeout <= 0 {
-				return cli.Usagef("--rpc-timeout must be positive, e.g. 5s")
-			}
-			if date != "" {
-				if _, err := time.Parse("2006-01-02", date); err != nil {
-					return cli.Usagef("--date %q is not a date YYYY-MM-DD", date)
-				}
-			}
-			if len(f.merge) > 0 {
-				return mergeMatrix(s, f, out)
-			}
-			var prev *verify.Matrix
-			if previous != "" {
-				var err error
-				if prev, err = verify.ReadMatrix(previous); err != nil {
-					return err
-				}
-			}
-			root := validate.DefaultPaths()[0]
-			if len(args) == 1 {
-				root = args[0]
-			}
-			if err := checkRegistryRoot(root); err != nil {
-				return err
-			}
-			agents, err := loadAgents(root, f.agents)
-			if err != nil {
-				return err
-			}
-			if agents, err = shardOf(f.shard, agents); err != nil {
-				return err
-			}
-			// Upstream's matrix leaves quarantined agents out of the
-			// snapshot; they are named here, not rows.
-			q, err := validate.LoadQuarantine(root)
-			if err != nil {
-				return err
-			}
-			held := heldAgents(s, q, agents)
-			agents = slices.DeleteFunc(agents, func(m *registry.Manifest) bool { _, ok := q[m.ID]; return ok })
-			f.keep = func(m *registry.Manifest) bool { _, ok := q[m.ID]; return !ok && prev.Reusable(m) == nil }
-			f.afterInit = func(ctx context.Context, c *acpclient.Client, work string, init *acpclient.InitializeResult) any {
-				return verify.ProbeSessions(ctx, c, work, init, rpcTimeout)
-			}
-			rep, err := runVerify(cmd.Context(), s, args, f)
-			if err != nil {
-				return err
-			}
-			mx := verify.BuildMatrix(rep, verify.MatrixOptions{Agents: agents, Previous: prev, Now: time.Now(), Date: date})
-			files, err := mx.WriteFiles(out)
-			if err != nil {
-				return err
-			}
-			for _, p := range files {
-				fmt.Fprintln(s.Out, p)
-			}
-			sm := mx.Summary
-			fmt.Fprintf(s.Err, "%d agents: %d probed, %d reused, %d quarantined; initialize succeeded for %d\n", sm.AgentsProbed, sm.AgentsProbedThisRun, sm.AgentsReused, held, sm.InitializeSuccess)
-			return nil
+			return runMatrix(cmd.Context(), s, args, mf)
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", ".protocol-matrix", "folder to write snapshots/<date>.json|md and latest.json|md into")
-	cmd.Flags().StringVar(&previous, "previous", "", "an earlier snapshot (latest.json): reuse the rows of agents whose version did not change")
-	cmd.Flags().StringVar(&date, "date", "", "the snapshot's date, YYYY-MM-DD (default: today, UTC)")
-	cmd.Flags().DurationVar(&rpcTimeout, "rpc-timeout", verify.DefaultRPCTimeout, "how long each session request may wait for an answer")
+	cmd.Flags().StringVar(&mf.out, "out", ".protocol-matrix", "folder to write snapshots/<date>.json|md and latest.json|md into")
+	cmd.Flags().StringVar(&mf.previous, "previous", "", "an earlier snapshot (latest.json): reuse the rows of agents whose version did not change")
+	cmd.Flags().StringVar(&mf.date, "date", "", "the snapshot's date, YYYY-MM-DD (default: today, UTC)")
+	cmd.Flags().DurationVar(&mf.rpcTimeout, "rpc-timeout", verify.DefaultRPCTimeout, "how long each session request may wait for an answer")
 	cmd.Flags().StringSliceVar(&f.agents, "agent", nil, "only these agent ids (comma-separated or repeated)")
 	cmd.Flags().StringSliceVar(&f.merge, "merge", nil, "join these shard snapshots (latest.json of --shard I/N runs) into --out instead of running")
-	addRunFlags(cmd, &f)
+	addRunFlags(cmd, f)
 	return cmd
+}
+
+// matrixFlags are verify's run flags and the matrix's own.
+type matrixFlags struct {
+	verifyFlags
+	out, previous, date string
+	rpcTimeout          time.Duration
+}
+
+func runMatrix(ctx context.Context, s cli.Streams, args []string, mf *matrixFlags) error {
+	if mf.rpcTimeout <= 0 {
+		return cli.Usagef("--rpc-timeout must be positive, e.g. 5s")
+	}
+	if mf.date != "" {
+		if _, err := time.Parse("2006-01-02", mf.date); err != nil {
+			return cli.Usagef("--date %q is not a date YYYY-MM-DD", mf.date)
+		}
+	}
+	f := mf.verifyFlags
+	if len(f.merge) > 0 {
+		return mergeMatrix(s, f, mf.out)
+	}
+	var prev *verify.Matrix
+	if mf.previous != "" {
+		var err error
+		if prev, err = verify.ReadMatrix(mf.previous); err != nil {
+			return err
+		}
+	}
+	root := verifyRoot(args)
+	if err := checkRegistryRoot(root); err != nil {
+		return err
+	}
+	agents, err := loadAgents(root, f.agents)
+	if err != nil {
+		return err
+	}
+	if agents, err = shardOf(f.shard, agents); err != nil {
+		return err
+	}
+	// Upstream's matrix leaves quarantined agents out of the snapshot;
+	// they are named here, not rows.
+	q, err := validate.LoadQuarantine(root)
+	if err != nil {
+		return err
+	}
+	held := heldAgents(s, q, agents)
+	agents = slices.DeleteFunc(agents, func(m *registry.Manifest) bool { _, ok := q[m.ID]; return ok })
+	f.keep = func(m *registry.Manifest) bool { _, ok := q[m.ID]; return !ok && prev.Reusable(m) == nil }
+	f.afterInit = func(ctx context.Context, c *acpclient.Client, work string, init *acpclient.InitializeResult) any {
+		return verify.ProbeSessions(ctx, c, work, init, mf.rpcTimeout)
+	}
+	rep, err := runVerify(ctx, s, args, f)
+	if err != nil {
+		return err
+	}
+	mx := verify.BuildMatrix(rep, verify.MatrixOptions{Agents: agents, Previous: prev, Now: time.Now(), Date: mf.date})
+	files, err := mx.WriteFiles(mf.out)
+	if err != nil {
+		return err
+	}
+	for _, p := range files {
+		fmt.Fprintln(s.Out, p)
+	}
+	sm := mx.Summary
+	fmt.Fprintf(s.Err, "%d agents: %d probed, %d reused, %d quarantined; initialize succeeded for %d\n", sm.AgentsProbed, sm.AgentsProbedThisRun, sm.AgentsReused, held, sm.InitializeSuccess)
+	return nil
 }
 
 // mergeMatrix joins the shards' snapshots and writes the result as one

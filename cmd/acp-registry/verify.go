@@ -219,25 +219,11 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 	if err != nil {
 		return nil, err
 	}
-	sandbox := f.sandbox
-	if sandbox != "" {
-		// A sandbox that cannot be made is the caller's problem, not a
-		// failure of every agent.
-		if st, err := os.Stat(sandbox); err == nil && !st.IsDir() {
-			return nil, cli.Usagef("--sandbox %s is a file: pass a folder (it is created when missing)", sandbox)
-		}
-		if err := os.MkdirAll(sandbox, 0o755); err != nil {
-			return nil, fmt.Errorf("create the sandbox folder %s (--sandbox): %w", sandbox, err)
-		}
+	sandbox, cleanup, err := sandboxDir(f.sandbox)
+	if err != nil {
+		return nil, err
 	}
-	if sandbox == "" {
-		tmp, err := os.MkdirTemp("", "acp-verify-")
-		if err != nil {
-			return nil, fmt.Errorf("create sandbox: %w", err)
-		}
-		defer os.RemoveAll(tmp)
-		sandbox = tmp
-	}
+	defer cleanup()
 	if sandbox, err = filepath.Abs(sandbox); err != nil {
 		return nil, err
 	}
@@ -268,6 +254,27 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 		fmt.Fprintf(s.Err, "%s: agents ran contained: %s (README: Security: what holds)\n", prog, strings.Join(iso, "; "))
 	}
 	return rep, err
+}
+
+// sandboxDir is --sandbox, made when missing and kept, or a temporary
+// folder that cleanup removes.
+func sandboxDir(sandbox string) (dir string, cleanup func(), err error) {
+	if sandbox == "" {
+		tmp, err := os.MkdirTemp("", "acp-verify-")
+		if err != nil {
+			return "", nil, fmt.Errorf("create sandbox: %w", err)
+		}
+		return tmp, func() { os.RemoveAll(tmp) }, nil
+	}
+	// A sandbox that cannot be made is the caller's problem, not a
+	// failure of every agent.
+	if st, err := os.Stat(sandbox); err == nil && !st.IsDir() {
+		return "", nil, cli.Usagef("--sandbox %s is a file: pass a folder (it is created when missing)", sandbox)
+	}
+	if err := os.MkdirAll(sandbox, 0o755); err != nil {
+		return "", nil, fmt.Errorf("create the sandbox folder %s (--sandbox): %w", sandbox, err)
+	}
+	return sandbox, func() {}, nil
 }
 
 // loadAgents decodes the manifests of the agents to verify: the --agent
