@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -168,22 +167,6 @@ func snapshotPath(t *testing.T) string {
 	return filepath.Join(filepath.Dir(testkit.RequireCorpus(t)), "protocol-matrix", "2026-08-20.json")
 }
 
-// keys lists every object key path of a JSON value (array elements
-// merged), so two documents can be compared by shape.
-func keys(v any, prefix string, out map[string]bool) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			out[prefix+"/"+k] = true
-			keys(e, prefix+"/"+k, out)
-		}
-	case []any:
-		for _, e := range x {
-			keys(e, prefix+"[]", out)
-		}
-	}
-}
-
 // v2Shape is every key path of a version-2 snapshot, in the order
 // protocol_matrix.py writes them (build_snapshot, summarize_results and
 // probe_agent's row): consumers of the registry's snapshots read ours.
@@ -308,22 +291,6 @@ func TestMatrixReadsV1WithoutReusing(t *testing.T) {
 	if mx.Summary.AgentsReused != 0 || mx.Agents[0].ReusedFromPrevious {
 		t.Errorf("summary %+v", mx.Summary)
 	}
-}
-
-func diffKeys(got, want map[string]bool) string {
-	var d []string
-	for k := range want {
-		if !got[k] {
-			d = append(d, "missing "+k)
-		}
-	}
-	for k := range got {
-		if !want[k] {
-			d = append(d, "extra "+k)
-		}
-	}
-	sort.Strings(d)
-	return strings.Join(d, "\n")
 }
 
 // --previous: an agent whose version and distribution are unchanged keeps
