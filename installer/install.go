@@ -202,8 +202,35 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 			return nil, false, fmt.Errorf("%s: %w", what, err)
 		}
 	}
+	r, err := in.installFirst(ctx, req, cs, dir)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", what, err)
+		// Not remembered: an interruption, offline, and a missing node
+		// or uv (installing one is the fix, and checking is cheap).
+		if ctx.Err() == nil && !errors.Is(err, ErrNotInstalled) && !errors.Is(err, ErrRuntimeMissing) {
+			in.rememberFailure(id, c.Version, err)
+		}
+		return nil, false, err
+	}
+	in.forgetFailure(id, c.Version)
+	if err := in.markCurrent(ctx, id, r.Version); err != nil {
+		return nil, false, fmt.Errorf("%s: mark current: %w", what, err)
+	}
+	installed = true
+	// Done only for an install that is done: after a failure the error
+	// is the end of the story, and "done" would tell an editor otherwise.
+	in.reporter().Phase(id, progress.Done, "")
+	in.dropEnv(r)
+	return r, false, nil
+}
+
+// installFirst installs the first of cs that can be fetched: when a
+// download fails, the agent's next distribution is tried, and Progress
+// told. The error names every attempt's failure.
+func (in *Installer) installFirst(ctx context.Context, req Request, cs []Choice, dir string) (*Receipt, error) {
 	rep := in.reporter()
 	var r *Receipt
+	var err error
 	var failures []string
 	for i := 0; i < len(cs); i++ {
 		c := cs[i]
@@ -225,29 +252,12 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		if i+1 >= len(cs) {
 			break
 		}
-		rep.Warn(fmt.Sprintf("%s: the %s distribution could not be fetched (%v); trying %s", id, c.Kind, err, cs[i+1].Kind))
+		rep.Warn(fmt.Sprintf("%s: the %s distribution could not be fetched (%v); trying %s", req.Agent.ID, c.Kind, err, cs[i+1].Kind))
 	}
-	if err != nil {
-		if len(failures) > 1 {
-			err = &kindError{msg: strings.Join(failures, "; and "), kind: err}
-		}
-		err = fmt.Errorf("%s: %w", what, err)
-		// Not remembered: an interruption, offline, and a missing node
-		// or uv (installing one is the fix, and checking is cheap).
-		if ctx.Err() == nil && !errors.Is(err, ErrNotInstalled) && !errors.Is(err, ErrRuntimeMissing) {
-			in.rememberFailure(id, c.Version, err)
-		}
-		return nil, false, err
+	if err != nil && len(failures) > 1 {
+		err = &kindError{msg: strings.Join(failures, "; and "), kind: err}
 	}
-	in.forgetFailure(id, c.Version)
-	if err := in.markCurrent(ctx, id, r.Version); err != nil {
-		return nil, false, fmt.Errorf("%s: mark current: %w", what, err)
-	}
-	installed = true
-	// Done only for an install that is done: after a failure the error
-	// is the end of the story, and "done" would tell an editor otherwise.
-	rep.Phase(id, progress.Done, "")
-	return r, false, nil
+	return r, err
 }
 
 // refuseInUse is the ErrInUse of a forced reinstall of a version that a
@@ -287,8 +297,34 @@ func (in *Installer) readyCurrent(ctx context.Context, r *Receipt) (*Receipt, bo
 
 // ready completes an existing install's launch for this moment: an npx
 // agent gets the node to run it with (the recorded one while it exists and
-// satisfies the package, else another found now), with its warning.
+// satisfies the package, else another found now), with its warning; and
+// the env leaves out what no launch passes (dropEnv).
 func (in *Installer) ready(ctx context.Context, r *Receipt) (*Receipt, bool, error) {
+	r, ok, err := in.readyNode(ctx, r)
+	if err == nil {
+		in.dropEnv(r)
+	}
+	return r, ok, err
+}
+
+// dropEnv takes out of a launch the manifest's variables that the public
+// registry drops from every launch (registry.LaunchEnv), each with a
+// warning: on Progress and in the spec's Warnings (resolve --json). The
+// receipt on disk keeps what the manifest said; every launch spec the
+// installer hands out passes through here.
+func (in *Installer) dropEnv(r *Receipt) {
+	kept, warns := registry.LaunchEnv(r.ID, r.Launch.Env)
+	if len(warns) == 0 {
+		return
+	}
+	r.Launch.Env = kept
+	for _, w := range warns {
+		in.reporter().Warn(w)
+	}
+	r.Launch.Warnings = append(r.Launch.Warnings, warns...)
+}
+
+func (in *Installer) readyNode(ctx context.Context, r *Receipt) (*Receipt, bool, error) {
 	if r.Distribution != registry.KindNpx {
 		return r, true, nil
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -417,4 +418,59 @@ func TestDeletedExecutableIsReinstalled(t *testing.T) {
 		t.Errorf("not reinstalled: %v, downloads %d", err, srv.count("/a.tgz"))
 	}
 	leftovers(t, filepath.Join(in.Root, "agents", "demo"))
+}
+
+// A manifest's env that the public registry drops from every launch
+// (GITHUB_TOKEN, AWS_*, CI, SSH_*, any case) is left out of every launch
+// spec the installer hands out: after the install, on a resolve of the
+// installed agent and through Launch; each dropped name is a warning, in
+// the spec (resolve --json's "warnings"). The receipt keeps the manifest's
+// words.
+func TestLaunchSpecDropsRunnerEnv(t *testing.T) {
+	srv := newServer(t)
+	url := srv.add("/a.tgz", makeTar(t, []entry{exe("agent", agentScript)}, "gz"))
+	in := newInstaller(t)
+	m := binaryManifest("demo", "1.0.0", url, "agent", "")
+	m.Distribution.Binary[testPlatform] = registry.BinaryTarget{Archive: url, Cmd: "agent",
+		Env: map[string]string{"GITHUB_TOKEN": "ghs_x", "aws_region": "us-east-1", "CI": "true", "SSH_AUTH_SOCK": "/s", "DEMO_MODE": "fast"}}
+	check := func(what string, spec *LaunchSpec) {
+		t.Helper()
+		if !reflect.DeepEqual(spec.Env, map[string]string{"DEMO_MODE": "fast"}) {
+			t.Errorf("%s: env %v", what, spec.Env)
+		}
+		var names []string
+		for _, w := range spec.Warnings {
+			names = append(names, strings.Fields(w)[2])
+		}
+		if !reflect.DeepEqual(names, []string{"CI", "GITHUB_TOKEN", "SSH_AUTH_SOCK", "aws_region"}) {
+			t.Errorf("%s: warnings %q", what, spec.Warnings)
+		}
+	}
+	r, _, err := in.Install(context.Background(), Request{Agent: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("install", &r.Launch)
+	spec, err := in.Resolve(context.Background(), Request{Agent: m}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("resolve", spec)
+	js, _ := json.Marshal(spec)
+	if !strings.Contains(string(js), `"warnings":["demo: env CI is not passed to the agent`) {
+		t.Errorf("resolve JSON: %s", js)
+	}
+	cur, err := in.Current("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err = in.Launch(context.Background(), cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("launch", spec)
+	data, _ := os.ReadFile(filepath.Join(r.Dir, "receipt.json"))
+	if !strings.Contains(string(data), "ghs_x") {
+		t.Error("the receipt lost the manifest's env")
+	}
 }

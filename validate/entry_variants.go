@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -48,11 +49,83 @@ type Variants struct {
 // Variant is one further index: registry-<Name>.json (and
 // registry-<Name>-preview.json with the preview channel).
 type Variant struct {
-	Name     string
-	Exclude  []string
-	Patch    map[string]map[string]any // agent id -> RFC 7386 merge patch
-	Channels []string                  // ChannelStable and/or ChannelPreview, in that order
-	Fields   []string                  // client-specific fields a patch may add inside a distribution
+	Name    string
+	Exclude []string
+	Patch   map[string]map[string]any // agent id -> RFC 7386 merge patch
+	// Append: agent id -> JSON pointer of a list of arguments -> strings
+	// added at its end (the list is created when missing), after Patch:
+	// what upstream's JetBrains index does to one agent's npx arguments,
+	// which a merge patch (it replaces arrays) cannot say.
+	Append   map[string]map[string][]any
+	Channels []string // ChannelStable and/or ChannelPreview, in that order
+	Fields   []string // client-specific fields a patch may add, at the top of an entry or inside its distribution
+}
+
+// Changed lists, sorted, the agents the variant patches or appends to.
+func (v *Variant) Changed() []string {
+	ids := sortedKeys(v.Patch)
+	for _, id := range sortedKeys(v.Append) {
+		if _, ok := v.Patch[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Changes reports whether the variant patches or appends to the agent.
+func (v *Variant) Changes(id string) bool {
+	_, p := v.Patch[id]
+	_, a := v.Append[id]
+	return p || a
+}
+
+// Apply returns an agent's index entry as the variant writes it: the
+// merge patch applied, then the appended arguments. entry is not modified.
+func (v *Variant) Apply(id string, entry map[string]any) (map[string]any, error) {
+	out := entry
+	if p, ok := v.Patch[id]; ok {
+		m, ok := MergePatch(entry, p).(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("variant %q, patch of %q is not an object", v.Name, id)
+		}
+		out = m
+	}
+	for _, ptr := range sortedKeys(v.Append[id]) {
+		var err error
+		if out, err = appendAt(out, splitVariantPtr(ptr), v.Append[id][ptr]); err != nil {
+			return nil, fmt.Errorf("variant %q, append to %q at %s: %w", v.Name, id, ptr, err)
+		}
+	}
+	return out, nil
+}
+
+// appendAt copies the objects on the way to path and adds vals to the
+// list at its end, creating the list when its parent object exists.
+func appendAt(node map[string]any, path []string, vals []any) (map[string]any, error) {
+	out := make(map[string]any, len(node)+1)
+	for k, v := range node {
+		out[k] = v
+	}
+	if len(path) == 1 {
+		cur, ok := out[path[0]]
+		list, isList := cur.([]any)
+		if ok && !isList {
+			return nil, fmt.Errorf("%q is not a list", path[0])
+		}
+		out[path[0]] = append(append([]any{}, list...), vals...)
+		return out, nil
+	}
+	child, ok := out[path[0]].(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the entry has no object %q", path[0])
+	}
+	c, err := appendAt(child, path[1:], vals)
+	if err != nil {
+		return nil, err
+	}
+	out[path[0]] = c
+	return out, nil
 }
 
 // File is the index a channel of the variant is written to.
@@ -79,7 +152,7 @@ func (d *variantDoc) add(ptr string, key bool, rule string, format string, args 
 		Rule: rule, Severity: SeverityError, Message: fmt.Sprintf(format, args...)})
 }
 
-const variantShape = `a variant is an object with "exclude" (a list of agent ids), "patch" (an object: agent id -> JSON merge patch), "channels" (["stable"] or ["stable", "preview"]) and "fields" (client-specific fields its patches may add, e.g. ["bundled"])`
+const variantShape = `a variant is an object with "exclude" (a list of agent ids), "patch" (an object: agent id -> JSON merge patch), "append" (an object: agent id -> {"/distribution/npx/args": ["--flag"]}), "channels" (["stable"] or ["stable", "preview"]) and "fields" (client-specific fields its patches may add, e.g. ["bundled"])`
 
 // ParseVariants reads variants.json. file names it in problems; ids, when
 // not nil, are every agent of the registry, so that an excluded or patched
@@ -131,12 +204,14 @@ func ParseVariants(file string, data []byte, ids map[string]bool) (*Variants, []
 				va.Channels = d.channels(kp, body[k])
 			case "patch":
 				va.Patch = d.patches(kp, body[k], ids, name)
+			case "append":
+				va.Append = d.appends(kp, body[k], ids, name)
 			default:
 				d.add(kp, true, RuleVariants, "unknown field %q in variant %q: %s", k, name, variantShape)
 			}
 		}
 		if name == MainVariant {
-			for _, k := range []string{"patch", "channels", "fields"} {
+			for _, k := range []string{"patch", "append", "channels", "fields"} {
 				if _, ok := body[k]; ok {
 					d.add(ptr+"/"+k, true, RuleVariants, "variant %q configures registry.json and registry-preview.json and takes only \"exclude\": patch a named variant instead", MainVariant)
 				}
@@ -191,6 +266,8 @@ func (d *variantDoc) ids(ptr string, v any, ids map[string]bool, verb string) []
 var reservedFields = map[string]bool{
 	"binary": true, "npx": true, "uvx": true, "package": true, "cmd": true, "args": true,
 	"env": true, "archive": true, "sha256": true,
+	"id": true, "name": true, "version": true, "description": true, "repository": true, "website": true,
+	"authors": true, "license": true, "license_url": true, "icon": true, "distribution": true, "preview": true,
 }
 
 func (d *variantDoc) fields(ptr string, v any) []string {
@@ -272,6 +349,45 @@ func (d *variantDoc) patches(ptr string, v any, ids map[string]bool, name string
 			p = kept
 		}
 		out[id] = p
+	}
+	return out
+}
+
+// appendTarget matches the lists an "append" may extend: the arguments of
+// a package or of a binary target.
+var appendTarget = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^/distribution/(npx/args|uvx/args|binary/[a-z0-9_-]+/args)$`)
+})
+
+func (d *variantDoc) appends(ptr string, v any, ids map[string]bool, name string) map[string]map[string][]any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		d.add(ptr, false, RuleVariants, "\"append\" must be an object: agent id -> {\"/distribution/npx/args\": [\"--flag\"]}")
+		return nil
+	}
+	out := map[string]map[string][]any{}
+	for _, id := range sortedKeys(m) {
+		ap := ptr + "/" + jsonpos.EscapePointer(id)
+		if ids != nil && !ids[id] {
+			d.add(ap, true, RuleVariants, "variant %q appends to %q, which is not an agent of this registry: check the id", name, id)
+			continue
+		}
+		lists, ok := m[id].(map[string]any)
+		if !ok {
+			d.add(ap, false, RuleVariants, "variant %q: what is appended to %q must be an object: JSON pointer of an argument list -> strings", name, id)
+			continue
+		}
+		got := map[string][]any{}
+		for _, target := range sortedKeys(lists) {
+			tp := ap + "/" + jsonpos.EscapePointer(target)
+			if !appendTarget().MatchString(target) {
+				d.add(tp, true, RuleVariants, "variant %q: %q is not an argument list: append to /distribution/npx/args, /distribution/uvx/args or /distribution/binary/<platform>/args", name, target)
+				continue
+			}
+			vals := d.strings(tp, lists[target], fmt.Sprintf("what variant %q appends to %s", name, target))
+			got[target] = entryStrings(vals)
+		}
+		out[id] = got
 	}
 	return out
 }
@@ -408,6 +524,10 @@ func (d *variantDoc) checkEntry(v *Variant, id string, base, basePreview, stable
 	// for unsafe text here (so the manifest checker's own text-control
 	// findings below would only repeat these).
 	d.checkText(pp, v, id, v.Patch[id], "")
+	ap := "/" + jsonpos.EscapePointer(v.Name) + "/append/" + jsonpos.EscapePointer(id)
+	for _, target := range sortedKeys(v.Append[id]) {
+		d.checkText(ap+"/"+jsonpos.EscapePointer(target), v, id, v.Append[id][target], "")
+	}
 	data, err := entryDoc(stable, previewEntry, allowed)
 	if err != nil {
 		d.add(pp, false, RuleVariants, "the patched entry of %q cannot be encoded: %v", id, err)
@@ -433,7 +553,7 @@ func (d *variantDoc) checkEntry(v *Variant, id string, base, basePreview, stable
 		}
 		msg := p.Message
 		if p.Rule == RuleUnknownField {
-			msg = strings.TrimSuffix(msg, ".") + "; a client-specific field must be named in the variant's \"fields\" and may appear only inside \"distribution\""
+			msg = strings.TrimSuffix(msg, ".") + "; a client-specific field must be named in the variant's \"fields\""
 		}
 		ptr := pp + deepestPatchPointer(v.Patch[id], p.Pointer)
 		key := ptr + "\x00" + p.Rule + "\x00" + msg
@@ -515,11 +635,14 @@ func splitVariantPtr(ptr string) []string {
 }
 
 // stripVariantFields copies an entry without the client-specific fields
-// (inside distribution, its package objects and binary targets).
+// (at its top, inside distribution, its package objects and binary
+// targets).
 func stripVariantFields(entry map[string]any, allowed map[string]bool) map[string]any {
 	out := make(map[string]any, len(entry))
 	for k, v := range entry {
-		out[k] = v
+		if !allowed[k] {
+			out[k] = v
+		}
 	}
 	dist, ok := entry["distribution"].(map[string]any)
 	if !ok || len(allowed) == 0 {
@@ -563,18 +686,26 @@ func CheckVariantEntries(file string, data []byte, vs *Variants, manifests map[s
 	_, idx, _, _ := jsonpos.Parse(data)
 	d := &variantDoc{file: file, idx: idx}
 	for _, v := range vs.List {
-		for _, id := range sortedKeys(v.Patch) {
+		for _, id := range v.Changed() {
 			m := manifests[id]
 			if m == nil {
 				continue
 			}
 			icon := "https://cdn.agentclientprotocol.com/registry/v1/latest/" + id + ".svg"
 			entry, _ := IndexEntry(m, icon, false)
-			stable, _ := MergePatch(entry, v.Patch[id]).(map[string]any)
+			at := "/" + jsonpos.EscapePointer(v.Name) + "/append/" + jsonpos.EscapePointer(id)
+			stable, err := v.Apply(id, entry)
+			if err != nil {
+				d.add(at, true, RuleVariants, "%v: an append needs the list's object in the entry", err)
+				continue
+			}
 			var basePrev, prev map[string]any
 			if pe, promoted := IndexEntry(m, icon, true); promoted && slices.Contains(v.Channels, ChannelPreview) {
 				basePrev = pe
-				prev, _ = MergePatch(pe, v.Patch[id]).(map[string]any)
+				if prev, err = v.Apply(id, pe); err != nil {
+					d.add(at, true, RuleVariants, "%v (in the preview channel): an append needs the list's object in the entry", err)
+					continue
+				}
 			}
 			d.checkEntry(v, id, entry, basePrev, stable, prev)
 		}
@@ -629,7 +760,7 @@ func (vc *variantsCheck) observe(r *AgentResult) {
 		return
 	}
 	for _, v := range vc.vs.List {
-		if _, ok := v.Patch[r.Manifest.ID]; ok {
+		if v.Changes(r.Manifest.ID) {
 			vc.mu.Lock()
 			vc.patched[r.Manifest.ID] = r.Manifest
 			vc.mu.Unlock()

@@ -59,8 +59,9 @@ func TestVariantsValid(t *testing.T) {
     "fields": ["bundled"],
     "patch": {
       "a": {"distribution": {"npx": {"args": ["--hide-auth"], "bundled": true}}},
-      "b": {"name": "B for JetBrains"}
-    }
+      "b": {"name": "B for JetBrains", "bundled": true}
+    },
+    "append": {"a": {"/distribution/npx/args": ["--hide-claude-auth"]}}
   }
 }`)
 	for _, p := range probs {
@@ -98,7 +99,13 @@ func TestVariantsProblems(t *testing.T) {
 		{"wrong type", `{"jb": {"patch": {"a": {"version": 3}}}}`, 1, 36, RuleSchema, ""},
 		{"control text", `{"jb": {"patch": {"a": {"name": "A\u001b[2J"}}}}`, 1, 33, "text-control", "control"},
 		{"field not declared", `{"jb": {"patch": {"a": {"distribution": {"npx": {"bundled": true}}}}}}`, 1, 61, RuleSchema, ""},
-		{"top-level field", `{"jb": {"fields": ["bundled"], "patch": {"a": {"bundled": true}}}}`, 1, 59, RuleUnknownField, "inside \"distribution\""},
+		{"top-level field undeclared", `{"jb": {"patch": {"a": {"bundled": true}}}}`, 1, 36, RuleUnknownField, `named in the variant's "fields"`},
+		{"top-level field reserved", `{"jb": {"fields": ["license"]}}`, 1, 20, RuleVariants, "cannot be a client-specific field"},
+		{"append unknown id", `{"jb": {"append": {"nope": {}}}}`, 1, 20, RuleVariants, `appends to "nope"`},
+		{"append not args", `{"jb": {"append": {"a": {"/name": ["x"]}}}}`, 1, 26, RuleVariants, "is not an argument list"},
+		{"append not strings", `{"jb": {"append": {"a": {"/distribution/npx/args": [1]}}}}`, 1, 53, RuleVariants, "list of strings"},
+		{"append unsafe", `{"jb": {"append": {"a": {"/distribution/npx/args": ["\u001b[2J"]}}}}`, 1, 53, "text-control", "control"},
+		{"append missing object", `{"jb": {"append": {"a": {"/distribution/uvx/args": ["-x"]}}}}`, 1, 20, RuleVariants, `has no object "uvx"`},
 		{"unsafe field value", `{"jb": {"fields": ["bundled"], "patch": {"a": {"distribution": {"npx": {"bundled": "\u202e"}}}}}}`, 1, 84, "text-control", "control or bidirectional"},
 		{"reserved field name", `{"jb": {"fields": ["args"]}}`, 1, 20, RuleVariants, "cannot be a client-specific field"},
 		{"preview pin moved", `{"jb": {"channels": ["stable", "preview"], "patch": {"b": {"distribution": {"npx": {"package": "b-acp@9.9.9"}}}}}}`, 1, 96, "", "preview.version"},

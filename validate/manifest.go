@@ -21,15 +21,15 @@ import (
 // used in problems; dirName is the agent's folder name ("" when unknown,
 // which skips id-dir-mismatch). It never fails: bad input is a problem.
 func ValidateManifest(file string, data []byte, dirName string) *AgentResult {
-	return validateManifest(file, data, dirName, true)
+	return validateManifest(file, data, dirName, true, nil)
 }
 
 // validateManifest is ValidateManifest; without typed it leaves Manifest
 // nil (a lean run keeps nothing of it) and records only whether the
 // manifest declared an id.
-func validateManifest(file string, data []byte, dirName string, typed bool) *AgentResult {
+func validateManifest(file string, data []byte, dirName string, typed bool, tree *treeSchema) *AgentResult {
 	r := &AgentResult{ID: dirName, Path: filepath.Dir(file), ManifestFile: file, Problems: []Problem{}}
-	c := &checker{file: file, typed: typed}
+	c := &checker{file: file, typed: typed, tree: tree}
 	c.manifest(r, data, dirName)
 	if c.dropped > 0 {
 		c.probs = append(c.probs, Problem{File: file, Rule: RuleSchema, Severity: SeverityError,
@@ -42,7 +42,8 @@ func validateManifest(file string, data []byte, dirName string, typed bool) *Age
 }
 
 type checker struct {
-	typed   bool // build AgentResult.Manifest
+	typed   bool        // build AgentResult.Manifest
+	tree    *treeSchema // the registry's own agent schema, judging as well as ours
 	file    string
 	idx     *jsonpos.Index
 	probs   []Problem
@@ -142,6 +143,22 @@ func (c *checker) manifest(r *AgentResult, data []byte, dirName string) {
 			continue
 		}
 		c.add(f.ptr, f.atKey, RuleSchema, SeverityError, "%s", f.msg)
+		covered[f.ptr] = true
+	}
+	if nvalues <= maxSchemaValues {
+		c.treeFindings(root, covered)
+	}
+}
+
+// treeFindings adds what the registry's own agent schema finds that ours
+// did not already say about the same value.
+func (c *checker) treeFindings(root map[string]any, covered map[string]bool) {
+	for _, f := range c.tree.findings(root) {
+		if covered[f.ptr] {
+			continue
+		}
+		covered[f.ptr] = true
+		c.add(f.ptr, f.atKey, RuleSchema, SeverityError, "%s (the registry's %s)", f.msg, c.tree.sources.Agent)
 	}
 }
 
@@ -742,8 +759,13 @@ func (c *checker) preview(pv map[string]any) {
 
 func (c *checker) env(ptr string, env map[string]any) {
 	for _, k := range sortedKeys(env) {
-		if registry.ReservedEnv(k) {
+		switch {
+		case registry.ReservedEnv(k):
 			c.add(ptr+"/"+jsonpos.EscapePointer(k), true, RuleEnvReserved, SeverityError, "%s", registry.ReservedEnvMessage(k))
+		case registry.DroppedEnv(k):
+			// Upstream accepts the manifest and drops the variable at
+			// launch; so does acp. Say so, since the agent will not see it.
+			c.add(ptr+"/"+jsonpos.EscapePointer(k), true, RuleEnvDropped, SeverityWarning, "%s: rename it, or remove it", registry.DroppedEnvMessage(k))
 		}
 	}
 }

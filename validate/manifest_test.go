@@ -191,6 +191,12 @@ var ruleCases = []ruleCase{
 	{name: "preview pin differs", rule: RulePreviewVersionMismatch, want: true, edits: []string{`@example/demo@1.3.0-preview.1"}}`, `@example/demo@1.3.0-preview.2"}}`}, ptr: "/preview/distribution/npx/package", msg: `write "@example/demo@1.3.0-preview.1"`},
 	{name: "preview pin same", rule: RulePreviewVersionMismatch, want: false},
 
+	{name: "env GITHUB_TOKEN dropped", rule: RuleEnvDropped, want: true, edits: []string{`"DEMO_LOG": "1"`, `"GITHUB_TOKEN": "x"`}, ptr: "/distribution/npx/env/GITHUB_TOKEN", msg: "not passed to the agent"},
+	{name: "env aws prefix any case dropped", rule: RuleEnvDropped, want: true, edits: []string{`"DEMO_LOG": "1"`, `"aws_region": "x"`}, ptr: "/distribution/npx/env/aws_region"},
+	{name: "env CI dropped", rule: RuleEnvDropped, want: true, edits: []string{`"DEMO_LOG": "1"`, `"CI": "1"`}, ptr: "/distribution/npx/env/CI"},
+	{name: "env SSH_AUTH_SOCK dropped", rule: RuleEnvDropped, want: true, edits: []string{`"DEMO_LOG": "1"`, `"SSH_AUTH_SOCK": "x"`}, ptr: "/distribution/npx/env/SSH_AUTH_SOCK"},
+	{name: "env PATH refused, not only dropped", rule: RuleEnvDropped, want: false, edits: []string{`"DEMO_LOG": "1"`, `"PATH": "x"`}},
+	{name: "env own variable kept", rule: RuleEnvDropped, want: false},
 	{name: "env PATH", rule: RuleEnvReserved, want: true, edits: []string{`"DEMO_MODE": "acp"`, `"DEMO_MODE": "acp", "PATH": "/tmp"`}, ptr: "/distribution/binary/linux-x86_64/env/PATH", at: `"PATH"`, msg: "env sets PATH"},
 	{name: "env ld_preload any case", rule: RuleEnvReserved, want: true, edits: []string{`"DEMO_LOG": "1"`, `"ld_preload": "x.so"`}, ptr: "/distribution/npx/env/ld_preload"},
 	{name: "env proxy", rule: RuleEnvReserved, want: true, edits: []string{`"DEMO_LOG": "1"`, `"HTTPS_PROXY": "http://evil"`}, ptr: "/distribution/npx/env/HTTPS_PROXY"},
@@ -295,7 +301,7 @@ func TestRules(t *testing.T) {
 			}
 			wantSev := SeverityError
 			switch tc.rule {
-			case RuleUnknownField, RuleVersionLeadingZero, RuleLicenseURLMissing, RuleBinaryOSCoverage, RulePackageUnpinned, RuleBinaryCmdArgs:
+			case RuleUnknownField, RuleVersionLeadingZero, RuleLicenseURLMissing, RuleBinaryOSCoverage, RulePackageUnpinned, RuleBinaryCmdArgs, RuleEnvDropped:
 				wantSev = SeverityWarning
 			}
 			if p.Severity != wantSev {
@@ -314,7 +320,7 @@ func TestRulesAllCovered(t *testing.T) {
 		RuleVersionSemver, RuleVersionLeadingZero, RuleURLFormat, RuleLicenseURLMissing, RuleDistributionEmpty,
 		RuleBinaryOSCoverage, RuleBinaryArchiveHTTPS, RuleBinaryArchiveFormat, RuleBinaryCmdPath, RuleBinaryCmdArgs, RuleBinaryLatest,
 		RuleBinaryVersionMismatch, RulePackageLatest, RulePackageVersionMismatch, RulePackageUnpinned, RulePackageName,
-		RulePreviewVersion, RulePreviewDistribution, RulePreviewVersionMismatch, RuleEnvReserved, RuleTextControl, RuleURLCredentials}
+		RulePreviewVersion, RulePreviewDistribution, RulePreviewVersionMismatch, RuleEnvReserved, RuleEnvDropped, RuleTextControl, RuleURLCredentials}
 	for _, rule := range rules {
 		pos, neg := false, false
 		for _, tc := range ruleCases {

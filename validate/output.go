@@ -52,8 +52,27 @@ func WriteText(w io.Writer, r *Report, color bool) error {
 		fmt.Fprintf(bw, "%s: %s\n", paint(ansiBold, safetext.Terminal(f.File)), countText(f.Problems))
 		writeProblems(bw, f.Problems, paint)
 	}
+	if line := SchemasLine(r); line != "" {
+		fmt.Fprintln(bw, line)
+	}
 	fmt.Fprintln(bw, SummaryLine(r))
 	return bw.Flush()
+}
+
+// SchemasLine names the registry's own schemas when they judged the
+// manifests ("" when only ours did, the usual case, which needs no line).
+func SchemasLine(r *Report) string {
+	s := r.Schemas
+	if (s.Agent == "" || s.Agent == BuiltIn) && (s.Registry == "" || s.Registry == BuiltIn) {
+		return ""
+	}
+	name := func(f, src string) string {
+		if src == "" || src == BuiltIn {
+			return f + ": acp-registry's built-in"
+		}
+		return f + ": " + safetext.Terminal(src)
+	}
+	return "schemas used: " + name(AgentSchemaFile, s.Agent) + "; " + name(RegistrySchemaFile, s.Registry)
 }
 
 // writeProblems writes one `file:line:col: severity rule: message` line
@@ -226,6 +245,12 @@ func WriteJSON(w io.Writer, r *Report) error {
 	bw.WriteString(",\n  \"summary\": ")
 	buf.Reset()
 	if err := enc.Encode(r.Summary); err != nil {
+		return err
+	}
+	bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	bw.WriteString(",\n  \"schemas\": ")
+	buf.Reset()
+	if err := enc.Encode(r.Schemas); err != nil {
 		return err
 	}
 	bw.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))

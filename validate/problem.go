@@ -74,6 +74,8 @@ type Report struct {
 	Agents  []*AgentResult `json:"agents"`
 	Files   []*FileResult  `json:"files"`
 	Summary Summary        `json:"summary"`
+	// Schemas say which agent and registry schema judged the manifests.
+	Schemas SchemaSources `json:"schemas"`
 
 	// Strict makes warnings count as errors (validate --strict).
 	Strict bool `json:"-"`

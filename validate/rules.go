@@ -33,8 +33,11 @@ const (
 	RulePreviewDistribution    = "preview-distribution"
 	RulePreviewVersionMismatch = "preview-version-mismatch"
 	RuleEnvReserved            = "env-reserved"
-	RuleIconMissing            = "icon-missing"
-	RuleTextControl            = "text-control"
-	RuleURLCredentials         = "url-credentials"
-	RuleFileOutside            = "file-outside"
+	// RuleEnvDropped: a variable the launch leaves out, as the public
+	// registry's scripts do (a warning: they accept the manifest).
+	RuleEnvDropped     = "env-dropped"
+	RuleIconMissing    = "icon-missing"
+	RuleTextControl    = "text-control"
+	RuleURLCredentials = "url-credentials"
+	RuleFileOutside    = "file-outside"
 )

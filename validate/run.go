@@ -82,9 +82,10 @@ const (
 
 // rootInfo is one path of the command line.
 type rootInfo struct {
-	given string // as given
-	show  string // as reports name it (displayPath)
-	fence string // the registry root the agent's files must stay inside
+	tree  *treeSchema // the root's own schemas, nil when it has none
+	given string      // as given
+	show  string      // as reports name it (displayPath)
+	fence string      // the registry root the agent's files must stay inside
 }
 
 // place is a unit's paths, for the time it is checked.
@@ -95,14 +96,15 @@ type place struct {
 	scanned  bool   // found by scanning a registry root
 	root     string // the registry root its files must stay inside
 	dirLink  bool
-	show     string    // the folder as reports name it
-	showFile string    // agent.json as reports name it
+	show     string // the folder as reports name it
+	showFile string // agent.json as reports name it
+	tree     *treeSchema
 	recycle  bool      // file buffers come from fileBufs (lean runs)
 	bufs     []*[]byte // taken from fileBufs
 }
 
 func (u *unit) place() *place {
-	p := &place{dirName: u.name, root: u.root.fence, dirLink: u.dirLink}
+	p := &place{dirName: u.name, root: u.root.fence, dirLink: u.dirLink, tree: u.root.tree}
 	switch u.kind {
 	case unitScanned:
 		p.scanned = true
@@ -144,14 +146,19 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 	if len(paths) == 0 {
 		paths = DefaultPaths()
 	}
-	units, err := collect(paths)
+	trees := treeSchemas(paths)
+	units, err := collect(paths, trees)
 	if err != nil {
 		return nil, err
 	}
 	variants := newVariantsCheck(paths)
 	// The lean run keeps no manifest; variants.json needs the patched ones.
 	if opts.Lean && opts.SkipURLs && variants == nil {
-		return runLean(ctx, paths, units, opts)
+		rep, err := runLean(ctx, paths, units, opts)
+		if err == nil {
+			addTreeSchemas(rep, trees)
+		}
+		return rep, err
 	}
 	results := make([]*AgentResult, len(units))
 	err = forEach(ctx, units, false, func(i int, r *AgentResult) {
@@ -189,7 +196,41 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 	if vres != nil {
 		rep.AddFile(vres)
 	}
+	addTreeSchemas(rep, trees)
 	return rep, nil
+}
+
+var builtInSchemas = SchemaSources{Agent: BuiltIn, Registry: BuiltIn}
+
+// addTreeSchemas says which schemas judged the manifests, and reports the
+// schema files that could not be used.
+func addTreeSchemas(rep *Report, trees map[string]*treeSchema) {
+	rep.Schemas = builtInSchemas
+	roots := make([]string, 0, len(trees))
+	for root := range trees {
+		roots = append(roots, root)
+	}
+	sort.Strings(roots)
+	for _, root := range roots {
+		ts := trees[root]
+		if ts.sources.Agent != BuiltIn {
+			rep.Schemas.Agent = ts.sources.Agent
+		}
+		if ts.sources.Registry != BuiltIn {
+			rep.Schemas.Registry = ts.sources.Registry
+		}
+		byFile := map[string][]Problem{}
+		var files []string
+		for _, p := range ts.probs {
+			if byFile[p.File] == nil {
+				files = append(files, p.File)
+			}
+			byFile[p.File] = append(byFile[p.File], p)
+		}
+		for _, f := range files {
+			rep.AddFile(&FileResult{File: f, Problems: byFile[f]})
+		}
+	}
 }
 
 // forEach checks every unit on GOMAXPROCS goroutines and hands each result
@@ -231,7 +272,7 @@ func forEach(ctx context.Context, units []unit, recycle bool, done func(int, *Ag
 
 // finish positions pointer-only problems, sorts, and counts.
 func finish(results []*AgentResult, strict bool) *Report {
-	rep := &Report{Agents: results, Strict: strict}
+	rep := &Report{Agents: results, Strict: strict, Schemas: builtInSchemas}
 	for _, r := range results {
 		for i := range r.Problems {
 			p := &r.Problems[i]
@@ -261,7 +302,7 @@ func finish(results []*AgentResult, strict bool) *Report {
 	return rep
 }
 
-func collect(paths []string) ([]unit, error) {
+func collect(paths []string, trees map[string]*treeSchema) ([]unit, error) {
 	var units []unit
 	// Only several paths can name one manifest twice; a single root's
 	// folders are distinct, and a map of 20,000 absolute paths is memory
@@ -303,7 +344,7 @@ func collect(paths []string) ([]unit, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w %s: %v", ErrNoInput, p, causeOf(err))
 		}
-		ri := &rootInfo{given: p, show: displayPath(p), fence: p}
+		ri := &rootInfo{given: p, show: displayPath(p), fence: p, tree: trees[p]}
 		if units == nil {
 			units = make([]unit, 0, len(dirs))
 		}
@@ -359,7 +400,7 @@ func (u *place) check() *AgentResult {
 	case err == nil:
 		// A lean run (recycle) keeps nothing of the manifest unless
 		// OnAgent wants it, and then it does not recycle.
-		r = validateManifest(u.showFile, data, u.dirName, !u.recycle)
+		r = validateManifest(u.showFile, data, u.dirName, !u.recycle, u.tree)
 	case errors.Is(err, fs.ErrNotExist) && u.scanned:
 		// Not an agent; say so in case it was meant to be one.
 		return &AgentResult{ID: u.dirName, Path: u.show, Valid: true, Problems: []Problem{{

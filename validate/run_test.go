@@ -441,7 +441,7 @@ func TestWriteJSONEmpty(t *testing.T) {
 	if err := WriteJSON(&out, finish(nil, false)); err != nil {
 		t.Fatal(err)
 	}
-	want := "{\n  \"agents\": [],\n  \"files\": [],\n  \"summary\": {\n    \"agents\": 0,\n    \"invalid\": 0,\n    \"errors\": 0,\n    \"warnings\": 0\n  }\n}\n"
+	want := "{\n  \"agents\": [],\n  \"files\": [],\n  \"summary\": {\n    \"agents\": 0,\n    \"invalid\": 0,\n    \"errors\": 0,\n    \"warnings\": 0\n  },\n  \"schemas\": {\n    \"agent\": \"built-in\",\n    \"registry\": \"built-in\"\n  }\n}\n"
 	if out.String() != want {
 		t.Errorf("got %q\nwant %q", out.String(), want)
 	}
@@ -614,7 +614,7 @@ func leanRun(t *testing.T, paths []string, opts Options) (*Report, error) {
 		return nil, err
 	}
 	defer rep.Close()
-	out := &Report{Summary: rep.Summary, Strict: rep.Strict, Agents: []*AgentResult{}}
+	out := &Report{Summary: rep.Summary, Strict: rep.Strict, Schemas: rep.Schemas, Agents: []*AgentResult{}}
 	err = rep.Each(func(a *AgentResult) error {
 		c := *a
 		c.Problems = append([]Problem{}, a.Problems...)

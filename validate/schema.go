@@ -105,7 +105,12 @@ func schemaFindings(v any) []schemaFinding {
 	if err := compileSchemas(); err != nil {
 		return []schemaFinding{{msg: "internal error: " + err.Error()}}
 	}
-	err := agentSch.Validate(v)
+	return findingsOf(agentSch.Validate(v), v, ourSchemaText())
+}
+
+// findingsOf turns a validation error of v against the schema whose text
+// is st into findings.
+func findingsOf(err error, v any, st *schemaText) []schemaFinding {
 	if err == nil {
 		return nil
 	}
@@ -122,20 +127,27 @@ func schemaFindings(v any) []schemaFinding {
 			}
 			return
 		}
-		out = append(out, describeLeaf(e, v)...)
+		out = append(out, describeLeaf(e, v, st)...)
 	}
 	walk(ve)
 	return out
 }
 
-// agentSchemaDoc is agent.schema.json decoded, to read what a violated
-// keyword asks for.
-var agentSchemaDoc = sync.OnceValue(func() any {
+// schemaText is an agent schema's bytes and decoded form, to read what a
+// violated keyword asks for and in which order properties are declared.
+type schemaText struct {
+	doc  any
+	data []byte
+	name string // as messages name it
+}
+
+// ourSchemaText is our embedded agent.schema.json.
+var ourSchemaText = sync.OnceValue(func() *schemaText {
 	v, _, _, err := jsonpos.Parse(AgentSchema())
 	if err != nil {
 		panic("validate: embedded agent schema is not JSON: " + err.Msg) // a build defect
 	}
-	return v
+	return &schemaText{doc: v, data: AgentSchema(), name: AgentSchemaFile}
 })
 
 // valueAt resolves a JSON pointer in a decoded document.
@@ -170,14 +182,14 @@ func valueAt(doc any, ptr string) (any, bool) {
 
 // propertyOrder lists the properties a schema object (at ptr in
 // agent.schema.json) declares, in the file's order.
-func propertyOrder(ptr string) []string {
-	node, _ := valueAt(agentSchemaDoc(), ptr+"/properties")
+func (st *schemaText) propertyOrder(ptr string) []string {
+	node, _ := valueAt(st.doc, ptr+"/properties")
 	props, _ := node.(map[string]any)
 	names := make([]string, 0, len(props))
 	for k := range props {
 		names = append(names, k)
 	}
-	data := AgentSchema()
+	data := st.data
 	off := func(k string) int {
 		sp, _ := jsonpos.Locate(data, ptr+"/properties/"+jsonpos.EscapePointer(k))
 		return sp.Key
@@ -187,7 +199,7 @@ func propertyOrder(ptr string) []string {
 }
 
 // manifestFields are the top-level fields agent.schema.json declares.
-var manifestFields = sync.OnceValue(func() []string { return propertyOrder("") })
+var manifestFields = sync.OnceValue(func() []string { return ourSchemaText().propertyOrder("") })
 
 // knownField reports whether the schema declares a top-level field.
 func knownField(k string) bool {
@@ -245,13 +257,13 @@ func stringsOf(v any) []string {
 	return out
 }
 
-func describeLeaf(e *jsonschema.ValidationError, root any) []schemaFinding {
+func describeLeaf(e *jsonschema.ValidationError, root any, st *schemaText) []schemaFinding {
 	ptr := instancePointer(e.InstanceLocation)
 	_, kwPtr, _ := strings.Cut(e.AbsoluteKeywordLocation, "#")
 	kwPtr = instancePointer(kwPtr)
 	kw := lastToken(kwPtr)
 	parentPtr := kwPtr[:max(strings.LastIndexByte(kwPtr, '/'), 0)]
-	node, _ := valueAt(agentSchemaDoc(), kwPtr)
+	node, _ := valueAt(st.doc, kwPtr)
 	inst, _ := valueAt(root, ptr)
 
 	if strings.Contains(kwPtr, "/propertyNames/") {
@@ -286,25 +298,7 @@ func describeLeaf(e *jsonschema.ValidationError, root any) []schemaFinding {
 		return out
 	case "additionalProperties":
 		obj, _ := inst.(map[string]any)
-		allowed := propertyOrder(parentPtr)
-		var out []schemaFinding
-		for _, name := range sortedKeys(obj) {
-			if slices.Contains(allowed, name) {
-				continue
-			}
-			child := ptr + "/" + jsonpos.EscapePointer(name)
-			var msg string
-			switch ptr {
-			case "/distribution":
-				msg = fmt.Sprintf("unknown distribution %q: use %s", name, orList(allowed))
-			case "/preview/distribution":
-				msg = fmt.Sprintf("preview distribution %q is not allowed: a preview holds only %s", name, orList(allowed))
-			default:
-				msg = fmt.Sprintf("unknown field %q in %s: remove it (allowed: %s)", name, fieldName(ptr), strings.Join(allowed, ", "))
-			}
-			out = append(out, schemaFinding{ptr: child, atKey: true, msg: msg})
-		}
-		return out
+		return unknownMembers(ptr, obj, st.propertyOrder(parentPtr))
 	case "type":
 		want := stringsOf(node)
 		return []schemaFinding{{ptr: ptr, msg: fmt.Sprintf("%s must be %s, not %s", fieldName(ptr), article(strings.Join(want, " or ")), article(jsonTypeName(inst)))}}
@@ -313,7 +307,7 @@ func describeLeaf(e *jsonschema.ValidationError, root any) []schemaFinding {
 	case "minProperties":
 		msg := fmt.Sprintf("%s must not be empty", fieldName(ptr))
 		if strings.HasSuffix(ptr, "/binary") {
-			platforms, _ := valueAt(agentSchemaDoc(), parentPtr+"/propertyNames/enum")
+			platforms, _ := valueAt(st.doc, parentPtr+"/propertyNames/enum")
 			msg = fmt.Sprintf("\"binary\" lists no platforms: add targets (%s) or remove it", strings.Join(stringsOf(platforms), ", "))
 		}
 		return []schemaFinding{{ptr: ptr, msg: msg}}
@@ -326,7 +320,30 @@ func describeLeaf(e *jsonschema.ValidationError, root any) []schemaFinding {
 	case "enum":
 		return []schemaFinding{{ptr: ptr, msg: fmt.Sprintf("%s must be one of %s", fieldName(ptr), strings.Join(stringsOf(node), ", "))}}
 	}
-	return []schemaFinding{{ptr: ptr, msg: fmt.Sprintf("%s breaks the schema's %q rule (agent.schema.json#%s)", fieldName(ptr), kw, kwPtr)}}
+	return []schemaFinding{{ptr: ptr, msg: fmt.Sprintf("%s breaks the schema's %q rule (%s#%s)", fieldName(ptr), kw, st.name, kwPtr)}}
+}
+
+// unknownMembers are the members of obj (at ptr) that its schema object
+// does not allow.
+func unknownMembers(ptr string, obj map[string]any, allowed []string) []schemaFinding {
+	var out []schemaFinding
+	for _, name := range sortedKeys(obj) {
+		if slices.Contains(allowed, name) {
+			continue
+		}
+		child := ptr + "/" + jsonpos.EscapePointer(name)
+		var msg string
+		switch ptr {
+		case "/distribution":
+			msg = fmt.Sprintf("unknown distribution %q: use %s", name, orList(allowed))
+		case "/preview/distribution":
+			msg = fmt.Sprintf("preview distribution %q is not allowed: a preview holds only %s", name, orList(allowed))
+		default:
+			msg = fmt.Sprintf("unknown field %q in %s: remove it (allowed: %s)", name, fieldName(ptr), strings.Join(allowed, ", "))
+		}
+		out = append(out, schemaFinding{ptr: child, atKey: true, msg: msg})
+	}
+	return out
 }
 
 // orList writes "a, b or c".

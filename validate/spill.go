@@ -63,7 +63,7 @@ func runLean(ctx context.Context, paths []string, units []unit, opts Options) (*
 	// even when the process is killed; elsewhere Close removes it.
 	removed := os.Remove(f.Name()) == nil
 	sp := &spill{f: f, w: bufio.NewWriterSize(f, 64<<10), recs: make([]rec, len(units)), units: units}
-	rep := &Report{Strict: opts.Strict, Files: []*FileResult{}, spill: sp, spillName: f.Name(), spillRemoved: removed}
+	rep := &Report{Strict: opts.Strict, Files: []*FileResult{}, Schemas: builtInSchemas, spill: sp, spillName: f.Name(), spillRemoved: removed}
 	var werr error
 	var werrOnce sync.Once
 	bufs := sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
@@ -129,20 +129,27 @@ func runLean(ctx context.Context, paths []string, units []unit, opts Options) (*
 		}
 	}
 	sp.recs = recs
+	rep.Summary = countRecs(recs, opts.Strict)
+	return rep, nil
+}
+
+// countRecs is a lean report's summary.
+func countRecs(recs []rec, strict bool) Summary {
+	var sum Summary
 	for i := range recs {
 		r := &recs[i]
 		errs, warn := int(r.errs), int(r.warn)
 		if r.dups != nil {
 			errs += len(*r.dups)
 		}
-		rep.Summary.Errors += errs
-		rep.Summary.Warnings += warn
-		if errs > 0 || (opts.Strict && warn > 0) {
-			rep.Summary.Invalid++
+		sum.Errors += errs
+		sum.Warnings += warn
+		if errs > 0 || (strict && warn > 0) {
+			sum.Invalid++
 		}
 	}
-	rep.Summary.Agents = len(recs)
-	return rep, nil
+	sum.Agents = len(recs)
+	return sum
 }
 
 // duplicates is checkDuplicates over records sorted by id.

@@ -98,6 +98,28 @@ func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, b
 	if res != nil {
 		defer res.Report.Close()
 	}
+	if err != nil {
+		return buildFailure(s, f, res, err)
+	}
+	if w := res.Report.Summary.Warnings; w > 0 {
+		fmt.Fprintf(s.Err, "%s: %s (acp-registry validate shows them)\n", prog, validate.SummaryLine(res.Report))
+	}
+	if f.json {
+		return cli.WriteJSON(s.Out, res)
+	}
+	verb := "built"
+	if res.DryRun {
+		verb = "would build"
+	}
+	_, err = fmt.Fprintf(s.Out, "%s %s into %s (%s)\n", verb, validate.Plural(res.Agents, "agent"), res.Out, validate.Plural(len(res.Files), "file"))
+	if line := validate.SchemasLine(res.Report); line != "" && err == nil {
+		_, err = fmt.Fprintln(s.Out, line)
+	}
+	return err
+}
+
+// buildFailure reports a build that wrote nothing, as its kind says.
+func buildFailure(s cli.Streams, f buildFlags, res *build.Result, err error) error {
 	if errors.Is(err, build.ErrProblems) {
 		// The report is diagnostics here: stdout is for what was built.
 		// With --json, stdout holds one document whatever happens: the
@@ -128,19 +150,5 @@ func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, b
 	if errors.Is(err, build.ErrOut) || errors.Is(err, build.ErrNoAgents) {
 		return &cli.UsageError{Err: err}
 	}
-	if err != nil {
-		return err
-	}
-	if w := res.Report.Summary.Warnings; w > 0 {
-		fmt.Fprintf(s.Err, "%s: %s (acp-registry validate shows them)\n", prog, validate.SummaryLine(res.Report))
-	}
-	if f.json {
-		return cli.WriteJSON(s.Out, res)
-	}
-	verb := "built"
-	if res.DryRun {
-		verb = "would build"
-	}
-	_, err = fmt.Fprintf(s.Out, "%s %s into %s (%s)\n", verb, validate.Plural(res.Agents, "agent"), res.Out, validate.Plural(len(res.Files), "file"))
 	return err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/build"
-	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/verify"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
@@ -15,7 +14,7 @@ import (
 var errorKinds = []cli.Kind{
 	{Err: context.Canceled, Code: cli.CodeInterrupted},
 	{Err: validate.ErrNoInput, Code: cli.CodeRegistryUnavailable},
-	{Err: verify.ErrQuarantine, Code: cli.CodeRegistryInvalid},
+	{Err: validate.ErrQuarantine, Code: cli.CodeRegistryInvalid},
 	{Err: build.ErrVariants, Code: cli.CodeRegistryInvalid},
 }
 

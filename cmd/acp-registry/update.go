@@ -90,6 +90,14 @@ func runUpdate(ctx context.Context, s cli.Streams, args []string, f updateFlags)
 		return err
 	}
 	agents := splitIDs(f.agents)
+	quarantine, err := validate.LoadQuarantine(root)
+	if err != nil {
+		return err
+	}
+	feeds, err := update.LoadFeedSources(root)
+	if err != nil {
+		return err
+	}
 	gh, err := update.NewGitHubClient(nil, f.githubAPIURL, os.Getenv("GITHUB_TOKEN"), nil)
 	if err != nil {
 		return &cli.UsageError{Err: err}
@@ -102,6 +110,9 @@ func runUpdate(ctx context.Context, s cli.Streams, args []string, f updateFlags)
 		Jobs:    f.jobs,
 		Remote:  &remote.Client{NPMRegistry: f.net.npmRegistry, PyPIURL: f.net.pypiURL, AllowPrivate: f.net.allowPrivateURLs},
 		GitHub:  gh,
+
+		Quarantine: quarantine,
+		Feeds:      feeds,
 	})
 	if errors.Is(err, registry.ErrNotFound) {
 		return &cli.UsageError{Err: err}
@@ -145,10 +156,13 @@ func writeUpdateText(s cli.Streams, rep *update.Report) error {
 	for _, e := range rep.Skipped {
 		fmt.Fprintf(s.Err, "%s: skip %s: %s\n", prog, safetext.Terminal(e.ID), safetext.Terminal(e.Error))
 	}
+	for _, h := range rep.Quarantined {
+		fmt.Fprintf(s.Err, "%s: skip %s: quarantined: %s\n", prog, safetext.Terminal(h.ID), safetext.Terminal(h.Reason))
+	}
 	for _, e := range rep.Errors {
 		fmt.Fprintf(s.Err, "%s: update %s: %s\n", prog, safetext.Terminal(e.ID), safetext.Terminal(e.Error))
 	}
-	fmt.Fprintf(s.Err, "%s, %d up to date, %d skipped, %s\n", validate.Plural(len(rep.Updates), "update"), len(rep.UpToDate), len(rep.Skipped), validate.Plural(len(rep.Errors), "error"))
+	fmt.Fprintf(s.Err, "%s, %d up to date, %d skipped, %d quarantined, %s\n", validate.Plural(len(rep.Updates), "update"), len(rep.UpToDate), len(rep.Skipped), len(rep.Quarantined), validate.Plural(len(rep.Errors), "error"))
 	return nil
 }
 

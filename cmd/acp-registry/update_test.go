@@ -134,3 +134,43 @@ func TestUpdateTextIsSanitized(t *testing.T) {
 		t.Errorf("stderr %q does not report the agent", errb.String())
 	}
 }
+
+// An agent quarantine.json names is not looked up, even with a newer
+// release out (upstream's update skips it); the reason is shown and it is
+// counted.
+func TestUpdateSkipsQuarantined(t *testing.T) {
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.URL.Path)
+		fmt.Fprint(w, `{"dist-tags": {"latest": "2.0.0"}, "versions": {"2.0.0": {}}}`)
+	}))
+	defer srv.Close()
+	root := t.TempDir()
+	for _, id := range []string{"held", "open"} {
+		os.MkdirAll(filepath.Join(root, id), 0o755)
+		m := fmt.Sprintf(`{"id": %q, "name": "X", "version": "1.0.0", "description": "d", "distribution": {"npx": {"package": "%s@1.0.0"}}}`+"\n", id, id)
+		os.WriteFile(filepath.Join(root, id, "agent.json"), []byte(m), 0o644)
+	}
+	os.WriteFile(filepath.Join(root, "quarantine.json"), []byte(`{"held": "crashes on start, issue #9"}`), 0o644)
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"update", root, "--npm-registry", srv.URL + "/", "--json"}, strings.NewReader(""), &out, &errb)
+	var rep struct {
+		Updates     []struct{ ID string }
+		Quarantined []struct{ ID, Reason string }
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v\n%s\n%s", code, err, out.String(), errb.String())
+	}
+	if len(rep.Updates) != 1 || rep.Updates[0].ID != "open" || len(rep.Quarantined) != 1 || rep.Quarantined[0].ID != "held" || rep.Quarantined[0].Reason != "crashes on start, issue #9" {
+		t.Errorf("report %+v", rep)
+	}
+	if strings.Join(asked, ",") != "/open" {
+		t.Errorf("npm was asked for %v", asked)
+	}
+	out.Reset()
+	errb.Reset()
+	run(context.Background(), []string{"update", root, "--npm-registry", srv.URL + "/"}, strings.NewReader(""), &out, &errb)
+	if !strings.Contains(errb.String(), "skip held: quarantined: crashes on start, issue #9") || !strings.Contains(errb.String(), "1 quarantined") {
+		t.Errorf("stderr %q", errb.String())
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
 	"github.com/agentclientprotocol/acp-registry-go/internal/probe"
+	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
@@ -43,11 +44,13 @@ type verifyFlags struct {
 	json        bool
 	format      string
 	authCheck   bool
+	shard       string   // --shard I/N
+	merge       []string // --merge: shard outputs to join instead of running
 
 	// The matrix's hooks: keep picks the agents to run (nil: all),
 	// afterInit goes on talking to each agent after initialize.
 	keep      func(*registry.Manifest) bool
-	afterInit func(ctx context.Context, c *acpclient.Client, workDir string) any
+	afterInit func(ctx context.Context, c *acpclient.Client, workDir string, init *acpclient.InitializeResult) any
 }
 
 func newVerifyCmd(s cli.Streams) *cobra.Command {
@@ -68,9 +71,16 @@ installs.
 
 Agents listed in quarantine.json ({"id": "reason"}) at the registry root
 are skipped with that reason. ACP_PLATFORM=<os>-<arch> picks the binary
-target. Exit status 3 when any agent fails.`,
+target. Exit status 3 when any agent fails.
+
+To spread a run over CI runners, each runs --shard I/N --json (the I-th
+of N slices of the agents sorted by id: every N-th, from the I-th), and
+one step joins their outputs with --merge FILE,... in any --format: the
+same bytes, and exit status, as one run over every agent.`,
 		Example: `  acp-registry verify --agent claude-agent
   acp-registry verify agents --type npx --jobs 2 --json
+  acp-registry verify agents --shard 2/4 --json > verify-2.json
+  acp-registry verify agents --merge verify-1.json,verify-2.json,verify-3.json,verify-4.json
   ACP_PLATFORM=darwin-aarch64 acp-registry verify --type binary --sandbox /tmp/sb`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -79,7 +89,12 @@ target. Exit status 3 when any agent fails.`,
 				return err
 			}
 			f.json = format == "json"
-			rep, err := runVerify(cmd.Context(), s, args, f)
+			var rep *verify.Report
+			if len(f.merge) > 0 {
+				rep, err = mergeVerify(f)
+			} else {
+				rep, err = runVerify(cmd.Context(), s, args, f)
+			}
 			if err != nil {
 				return err
 			}
@@ -107,7 +122,24 @@ target. Exit status 3 when any agent fails.`,
 	fl.BoolVar(&f.json, "json", false, "same as --format json")
 	fl.StringVar(&f.format, "format", "", "output format: text, json or github (default github when GITHUB_ACTIONS=true, else text)")
 	fl.BoolVar(&f.authCheck, "auth-check", false, "check auth methods (what verify always does; accepted for compatibility)")
+	fl.StringSliceVar(&f.merge, "merge", nil, "join these shard outputs (of --shard I/N --json) instead of running; comma-separated or repeated")
 	return cmd
+}
+
+// mergeVerify reads the shards' reports and joins them.
+func mergeVerify(f verifyFlags) (*verify.Report, error) {
+	if f.shard != "" || len(f.agents) > 0 {
+		return nil, cli.Usagef("--merge joins finished shards: it takes no --shard or --agent")
+	}
+	var shards []*verify.Report
+	for _, p := range f.merge {
+		r, err := verify.ReadReport(p)
+		if err != nil {
+			return nil, &cli.UsageError{Err: err}
+		}
+		shards = append(shards, r)
+	}
+	return verify.MergeReports(shards), nil
 }
 
 // addRunFlags are the flags verify and matrix share.
@@ -117,6 +149,19 @@ func addRunFlags(cmd *cobra.Command, f *verifyFlags) {
 	fl.IntVar(&f.installJobs, "install-jobs", verify.DefaultInstallJobs, "installs (downloads, npm, uv) run at once")
 	fl.DurationVar(&f.timeout, "timeout", probe.DefaultTimeout, "how long each agent has to answer initialize (install time not included)")
 	fl.StringVar(&f.sandbox, "sandbox", "", "folder for installs and throw-away homes, kept afterwards (default: a temporary folder, removed)")
+	fl.StringVar(&f.shard, "shard", "", "only the I-th of N deterministic slices of the agents (I/N, 1-based), for a run spread over CI runners")
+}
+
+// shardOf applies --shard to the agents (all of them, sorted, without it).
+func shardOf(spec string, agents []*registry.Manifest) ([]*registry.Manifest, error) {
+	sh := verify.Shard{I: 1, N: 1}
+	if spec != "" {
+		var err error
+		if sh, err = verify.ParseShard(spec); err != nil {
+			return nil, &cli.UsageError{Err: fmt.Errorf("--shard: %w", err)}
+		}
+	}
+	return sh.Of(agents), nil
 }
 
 func verifyRoot(args []string) string {
@@ -160,10 +205,13 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 	if err != nil {
 		return nil, err
 	}
+	if agents, err = shardOf(f.shard, agents); err != nil {
+		return nil, err
+	}
 	if f.keep != nil {
 		agents = slices.DeleteFunc(agents, func(m *registry.Manifest) bool { return !f.keep(m) })
 	}
-	quarantine, err := verify.LoadQuarantine(root)
+	quarantine, err := validate.LoadQuarantine(root)
 	if err != nil {
 		return nil, err
 	}
@@ -172,25 +220,11 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 	if err != nil {
 		return nil, err
 	}
-	sandbox := f.sandbox
-	if sandbox != "" {
-		// A sandbox that cannot be made is the caller's problem, not a
-		// failure of every agent.
-		if st, err := os.Stat(sandbox); err == nil && !st.IsDir() {
-			return nil, cli.Usagef("--sandbox %s is a file: pass a folder (it is created when missing)", sandbox)
-		}
-		if err := os.MkdirAll(sandbox, 0o755); err != nil {
-			return nil, fmt.Errorf("create the sandbox folder %s (--sandbox): %w", sandbox, err)
-		}
+	sandbox, cleanup, err := sandboxDir(f.sandbox)
+	if err != nil {
+		return nil, err
 	}
-	if sandbox == "" {
-		tmp, err := os.MkdirTemp("", "acp-verify-")
-		if err != nil {
-			return nil, fmt.Errorf("create sandbox: %w", err)
-		}
-		defer os.RemoveAll(tmp)
-		sandbox = tmp
-	}
+	defer cleanup()
 	if sandbox, err = filepath.Abs(sandbox); err != nil {
 		return nil, err
 	}
@@ -205,7 +239,7 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 		Timeout:     f.timeout,
 		Sandbox:     sandbox,
 		Quarantine:  quarantine,
-		Install:     sandboxInstall(plat),
+		Install:     sandboxInstall(s, plat),
 		Client:      probe.ClientInfo(prog),
 		Progress:    progress,
 		AfterInit:   f.afterInit,
@@ -221,6 +255,27 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 		fmt.Fprintf(s.Err, "%s: agents ran contained: %s (README: Security: what holds)\n", prog, strings.Join(iso, "; "))
 	}
 	return rep, err
+}
+
+// sandboxDir is --sandbox, made when missing and kept, or a temporary
+// folder that cleanup removes.
+func sandboxDir(sandbox string) (dir string, cleanup func(), err error) {
+	if sandbox == "" {
+		tmp, err := os.MkdirTemp("", "acp-verify-")
+		if err != nil {
+			return "", nil, fmt.Errorf("create sandbox: %w", err)
+		}
+		return tmp, func() { os.RemoveAll(tmp) }, nil
+	}
+	// A sandbox that cannot be made is the caller's problem, not a
+	// failure of every agent.
+	if st, err := os.Stat(sandbox); err == nil && !st.IsDir() {
+		return "", nil, cli.Usagef("--sandbox %s is a file: pass a folder (it is created when missing)", sandbox)
+	}
+	if err := os.MkdirAll(sandbox, 0o755); err != nil {
+		return "", nil, fmt.Errorf("create the sandbox folder %s (--sandbox): %w", sandbox, err)
+	}
+	return sandbox, func() {}, nil
 }
 
 // loadAgents decodes the manifests of the agents to verify: the --agent
@@ -300,7 +355,7 @@ func loadAgents(root string, ids []string) ([]*registry.Manifest, error) {
 // environment too, with a HOME of their own inside the install folder
 // (uv may put a managed Python there that the agent then runs from), not
 // the tokens of the CI job or the maintainer.
-func sandboxInstall(plat registry.Platform) verify.InstallFunc {
+func sandboxInstall(s cli.Streams, plat registry.Platform) verify.InstallFunc {
 	return func(ctx context.Context, m *registry.Manifest, kind registry.Kind, dir string) (launch.Spec, error) {
 		if _, err := installer.Choose(m, plat, kind, false, exec.LookPath); err != nil {
 			if errors.Is(err, installer.ErrNoDistribution) || errors.Is(err, installer.ErrRunnerMissing) {
@@ -320,6 +375,11 @@ func sandboxInstall(plat registry.Platform) verify.InstallFunc {
 		spec, err := in.Resolve(ctx, installer.Request{Agent: m, Dist: kind}, false)
 		if err != nil {
 			return launch.Spec{}, err
+		}
+		// Such as the variables of the manifest's env that the launch
+		// leaves out, as the public registry does (the installer did).
+		for _, w := range spec.Warnings {
+			fmt.Fprintf(s.Err, "%s: warning: %s\n", prog, safetext.Terminal(w))
 		}
 		return launch.Spec{Command: spec.Command, Args: spec.Args, Env: spec.Env}, nil
 	}
@@ -348,6 +408,6 @@ func warnStaleQuarantine(s cli.Streams, root string, q map[string]string) {
 	}
 	sort.Strings(stale)
 	for _, id := range stale {
-		fmt.Fprintf(s.Err, "%s: warning: %s names %q, which is not an agent of this registry: remove the entry\n", prog, filepath.Join(root, verify.QuarantineFile), id)
+		fmt.Fprintf(s.Err, "%s: warning: %s names %q, which is not an agent of this registry: remove the entry\n", prog, filepath.Join(root, validate.QuarantineFile), id)
 	}
 }

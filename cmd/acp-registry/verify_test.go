@@ -6,16 +6,21 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
@@ -129,7 +134,7 @@ func TestVerifyCommand(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("results:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if rep.Summary != (verify.Summary{Pass: 1, Fail: 2, Skip: 3}) {
+	if rep.Summary != (verify.Summary{Pass: 1, Fail: 2, Skip: 3, Quarantined: 1}) {
 		t.Errorf("summary %+v", rep.Summary)
 	}
 	good := rep.Results[2]
@@ -185,26 +190,35 @@ func TestMatrixCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
-	if stdout.String() != filepath.Join(out, verify.MatrixJSON)+"\n"+filepath.Join(out, verify.MatrixMarkdown)+"\n" {
+	today := time.Now().UTC().Format("2006-01-02")
+	wantOut := []string{filepath.Join(out, "snapshots", today+".json"), filepath.Join(out, "snapshots", today+".md"),
+		filepath.Join(out, verify.MatrixLatestJSON), filepath.Join(out, verify.MatrixLatestMarkdown)}
+	if stdout.String() != strings.Join(wantOut, "\n")+"\n" {
 		t.Errorf("stdout %q", stdout.String())
 	}
-	md, err := os.ReadFile(filepath.Join(out, verify.MatrixMarkdown))
+	md, err := os.ReadFile(filepath.Join(out, verify.MatrixLatestMarkdown))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The good agent opens sessions; the others never answer session calls.
-	if !strings.Contains(string(md), "| good | 1\\.0\\.0 | binary | ok | env\\_var, terminal | ok | loadSession, session/list, session/resume | Y/yes | N/yes | Y/yes | N/no | Y/yes |") {
+	if !regexp.MustCompile(`(?m)^good +1\.0\.0 +binary +ok +env_var, terminal +ok +loadSession, session/list, session/resume +Y/yes +N/yes +Y/yes +N/n/a +Y/yes *$`).Match(md) {
 		t.Errorf("matrix lacks the good agent's row:\n%s", md)
+	}
+	// A quarantined agent is no row (upstream leaves it out); stderr names
+	// it with its reason and counts it.
+	if strings.Contains(string(md), "| held |") || !strings.Contains(stderr.String(), "skip held: quarantined: hangs on CI, issue #7") ||
+		!strings.Contains(stderr.String(), "1 quarantined") {
+		t.Errorf("quarantined agent: stderr %q\n%s", stderr.String(), md)
 	}
 	// --previous: nothing changed, so every row is reused and no agent runs.
 	out2 := filepath.Join(t.TempDir(), "matrix")
 	stdout.Reset()
 	stderr.Reset()
-	code = run(context.Background(), []string{"matrix", root, "--out", out2, "--previous", filepath.Join(out, verify.MatrixJSON)}, strings.NewReader(""), &stdout, &stderr)
+	code = run(context.Background(), []string{"matrix", root, "--out", out2, "--date", "2026-08-21", "--previous", filepath.Join(out, verify.MatrixLatestJSON)}, strings.NewReader(""), &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
-	mx, err := verify.ReadMatrix(filepath.Join(out2, verify.MatrixJSON))
+	mx, err := verify.ReadMatrix(filepath.Join(out2, "snapshots", "2026-08-21.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +292,7 @@ func TestVerifyInstallToolsRunSandboxed(t *testing.T) {
 		Npx: &registry.Package{Package: "@acp-test/fake-agent@1.0.0"},
 	}}
 	dir := t.TempDir()
-	spec, err := sandboxInstall("linux-x86_64")(context.Background(), m, registry.KindNpx, dir)
+	spec, err := sandboxInstall(cli.Streams{Err: io.Discard}, "linux-x86_64")(context.Background(), m, registry.KindNpx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,5 +326,114 @@ func TestVerifyGitHubFormat(t *testing.T) {
 	md, _ := os.ReadFile(summary)
 	if !strings.Contains(string(md), "## ACP registry verify\n\n1 passed, 1 failed, 0 skipped\n") || !strings.Contains(string(md), "| crash | binary | fail | agent exited with status 1") {
 		t.Errorf("step summary:\n%s", md)
+	}
+}
+
+// verify --shard I/N on each runner, then --merge: the report and exit
+// status of one run over every agent (timings aside). matrix likewise,
+// into the same files.
+func TestVerifyAndMatrixShards(t *testing.T) {
+	root := verifyTree(t)
+	timings := regexp.MustCompile(`"(installMs|handshakeMs)": [0-9]+|"durationSeconds": [0-9.]+|"(generatedAt|probedAt)": "[^"]*"`)
+	runIt := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+	sandbox := t.TempDir()
+	code, whole, errs := runIt("verify", root, "--json", "--timeout", "10s", "--sandbox", sandbox)
+	if code != 3 {
+		t.Fatalf("unsharded: exit %d\n%s", code, errs)
+	}
+	var files []string
+	for i := 1; i <= 3; i++ {
+		_, out, errs := runIt("verify", root, "--json", "--timeout", "10s", "--sandbox", sandbox, "--shard", fmt.Sprintf("%d/3", i))
+		if !strings.Contains(out, `"results"`) {
+			t.Fatalf("shard %d: %s", i, errs)
+		}
+		p := filepath.Join(t.TempDir(), "verify.json")
+		os.WriteFile(p, []byte(out), 0o644)
+		files = append(files, p)
+	}
+	code, merged, errs := runIt("verify", root, "--json", "--merge", strings.Join(files, ","))
+	if code != 3 || timings.ReplaceAllString(merged, "") != timings.ReplaceAllString(whole, "") {
+		t.Errorf("merged: exit %d\n%s\nwant\n%s\n%s", code, merged, whole, errs)
+	}
+	if code, _, errs := runIt("verify", root, "--shard", "4/3"); code != 2 || !strings.Contains(errs, "--shard") {
+		t.Errorf("--shard 4/3: exit %d %s", code, errs)
+	}
+
+	outWhole := filepath.Join(t.TempDir(), "m")
+	if code, _, errs := runIt("matrix", root, "--out", outWhole, "--date", "2026-08-20", "--rpc-timeout", "1s", "--sandbox", sandbox); code != 0 {
+		t.Fatalf("matrix: %d %s", code, errs)
+	}
+	var latest []string
+	for i := 1; i <= 2; i++ {
+		o := filepath.Join(t.TempDir(), "m")
+		if code, _, errs := runIt("matrix", root, "--out", o, "--date", "2026-08-20", "--rpc-timeout", "1s", "--sandbox", sandbox, "--shard", fmt.Sprintf("%d/2", i)); code != 0 {
+			t.Fatalf("matrix shard %d: %d %s", i, code, errs)
+		}
+		latest = append(latest, filepath.Join(o, "latest.json"))
+	}
+	outMerged := filepath.Join(t.TempDir(), "m")
+	code, out, errs := runIt("matrix", "--merge", strings.Join(latest, ","), "--out", outMerged)
+	if code != 0 || !strings.Contains(out, filepath.Join(outMerged, "snapshots", "2026-08-20.json")) {
+		t.Fatalf("matrix merge: %d %s %s", code, out, errs)
+	}
+	for _, name := range []string{"latest.json", filepath.Join("snapshots", "2026-08-20.json")} {
+		g, _ := os.ReadFile(filepath.Join(outMerged, name))
+		w, _ := os.ReadFile(filepath.Join(outWhole, name))
+		if len(w) == 0 || timings.ReplaceAllString(string(g), "") != timings.ReplaceAllString(string(w), "") {
+			t.Errorf("%s of the merged shards differs:\n%s\nwant\n%s", name, g, w)
+		}
+	}
+}
+
+// A manifest's env that names the runner, the host or credentials
+// (GITHUB_TOKEN, AWS_*, CI, SSH_*: the public registry drops them from
+// every launch, whatever their case) never reaches the agent under
+// verify; each dropped name is a warning, and the agent's own variables
+// still arrive.
+func TestVerifyDropsRunnerEnv(t *testing.T) {
+	root := verifyTree(t)
+	var good map[string]any
+	data, _ := os.ReadFile(filepath.Join(root, "good", "agent.json"))
+	json.Unmarshal(data, &good)
+	bin := good["distribution"].(map[string]any)["binary"].(map[string]any)
+	var target map[string]any
+	for _, v := range bin {
+		target = v.(map[string]any)
+	}
+	rec := filepath.Join(t.TempDir(), "env.json")
+	target["env"] = map[string]string{"ACP_FAKE_AGENT": fakeagent.Valid, "ACP_FAKE_RECORD": rec, "MY_AGENT_MODE": "fast",
+		"GITHUB_TOKEN": "ghs_manifest", "AWS_REGION": "us-east-1", "ci": "true", "SSH_AUTH_SOCK": "/tmp/agent.sock"}
+	m := map[string]any{"id": "envy", "name": "envy", "version": "1.0.0", "description": "test agent", "distribution": map[string]any{"binary": bin}}
+	out, _ := json.Marshal(m)
+	os.MkdirAll(filepath.Join(root, "envy"), 0o755)
+	os.WriteFile(filepath.Join(root, "envy", "agent.json"), out, 0o644)
+
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"verify", root, "--agent", "envy", "--json", "--timeout", "10s"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	var got struct{ Env []string }
+	data, err := os.ReadFile(rec)
+	if err != nil || json.Unmarshal(data, &got) != nil {
+		t.Fatalf("the agent did not record its env: %v", err)
+	}
+	env := strings.Join(got.Env, "\n")
+	for _, bad := range []string{"ghs_manifest", "us-east-1", "ci=true", "/tmp/agent.sock"} {
+		if strings.Contains(env, bad) {
+			t.Errorf("%s reached the agent:\n%s", bad, env)
+		}
+	}
+	if !strings.Contains(env, "MY_AGENT_MODE=fast") {
+		t.Errorf("the agent's own variable was dropped:\n%s", env)
+	}
+	for _, name := range []string{"AWS_REGION", "GITHUB_TOKEN", "SSH_AUTH_SOCK", "ci"} {
+		if !strings.Contains(stderr.String(), "warning: envy: env "+name+" is not passed to the agent") {
+			t.Errorf("no warning for %s:\n%s", name, stderr.String())
+		}
 	}
 }

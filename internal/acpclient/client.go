@@ -72,8 +72,11 @@ type Client struct {
 	readErr  error
 	fatalErr error
 	nonJSON  []string
-	stats    Stats
-	readDone chan struct{}
+	// decodeWatch, while a probe waits, hears of every line that is not
+	// a JSON object (see ProbeAnswer).
+	decodeWatch chan string
+	stats       Stats
+	readDone    chan struct{}
 
 	tail       *tailBuffer
 	stderrDone chan struct{}
@@ -342,7 +345,7 @@ func (c *Client) handle(line []byte) {
 	}
 	var m message
 	if line[0] != '{' || json.Unmarshal(line, &m) != nil {
-		c.recordNonJSON(line)
+		c.recordNonJSON(line, true)
 		return
 	}
 	hasID := len(m.ID) > 0 && string(m.ID) != "null"
@@ -385,13 +388,16 @@ func (c *Client) handle(line []byte) {
 		delete(c.pending, id)
 		c.mu.Unlock()
 		r := response{result: m.Result}
-		if m.Error != nil {
+		switch {
+		case m.Error != nil && m.Result != nil:
+			r = response{result: m.Result, err: &ResultAndError{RPC: m.Error, Result: m.Result}}
+		case m.Error != nil:
 			r = response{err: m.Error}
 		}
 		ch <- r
 	default:
 		// Valid JSON but no JSON-RPC message (e.g. a JSON log line).
-		c.recordNonJSON(line)
+		c.recordNonJSON(line, false)
 	}
 }
 
@@ -446,9 +452,15 @@ func depth(b []byte) int {
 	return maxD
 }
 
-func (c *Client) recordNonJSON(line []byte) {
+func (c *Client) recordNonJSON(line []byte, undecodable bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if undecodable && c.decodeWatch != nil {
+		select {
+		case c.decodeWatch <- cut(string(line), 4096):
+		default:
+		}
+	}
 	c.stats.NonJSONLines++
 	if len(c.nonJSON) >= c.opts.MaxNonJSON {
 		return

@@ -54,3 +54,18 @@ type IDTypeError struct {
 func (e *IDTypeError) Error() string {
 	return fmt.Sprintf("answered with id %s, %s; expected %d", e.Got, describeJSON(e.Got), e.Want)
 }
+
+// ResultAndError is a response that carried both a result and an error
+// object, which JSON-RPC forbids. It unwraps to the error object, which
+// Call's callers are given; a probe reads the result, as the registry's
+// matrix does, and the session/close probe calls the answer invalid.
+type ResultAndError struct {
+	RPC    *RPCError
+	Result json.RawMessage
+}
+
+func (e *ResultAndError) Error() string {
+	return "the response holds both a result and an error: " + e.RPC.Error()
+}
+
+func (e *ResultAndError) Unwrap() error { return e.RPC }

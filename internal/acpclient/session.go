@@ -23,6 +23,14 @@ const (
 	ProbeProcessError     = "process_error"
 	ProbeError            = "error"
 	ProbeNotProbed        = "not_probed"
+	// ProbeDecodeError: a line that is not a JSON object came while the
+	// answer was awaited (the matrix stops waiting there, as upstream's).
+	ProbeDecodeError = "decode_error"
+	// ProbeInvalidResponse and ProbeNotApplicable are the matrix's
+	// verdicts on session/close: an answer of the wrong shape, and a probe
+	// not sent because the capability is not advertised.
+	ProbeInvalidResponse = "invalid_response"
+	ProbeNotApplicable   = "not_applicable"
 )
 
 // ProbeOutcome is how one request was answered. Code and Message come
@@ -39,25 +47,71 @@ type ProbeOutcome struct {
 func NotProbed() ProbeOutcome { return ProbeOutcome{Status: ProbeNotProbed} }
 
 // Probe sends one request and classifies the answer; result is the raw
-// result on success. A request the agent does not answer within timeout
-// is no_response; an agent that is gone is process_error.
+// result on success. See ProbeAnswer.
 func (c *Client) Probe(ctx context.Context, method string, params any, timeout time.Duration) (ProbeOutcome, json.RawMessage) {
+	a := c.ProbeAnswer(ctx, method, params, timeout)
+	return a.Outcome, a.Result
+}
+
+// Answer is one probed request's outcome.
+type Answer struct {
+	Outcome ProbeOutcome
+	// Result is the result on success.
+	Result json.RawMessage
+	// ResultAndError: the response held both (its result is taken).
+	ResultAndError bool
+}
+
+// ProbeAnswer sends one request and classifies the answer as the
+// registry's protocol matrix does: a response with a result is success
+// (even one that also holds an error), an error object is classified by
+// ClassifyRPCError, a line that is not a JSON object while the answer is
+// awaited is decode_error, no answer within timeout is no_response, and
+// an agent that is gone is process_error.
+func (c *Client) ProbeAnswer(ctx context.Context, method string, params any, timeout time.Duration) Answer {
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	watch := make(chan string, 1)
+	c.mu.Lock()
+	c.decodeWatch = watch
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.decodeWatch = nil
+		c.mu.Unlock()
+	}()
+	done := make(chan struct{})
+	undecodable := make(chan string, 1)
+	go func() {
+		select {
+		case line := <-watch:
+			undecodable <- line
+			cancel()
+		case <-done:
+			close(undecodable)
+		}
+	}()
 	result, err := c.Call(pctx, method, params)
-	if err == nil {
-		return ProbeOutcome{Status: ProbeSuccess}, result
-	}
+	close(done)
+	line, decodeFailed := <-undecodable
+	var both *ResultAndError
 	var rpc *RPCError
 	switch {
+	case err == nil:
+		return Answer{Outcome: ProbeOutcome{Status: ProbeSuccess}, Result: result}
+	case errors.As(err, &both):
+		return Answer{Outcome: ProbeOutcome{Status: ProbeSuccess}, Result: both.Result, ResultAndError: true}
 	case errors.As(err, &rpc):
-		return ClassifyRPCError(rpc), nil
+		return Answer{Outcome: ClassifyRPCError(rpc)}
+	case decodeFailed:
+		msg := shortMessage(strings.TrimSpace(line), 320)
+		return Answer{Outcome: ProbeOutcome{Status: ProbeDecodeError, Message: &msg}}
 	case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
-		return outcomeWith(ProbeNoResponse, nil, fmt.Sprintf("timeout after %.1fs", timeout.Seconds())), nil
+		return Answer{Outcome: outcomeWith(ProbeNoResponse, nil, fmt.Sprintf("timeout after %.1fs", timeout.Seconds()))}
 	case ctx.Err() != nil:
-		return outcomeWith(ProbeNoResponse, nil, "interrupted"), nil
+		return Answer{Outcome: outcomeWith(ProbeNoResponse, nil, "interrupted")}
 	}
-	return outcomeWith(ProbeProcessError, nil, "agent exited or closed its stdout before responding to "+method), nil
+	return Answer{Outcome: outcomeWith(ProbeProcessError, nil, "agent exited or closed its stdout before responding to "+method)}
 }
 
 // ClassifyRPCError maps an error object to a probe status as the

@@ -85,6 +85,20 @@ func Main() {
 	out := bufio.NewWriter(os.Stdout)
 	emit := func(s string) { out.WriteString(s + "\n"); out.Flush() }
 
+	before(mode, id, in, out, emit)
+	emitAnswer(mode, id, emit)
+	if mode == ExitAfterMessage {
+		os.Exit(0)
+	}
+	if serveSessions(mode, in, emit) {
+		return
+	}
+	wait()
+}
+
+// before is what a behaviour does before its initialize answer (some
+// never answer).
+func before(mode, id string, in *bufio.Reader, out *bufio.Writer, emit func(string)) {
 	switch mode {
 	case LogBefore:
 		emit("Starting fake agent v1.0 (this line breaks the stdio rule)")
@@ -138,7 +152,10 @@ func Main() {
 		}
 		wait()
 	}
+}
 
+// emitAnswer writes the initialize answer of a behaviour.
+func emitAnswer(mode, id string, emit func(string)) {
 	switch mode {
 	case AuthEmpty:
 		emit(answer(id, `[]`))
@@ -155,15 +172,12 @@ func Main() {
 	case V2Terminal:
 		emit(answer(id, `[{"methodId":"tui","name":"Terminal login","type":"terminal","args":["--fake-login"],"env":[{"name":"FAKE_METHOD_ENV","value":"from-method"}]}]`))
 	default:
-		emit(answer(id, validMethods))
+		a := answer(id, validMethods)
+		if advertisesClose(mode) {
+			a = strings.Replace(a, `"sessionCapabilities":{"list":{},"resume":{}}`, `"sessionCapabilities":{"list":{},"resume":{},"close":{}}`, 1)
+		}
+		emit(a)
 	}
-	if mode == ExitAfterMessage {
-		os.Exit(0)
-	}
-	if serveSessions(mode, in, emit) {
-		return
-	}
-	wait()
 }
 
 const validMethods = `[{"id":"terminal-login","name":"Log in in the terminal","type":"terminal","args":["--fake-login"],"env":{"FAKE_METHOD_ENV":"from-method"}},{"id":"api-key","name":"API key","type":"env_var","vars":[{"name":"FAKE_API_KEY"}]}]`

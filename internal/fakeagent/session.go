@@ -17,12 +17,32 @@ const (
 	SessionsAuth = "sessions-auth"
 	// SessionsSilent answers initialize, then never a session method.
 	SessionsSilent = "sessions-silent"
+	// SessionsClose is Sessions that also advertises session/close (an
+	// object) and closes sessions.
+	SessionsClose = "sessions-close"
+	// SessionsCloseInvalid advertises session/close and answers it with
+	// both a result and an error.
+	SessionsCloseInvalid = "sessions-close-invalid"
+	// SessionsNoID advertises session/close, but session/new answers
+	// without a session id.
+	SessionsNoID = "sessions-no-id"
+	// SessionsGarbage answers session/list with a line that is not JSON.
+	SessionsGarbage = "sessions-garbage"
 )
+
+// sessionModes answer session methods after initialize.
+var sessionModes = map[string]bool{Sessions: true, SessionsAuth: true, SessionsSilent: true, SessionsClose: true,
+	SessionsCloseInvalid: true, SessionsNoID: true, SessionsGarbage: true}
+
+// advertisesClose: the initialize answer lists session/close.
+func advertisesClose(mode string) bool {
+	return mode == SessionsClose || mode == SessionsCloseInvalid || mode == SessionsNoID
+}
 
 // serveSessions answers session requests for the session behaviours until
 // stdin closes; false for every other behaviour.
 func serveSessions(mode string, in *bufio.Reader, emit func(string)) bool {
-	if mode != Sessions && mode != SessionsAuth && mode != SessionsSilent {
+	if !sessionModes[mode] {
 		return false
 	}
 	for {
@@ -51,9 +71,26 @@ func serveSessions(mode string, in *bufio.Reader, emit func(string)) bool {
 			}
 			continue
 		}
+		switch {
+		case mode == SessionsNoID && req.Method == "session/new":
+			result(`{}`)
+			continue
+		case mode == SessionsGarbage && req.Method == "session/list":
+			emit(`listing sessions... {not json`)
+			continue
+		case mode == SessionsCloseInvalid && req.Method == "session/close":
+			emit(`{"jsonrpc":"2.0","id":` + id + `,"result":{},"error":{"code":-32603,"message":"closed twice"}}`)
+			continue
+		}
 		switch req.Method {
 		case "session/new":
 			result(`{"sessionId":"fake-session-1","models":{"currentModelId":"fast","availableModels":[{"modelId":"fast","name":"Fast"}]}}`)
+		case "session/close":
+			if !advertisesClose(mode) {
+				fail("-32601", `\"Method not found\": `+req.Method)
+				continue
+			}
+			result(`{"_meta":null}`)
 		case "session/list":
 			result(`{"sessions":[]}`)
 		case "session/fork":

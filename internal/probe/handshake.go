@@ -34,7 +34,7 @@ type HandshakeOptions struct {
 	// AfterInit, when set, goes on talking to an agent that answered
 	// initialize (the protocol matrix's session probes), in the agent's
 	// working folder, before the agent is stopped.
-	AfterInit func(ctx context.Context, c *acpclient.Client, workDir string)
+	AfterInit func(ctx context.Context, c *acpclient.Client, workDir string, init *acpclient.InitializeResult)
 }
 
 // exitGrace is how long an answer may still arrive after the agent's
@@ -64,6 +64,9 @@ type Outcome struct {
 	// own before the handshake stopped it (-1 for a signal), nil when it
 	// was still running or never started.
 	ExitCode *int
+	// Stopped: the agent was still running when the handshake stopped it
+	// (the registry's matrix records that as exit code -15, its SIGTERM).
+	Stopped bool
 }
 
 // Handshake launches spec in a sandbox, sends initialize and waits for the
@@ -78,26 +81,8 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 		host = os.Environ()
 	}
 	home, tmp, work := filepath.Join(o.Sandbox, "home"), filepath.Join(o.Sandbox, "tmp"), filepath.Join(o.Sandbox, "work")
-	// A kept sandbox (--sandbox) is reused: HOME and TMP start empty
-	// every time, or one run's state would leak into the next.
-	for _, d := range []string{home, tmp, work} {
-		if d != work {
-			if err := os.RemoveAll(d); err != nil {
-				return &Outcome{Failure: fmt.Sprintf("could not prepare the sandbox: %v", err)}
-			}
-		}
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return &Outcome{Failure: fmt.Sprintf("could not prepare the sandbox: %v", err)}
-		}
-	}
-	if runtime.GOOS == "windows" {
-		// APPDATA and LOCALAPPDATA point here (launch.SandboxEnv); agents
-		// expect them to exist.
-		for _, d := range []string{filepath.Join(home, "AppData", "Roaming"), filepath.Join(home, "AppData", "Local")} {
-			if err := os.MkdirAll(d, 0o700); err != nil {
-				return &Outcome{Failure: fmt.Sprintf("could not prepare the sandbox: %v", err)}
-			}
-		}
+	if err := prepareSandbox(home, tmp, work); err != nil {
+		return &Outcome{Failure: fmt.Sprintf("could not prepare the sandbox: %v", err)}
 	}
 	if spec.Dir == "" {
 		spec.Dir = work
@@ -134,7 +119,7 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 	cancel()
 	out := &Outcome{Init: res, Duration: time.Since(start), Isolation: p.Isolation()}
 	if err == nil && o.AfterInit != nil {
-		o.AfterInit(ctx, c, spec.Dir)
+		o.AfterInit(ctx, c, spec.Dir, res)
 	}
 	if err != nil {
 		out.Init = nil
@@ -145,6 +130,12 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 		// through safetext.
 		out.Failure = explain(ctx, err, p, c, o.Timeout)
 	}
+	stop(out, p, c)
+	return out
+}
+
+// stop ends the agent and records how it ended and what it said.
+func stop(out *Outcome, p *launch.Process, c *acpclient.Client) {
 	// An agent whose stdout closed is on its way out: let it be reaped, so
 	// that its own exit is told apart from the one Stop causes.
 	select {
@@ -157,6 +148,7 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 		code := p.ExitCode()
 		out.ExitCode = &code
 	default:
+		out.Stopped = true
 	}
 	p.Stop()
 	// With every process gone the stderr drain reaches EOF at once (Stop
@@ -165,7 +157,32 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 	out.StderrTail = c.StderrTail()
 	out.NonJSON = c.NonJSONLines()
 	out.Stats = c.Stats()
-	return out
+}
+
+// prepareSandbox makes the sandbox's folders. A kept sandbox (--sandbox)
+// is reused: HOME and TMP start empty every time, or one run's state would
+// leak into the next.
+func prepareSandbox(home, tmp, work string) error {
+	for _, d := range []string{home, tmp, work} {
+		if d != work {
+			if err := os.RemoveAll(d); err != nil {
+				return err
+			}
+		}
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	if runtime.GOOS == "windows" {
+		// APPDATA and LOCALAPPDATA point here (launch.SandboxEnv); agents
+		// expect them to exist.
+		for _, d := range []string{filepath.Join(home, "AppData", "Roaming"), filepath.Join(home, "AppData", "Local")} {
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // explain turns a failed initialize into a sentence a maintainer can act on.

@@ -37,6 +37,10 @@ type Result struct {
 	Agents int      `json:"agents"`
 	Files  []string `json:"files"`
 
+	// Schemas say where the published schemas come from: the registry's
+	// own files (as reports name them) or validate.BuiltIn.
+	Schemas validate.SchemaSources `json:"schemas"`
+
 	// Report is the validation report; with ErrProblems the caller prints it.
 	Report *validate.Report `json:"-"`
 }
@@ -52,27 +56,12 @@ type Result struct {
 // 5,000 agents as for 20,000). The indexes are written from that file,
 // sorted by id, without being held whole.
 func Build(ctx context.Context, opts Options) (_ *Result, err error) {
-	if opts.Validate == nil {
-		return nil, errors.New("build: no validator configured")
+	if err := opts.prepare(); err != nil {
+		return nil, err
 	}
-	if opts.BaseURL == "" {
-		opts.BaseURL = DefaultBaseURL
-	}
-	if err := checkOut(opts.Root, opts.Out); err != nil {
-		return nil, fmt.Errorf("build %s: %w", opts.Root, err)
-	}
-	vfile := filepath.Join(opts.Root, VariantsFile)
-	vdata, err := registry.ReadLimited(vfile, registry.MaxManifestSize)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("build %s: read %s: %w", opts.Root, vfile, err)
-	}
-	hasVariants := err == nil
-	var variants *validate.Variants
-	if hasVariants {
-		// Problems in its shape are the validator's to report (under
-		// variants.json, with positions); it is read again once every
-		// agent is known.
-		variants, _ = validate.ParseVariants(vfile, vdata, nil)
+	vin, err := readVariants(opts.Root)
+	if err != nil {
+		return nil, err
 	}
 	store, err := fileStore()
 	if err != nil {
@@ -80,20 +69,86 @@ func Build(ctx context.Context, opts Options) (_ *Result, err error) {
 		store = memoryStore()
 	}
 	defer store.close()
-	c := newCollector(opts.BaseURL, variants, store)
-
+	b := &builder{opts: opts, c: newCollector(opts.BaseURL, vin.parsed, store)}
 	// Icons are written into the new output while validation goes on
 	// (see startEarly); a build that fails removes them with the rest.
-	var st *stage
 	if !opts.DryRun {
-		if st = startEarly(opts.Out); st != nil {
-			defer func() {
-				if err != nil {
-					st.abort()
-				}
-			}()
-		}
+		b.st = startEarly(opts.Out)
 	}
+	defer func() {
+		if err != nil && b.st != nil {
+			b.st.abort()
+		}
+	}()
+	res, ids, err := b.validate(ctx)
+	if err != nil {
+		return res, err
+	}
+	if err := b.checkVariants(vin, res.Report, ids); err != nil {
+		return res, err
+	}
+	schemas, err := b.schemas(res)
+	if err != nil {
+		return res, fmt.Errorf("build %s: %w", opts.Root, err)
+	}
+	p, err := b.plan(res, ids, schemas)
+	if err != nil || opts.DryRun {
+		return res, err
+	}
+	if err := b.write(p); err != nil {
+		return res, fmt.Errorf("build %s: %w", opts.Root, err)
+	}
+	return res, nil
+}
+
+// prepare checks the options and fills in defaults.
+func (o *Options) prepare() error {
+	if o.Validate == nil {
+		return errors.New("build: no validator configured")
+	}
+	if o.BaseURL == "" {
+		o.BaseURL = DefaultBaseURL
+	}
+	if err := checkOut(o.Root, o.Out); err != nil {
+		return fmt.Errorf("build %s: %w", o.Root, err)
+	}
+	return nil
+}
+
+// variantsInput is the registry's variants.json, when it has one.
+type variantsInput struct {
+	file   string
+	data   []byte
+	parsed *validate.Variants
+}
+
+func readVariants(root string) (*variantsInput, error) {
+	vin := &variantsInput{file: filepath.Join(root, VariantsFile)}
+	data, err := registry.ReadLimited(vin.file, registry.MaxManifestSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return vin, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("build %s: read %s: %w", root, vin.file, err)
+	}
+	vin.data = data
+	// Problems in its shape are the validator's to report (under
+	// variants.json, with positions); it is read again once every agent
+	// is known.
+	vin.parsed, _ = validate.ParseVariants(vin.file, data, nil)
+	return vin, nil
+}
+
+// builder holds one build's state between its steps.
+type builder struct {
+	opts Options
+	c    *collector
+	st   *stage // the new output, nil until written (or with DryRun)
+}
+
+// validate runs the validator, rendering each valid agent as soon as it
+// is checked, and returns the ids of the agents to publish.
+func (b *builder) validate(ctx context.Context) (*Result, []string, error) {
 	var mu sync.Mutex
 	var renderErr error
 	onAgent := func(a *validate.AgentResult) {
@@ -105,12 +160,12 @@ func Build(ctx context.Context, opts Options) (_ *Result, err error) {
 		// never read again from a path (ManifestFile is the path shown to
 		// people, relative to the top of the work tree, not to here).
 		var icon []byte
-		if st != nil && len(a.Icon) > 0 {
-			st.offer(id+".svg", a.Icon)
+		if b.st != nil && len(a.Icon) > 0 {
+			b.st.offer(id+".svg", a.Icon)
 		} else {
 			icon = a.Icon
 		}
-		if err := c.add(a.Manifest, icon); err != nil {
+		if err := b.c.add(a.Manifest, icon); err != nil {
 			mu.Lock()
 			if renderErr == nil {
 				renderErr = err
@@ -118,108 +173,142 @@ func Build(ctx context.Context, opts Options) (_ *Result, err error) {
 			mu.Unlock()
 		}
 	}
-	report, err := opts.Validate(ctx, opts.Root, onAgent)
+	root := b.opts.Root
+	report, err := b.opts.Validate(ctx, root, onAgent)
 	if err != nil {
-		return nil, fmt.Errorf("validate %s: %w", opts.Root, err)
+		return nil, nil, fmt.Errorf("validate %s: %w", root, err)
 	}
-	res := &Result{Out: opts.Out, DryRun: opts.DryRun, Report: report}
+	res := &Result{Out: b.opts.Out, DryRun: b.opts.DryRun, Report: report, Schemas: report.Schemas}
 	if report.HasErrors() {
-		return res, fmt.Errorf("build %s: %w (%s); nothing was written", opts.Root, ErrProblems, validate.SummaryLine(report))
+		return res, nil, fmt.Errorf("build %s: %w (%s); nothing was written", root, ErrProblems, validate.SummaryLine(report))
 	}
 	if renderErr != nil {
-		return res, fmt.Errorf("build %s: %w", opts.Root, renderErr)
+		return res, nil, fmt.Errorf("build %s: %w", root, renderErr)
 	}
-	ids, err := c.ids()
+	ids, err := b.c.ids()
 	if err != nil {
-		return res, fmt.Errorf("build %s: %w", opts.Root, err)
+		return res, nil, fmt.Errorf("build %s: %w", root, err)
 	}
 	if len(ids) == 0 {
 		// An empty index replacing the published one is never intended:
 		// the path is wrong.
-		return res, fmt.Errorf("build %s: %w: pass the folder that holds <id>/agent.json; nothing was written", opts.Root, ErrNoAgents)
+		return res, nil, fmt.Errorf("build %s: %w: pass the folder that holds <id>/agent.json; nothing was written", root, ErrNoAgents)
 	}
-	if hasVariants {
-		// The validator judged variants.json already; this is the build's
-		// own guard for a validator that does not.
-		known := make(map[string]bool, len(ids))
-		for _, id := range ids {
-			known[id] = true
-		}
-		var probs []validate.Problem
-		if variants, probs = validate.ParseVariants(vfile, vdata, known); len(probs) == 0 && variants != nil {
-			manifests := map[string]*registry.Manifest{}
-			for _, r := range c.recs {
-				if r.m != nil {
-					manifests[r.id] = r.m
-				}
-			}
-			probs = validate.CheckVariantEntries(vfile, vdata, variants, manifests)
-		}
-		if len(probs) > 0 || variants == nil {
-			if len(probs) == 0 {
-				probs = []validate.Problem{{File: filepath.ToSlash(vfile), Rule: validate.RuleVariants, Severity: validate.SeverityError,
-					Message: "variants.json is not usable: run acp-registry validate to see why"}}
-			}
-			// In the report like every other problem, so that it is
-			// printed (and --json's one document holds it).
-			report.AddFile(&validate.FileResult{File: filepath.ToSlash(vfile), Problems: probs})
-			p := probs[0]
-			return res, fmt.Errorf("build %s: %w: %w: %s:%d:%d: %s; nothing was written", opts.Root, ErrProblems, ErrVariants, p.File, p.Line, p.Column, p.Message)
-		}
-		c.vs = variants
+	return res, ids, nil
+}
+
+// checkVariants reads variants.json again now that every agent is known.
+// The validator judged it already; this is the build's own guard for a
+// validator that does not.
+func (b *builder) checkVariants(vin *variantsInput, report *validate.Report, ids []string) error {
+	if vin.data == nil {
+		return nil
 	}
-	outs, err := c.outputs(opts.Schemas)
+	known := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		known[id] = true
+	}
+	variants, probs := validate.ParseVariants(vin.file, vin.data, known)
+	if len(probs) == 0 && variants != nil {
+		manifests := map[string]*registry.Manifest{}
+		for _, r := range b.c.recs {
+			if r.m != nil {
+				manifests[r.id] = r.m
+			}
+		}
+		probs = validate.CheckVariantEntries(vin.file, vin.data, variants, manifests)
+	}
+	if len(probs) == 0 && variants != nil {
+		b.c.vs = variants
+		return nil
+	}
+	if len(probs) == 0 {
+		probs = []validate.Problem{{File: filepath.ToSlash(vin.file), Rule: validate.RuleVariants, Severity: validate.SeverityError,
+			Message: "variants.json is not usable: run acp-registry validate to see why"}}
+	}
+	// In the report like every other problem, so that it is printed (and
+	// --json's one document holds it).
+	report.AddFile(&validate.FileResult{File: filepath.ToSlash(vin.file), Problems: probs})
+	p := probs[0]
+	return fmt.Errorf("build %s: %w: %w: %s:%d:%d: %s; nothing was written", b.opts.Root, ErrProblems, ErrVariants, p.File, p.Line, p.Column, p.Message)
+}
+
+// schemas are the schema files to publish: the registry's own, byte for
+// byte, where its root has them (as upstream's build copies them), else
+// Options.Schemas.
+func (b *builder) schemas(res *Result) (map[string][]byte, error) {
+	out := make(map[string][]byte, len(b.opts.Schemas))
+	for name, data := range b.opts.Schemas {
+		out[name] = data
+	}
+	for name, p := range validate.TreeSchemaFiles(b.opts.Root) {
+		data, err := registry.ReadLimited(p, registry.MaxManifestSize)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		out[name] = data
+		b.c.fromTree[name] = true
+	}
+	return out, nil
+}
+
+// buildPlan is what a build writes.
+type buildPlan struct {
+	files    Files
+	streamed []output
+	icons    []string
+}
+
+// plan renders the outputs and lists them in res.
+func (b *builder) plan(res *Result, ids []string, schemas map[string][]byte) (*buildPlan, error) {
+	outs, err := b.c.outputs(schemas)
 	if err != nil {
-		return res, fmt.Errorf("build %s: %w", opts.Root, err)
+		return nil, fmt.Errorf("build %s: %w", b.opts.Root, err)
 	}
-	files := Files{}
-	var streamed []output
+	p := &buildPlan{files: Files{}}
 	for _, o := range outs {
 		res.Files = append(res.Files, o.name)
 		if o.write != nil {
-			streamed = append(streamed, o)
+			p.streamed = append(p.streamed, o)
 		} else {
-			files[o.name] = o.data
+			p.files[o.name] = o.data
 		}
 	}
-	icons := make([]string, len(ids))
+	p.icons = make([]string, len(ids))
 	for i, id := range ids {
-		icons[i] = id + ".svg"
-		if slices.Contains(res.Files[:len(outs)], icons[i]) {
-			return res, fmt.Errorf("build %s: output file name %q is used twice", opts.Root, icons[i])
+		p.icons[i] = id + ".svg"
+		if slices.Contains(res.Files[:len(outs)], p.icons[i]) {
+			return nil, fmt.Errorf("build %s: output file name %q is used twice", b.opts.Root, p.icons[i])
 		}
 	}
 	res.Agents = len(ids)
-	res.Files = append(res.Files, icons...)
+	res.Files = append(res.Files, p.icons...)
 	sort.Strings(res.Files)
-	if opts.DryRun {
-		return res, nil
-	}
+	return p, nil
+}
+
+// write writes the plan into the new output and puts it in place.
+func (b *builder) write(p *buildPlan) error {
+	recs := b.c.recs
 	load := func(name string) ([]byte, error) {
 		id := strings.TrimSuffix(name, ".svg")
-		i, found := sort.Find(len(c.recs), func(i int) int { return strings.Compare(id, c.recs[i].id) })
-		if !found || c.recs[i].icon == nil {
+		i, found := sort.Find(len(recs), func(i int) int { return strings.Compare(id, recs[i].id) })
+		if !found || recs[i].icon == nil {
 			return nil, fmt.Errorf("no validated icon for agent %q", id)
 		}
-		return c.recs[i].icon, nil
+		return recs[i].icon, nil
 	}
-	if st == nil {
-		if st, err = newStage(opts.Out); err != nil {
-			return res, fmt.Errorf("build %s: %w", opts.Root, err)
+	if b.st == nil {
+		st, err := newStage(b.opts.Out)
+		if err != nil {
+			return err
 		}
-		defer func() {
-			if err != nil {
-				st.abort()
-			}
-		}()
+		b.st = st
 	}
-	if err = st.write(files, streamed, icons, load); err == nil {
-		err = st.commit()
+	if err := b.st.write(p.files, p.streamed, p.icons, load); err != nil {
+		return err
 	}
-	if err != nil {
-		return res, fmt.Errorf("build %s: %w", opts.Root, err)
-	}
-	return res, nil
+	return b.st.commit()
 }
 
 // hasErrors reports whether an agent has an error-level problem so far;

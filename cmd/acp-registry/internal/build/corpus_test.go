@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 
@@ -17,23 +16,6 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
-
-// upstreamVariants reproduces, as data, the indexes the public registry's
-// build writes in code: github-copilot left out of the main index, and a
-// JetBrains index (stable and preview) without three agents, whose
-// claude-acp entry hides Claude's own login and is marked bundled.
-const upstreamVariants = `{
-  "registry": {"exclude": ["github-copilot"]},
-  "for-jetbrains": {
-    "exclude": ["codex-acp", "junie", "github-copilot-cli"],
-    "channels": ["stable", "preview"],
-    "fields": ["bundled"],
-    "patch": {
-      "claude-acp": {"distribution": {"npx": {"args": ["--hide-claude-auth"], "bundled": true}}}
-    }
-  }
-}
-`
 
 // The corpus holds agents that break rules, and a build refuses a registry
 // with errors; the test builds a copy of the corpus restricted to the
@@ -82,37 +64,17 @@ func decodeJSON(t *testing.T, data []byte) any {
 	return v
 }
 
-// expectedEntry is an agent as the spec describes its index entry, worked
-// out from agent.json independently of the build's code: known fields
-// only, icon at the base URL, no preview, and with preview a strictly
-// newer preview's version and distribution.
-func expectedEntry(t *testing.T, root, id string, preview bool) map[string]any {
-	data, err := os.ReadFile(filepath.Join(root, id, registry.ManifestFile))
+// The public registry's JetBrains indexes come from data alone: the
+// corpus built with testdata/upstream/variants.json gives, value for
+// value, the three indexes upstream's newest build_registry.py writes for
+// the same tree (testdata/upstream/README.md says how they were derived).
+func TestBuildCorpusWithUpstreamVariants(t *testing.T) {
+	root := validCorpusCopy(t)
+	variants, err := os.ReadFile(filepath.Join("testdata", "upstream", VariantsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := decodeJSON(t, data).(map[string]any)
-	known := map[string]bool{"id": true, "name": true, "version": true, "description": true, "repository": true,
-		"website": true, "authors": true, "license": true, "license_url": true, "distribution": true}
-	for k := range m {
-		if !known[k] && k != "preview" {
-			delete(m, k)
-		}
-	}
-	m["icon"] = "https://cdn.example.com/v1/" + id + ".svg"
-	if p, ok := m["preview"].(map[string]any); ok {
-		if preview && registry.Newer(p["version"].(string), m["version"].(string)) {
-			m["version"] = p["version"]
-			m["distribution"] = p["distribution"]
-		}
-		delete(m, "preview")
-	}
-	return m
-}
-
-func TestBuildCorpusWithUpstreamVariants(t *testing.T) {
-	root := validCorpusCopy(t)
-	if err := os.WriteFile(filepath.Join(root, VariantsFile), []byte(upstreamVariants), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, VariantsFile), variants, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "dist")
@@ -125,65 +87,32 @@ func TestBuildCorpusWithUpstreamVariants(t *testing.T) {
 		t.Fatalf("%v\n%s", err, buf.String())
 	}
 	first := readAll(t, out)
-	var ids []string
-	entries, _ := os.ReadDir(root)
-	for _, e := range entries {
-		if e.IsDir() {
-			ids = append(ids, e.Name())
+	for _, name := range []string{IndexFile, "registry-for-jetbrains.json", "registry-for-jetbrains-preview.json"} {
+		want, err := os.ReadFile(filepath.Join("testdata", "upstream", name))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	sort.Strings(ids)
-
-	indexes := map[string]struct {
-		exclude    []string
-		preview    bool
-		jetbrains  bool
-		extensions bool
-	}{
-		IndexFile:                             {[]string{"github-copilot"}, false, false, true},
-		PreviewIndexFile:                      {[]string{"github-copilot"}, true, false, true},
-		"registry-for-jetbrains.json":         {[]string{"codex-acp", "junie", "github-copilot-cli"}, false, true, false},
-		"registry-for-jetbrains-preview.json": {[]string{"codex-acp", "junie", "github-copilot-cli"}, true, true, false},
-	}
-	for name, want := range indexes {
-		var agents []any
-		for _, id := range ids {
-			if contains(want.exclude, id) {
-				continue
-			}
-			e := expectedEntry(t, root, id, want.preview)
-			if want.jetbrains && id == "claude-acp" {
-				npx := e["distribution"].(map[string]any)["npx"].(map[string]any)
-				npx["args"] = []any{"--hide-claude-auth"}
-				npx["bundled"] = true
-			}
-			agents = append(agents, e)
-		}
-		doc := map[string]any{"version": "1.0.0", "agents": agents}
-		if want.extensions {
-			doc["extensions"] = []any{}
-		}
-		data, ok := first[name]
+		got, ok := first[name]
 		if !ok {
 			t.Errorf("dist has no %s", name)
 			continue
 		}
-		got := decodeJSON(t, data)
-		if !reflect.DeepEqual(got, doc) {
-			g, _ := json.MarshalIndent(got, "", " ")
-			w, _ := json.MarshalIndent(doc, "", " ")
-			t.Errorf("%s differs from the expected index:\n%s", name, firstDiff(string(g), string(w)))
+		g, w := decodeJSON(t, got), decodeJSON(t, want)
+		if !reflect.DeepEqual(g, w) {
+			gj, _ := json.MarshalIndent(g, "", " ")
+			wj, _ := json.MarshalIndent(w, "", " ")
+			t.Errorf("%s differs from upstream's:\n%s", name, firstDiff(string(gj), string(wj)))
 		}
 	}
-	// claude-acp's preview (0.85.2-preview.22) reaches both preview indexes.
-	for _, name := range []string{PreviewIndexFile, "registry-for-jetbrains-preview.json"} {
-		if !bytes.Contains(first[name], []byte(`"@agentclientprotocol/claude-agent-acp@0.85.2-preview.22"`)) {
-			t.Errorf("%s lacks claude-acp's preview", name)
-		}
+	// Ours also writes registry-preview.json: the main index from the
+	// preview merge (claude-acp's 0.85.2-preview.22).
+	if !bytes.Contains(first[PreviewIndexFile], []byte(`"@agentclientprotocol/claude-agent-acp@0.85.2-preview.22"`)) {
+		t.Errorf("%s lacks claude-acp's preview", PreviewIndexFile)
 	}
-	for _, id := range ids {
-		if _, ok := first[id+".svg"]; !ok {
-			t.Errorf("dist lacks %s.svg (excluded agents keep their icon)", id)
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		if _, ok := first[e.Name()+".svg"]; e.IsDir() && !ok {
+			t.Errorf("dist lacks %s.svg (excluded agents keep their icon)", e.Name())
 		}
 	}
 	checkDistSchemas(t, out)
@@ -194,15 +123,6 @@ func TestBuildCorpusWithUpstreamVariants(t *testing.T) {
 	if !reflect.DeepEqual(first, readAll(t, out)) {
 		t.Error("a second build of the corpus is not byte-identical")
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func firstDiff(got, want string) string {

@@ -86,6 +86,8 @@ type collector struct {
 	base    string
 	vs      *validate.Variants
 	patched map[string]bool
+	// fromTree: schema files the registry supplies, published as they are.
+	fromTree map[string]bool
 
 	mu     sync.Mutex
 	store  *entryStore
@@ -104,10 +106,10 @@ type entryRec struct {
 }
 
 func newCollector(baseURL string, vs *validate.Variants, store *entryStore) *collector {
-	c := &collector{base: strings.TrimRight(baseURL, "/"), vs: vs, patched: map[string]bool{}, store: store}
+	c := &collector{base: strings.TrimRight(baseURL, "/"), vs: vs, patched: map[string]bool{}, fromTree: map[string]bool{}, store: store}
 	if vs != nil {
 		for _, v := range vs.List {
-			for id := range v.Patch {
+			for _, id := range v.Changed() {
 				c.patched[id] = true
 			}
 		}
@@ -238,9 +240,17 @@ func (c *collector) outputs(schemas map[string][]byte) ([]output, error) {
 		if taken[name] {
 			return nil, fmt.Errorf("schema file name %q collides with another output", name)
 		}
-		if name == IndexSchemaFile && len(fields) > 0 {
+		// The registry's own schema is published as it is, as upstream's
+		// build does; ours is widened to accept the variant fields.
+		if name == IndexSchemaFile && len(fields) > 0 && !c.fromTree[name] {
 			var err error
-			if data, err = widenIndexSchema(data, schemas[AgentSchemaFile], fields); err != nil {
+			agent := schemas[AgentSchemaFile]
+			if c.fromTree[AgentSchemaFile] {
+				// The widened schema holds its own copy of the agent
+				// definitions, which the registry's file may not have.
+				agent = validate.AgentSchema()
+			}
+			if data, err = widenIndexSchema(data, agent, fields); err != nil {
 				return nil, err
 			}
 		}
@@ -283,11 +293,11 @@ func (c *collector) writeIndex(w io.Writer, v *validate.Variant, channel string,
 			continue
 		}
 		var entry []byte
-		if patch, ok := v.Patch[r.id]; ok && r.m != nil {
+		if v.Changes(r.id) && r.m != nil {
 			e, _ := validate.IndexEntry(r.m, c.iconURL(r.id), channel == validate.ChannelPreview)
-			patched, ok := validate.MergePatch(e, patch).(map[string]any)
-			if !ok {
-				return fmt.Errorf("%w: variant %q, patch of %q is not an object", ErrVariants, v.Name, r.id)
+			patched, err := v.Apply(r.id, e)
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrVariants, err)
 			}
 			b, err := encodeEntry(patched)
 			if err != nil {

@@ -12,8 +12,9 @@ import (
 // published schema must accept every index written beside it, but the
 // agent schema (which judges manifests) must not accept those fields. The
 // result is self-contained: the agent schema's definitions are copied in,
-// with the fields added to the distribution, its package objects and
-// binary targets, the only places a variant may set them.
+// with the fields added at the top of an entry, to the distribution, its
+// package objects and binary targets, the only places a variant may set
+// them.
 func widenIndexSchema(indexSchema, agentSchema []byte, fields []string) ([]byte, error) {
 	var reg, agent map[string]any
 	if err := json.Unmarshal(indexSchema, &reg); err != nil {
@@ -34,6 +35,13 @@ func widenIndexSchema(indexSchema, agentSchema []byte, fields []string) ([]byte,
 		if props == nil {
 			return nil, fmt.Errorf("%s: definition %q has no properties to widen", AgentSchemaFile, name)
 		}
+		for _, f := range fields {
+			props[f] = map[string]any{"description": "Client-specific field that a variant index may carry (variants.json \"fields\")"}
+		}
+	}
+	// A variant field may also sit at the top of an entry (upstream's
+	// JetBrains index marks an agent "bundled" there).
+	if props, ok := agent["properties"].(map[string]any); ok {
 		for _, f := range fields {
 			props[f] = map[string]any{"description": "Client-specific field that a variant index may carry (variants.json \"fields\")"}
 		}

@@ -9,10 +9,12 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 )
 
-// edit sets the string value at Pointer to Value.
+// edit sets the string value at Pointer to Value and, when Member's name
+// is set, adds that string member right after it in the same object.
 type edit struct {
 	Pointer string
 	Value   string
+	Member  [2]string
 }
 
 // splice applies edits to data, touching nothing but the edited values. Each
@@ -36,13 +38,22 @@ func splice(data []byte, edits []edit) ([]byte, error) {
 		if !ok || data[sp.Val] != '"' {
 			return nil, fmt.Errorf("no string value at %s", e.Pointer)
 		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(e.Value); err != nil {
+		text, err := jsonString(e.Value)
+		if err != nil {
 			return nil, err
 		}
-		reps = append(reps, rep{sp.Val, jsonpos.ValueEnd(data, sp.Val), bytes.TrimSuffix(buf.Bytes(), []byte("\n"))})
+		if e.Member[0] != "" {
+			k, err := jsonString(e.Member[0])
+			if err != nil {
+				return nil, err
+			}
+			v, err := jsonString(e.Member[1])
+			if err != nil {
+				return nil, err
+			}
+			text = append(append(append(append(text, ", "...), k...), ": "...), v...)
+		}
+		reps = append(reps, rep{sp.Val, jsonpos.ValueEnd(data, sp.Val), text})
 	}
 	sort.Slice(reps, func(i, j int) bool { return reps[i].start > reps[j].start })
 	out := append([]byte(nil), data...)
@@ -53,4 +64,14 @@ func splice(data []byte, edits []edit) ([]byte, error) {
 		out = append(out[:r.start], append(append([]byte(nil), r.text...), out[r.end:]...)...)
 	}
 	return out, nil
+}
+
+func jsonString(s string) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

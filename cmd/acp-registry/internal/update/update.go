@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -48,6 +49,13 @@ type Options struct {
 	// when a server goes quiet: one that drips a byte every few seconds
 	// would hold the hourly run until the job's time limit.
 	ArchiveTimeout time.Duration
+	// Quarantine (quarantine.json: id -> reason) names agents that are
+	// not looked up, as upstream's update skips them.
+	Quarantine map[string]string
+	// Feeds are the release feeds of agents released outside GitHub
+	// (LoadFeedSources); such an agent's version, archives and digests
+	// come from its feed.
+	Feeds map[string]*FeedSource
 }
 
 // DefaultArchiveTimeout is an archive download's budget: 2 GiB (the size
@@ -80,6 +88,9 @@ type Report struct {
 	// repository is not on GitHub): not failures, or every hourly run
 	// would fail on them.
 	Skipped []Failure `json:"skipped"`
+	// Quarantined are the agents quarantine.json holds back: not looked
+	// up, and no update proposed for them.
+	Quarantined []validate.Held `json:"quarantined"`
 }
 
 // NewGitHubClient returns a go-github client for the API at baseURL (empty:
@@ -99,31 +110,9 @@ func NewGitHubClient(hc *http.Client, baseURL, token string, backoff func(attemp
 // the error is only for a run that could not start (unreadable root,
 // unknown id).
 func Run(ctx context.Context, opts Options) (*Report, error) {
-	dirs, err := registry.ScanRoot(opts.Root)
+	dirs, held, err := opts.selectDirs()
 	if err != nil {
 		return nil, err
-	}
-	if len(opts.Agents) > 0 {
-		want := map[string]bool{}
-		for _, id := range opts.Agents {
-			want[id] = true
-		}
-		var sel []registry.AgentDir
-		for _, d := range dirs {
-			if want[d.Name] {
-				sel = append(sel, d)
-				delete(want, d.Name)
-			}
-		}
-		if len(want) > 0 {
-			var missing []string
-			for id := range want {
-				missing = append(missing, id)
-			}
-			sort.Strings(missing)
-			return nil, &notFoundError{fmt.Sprintf("no agent %s in %s: --agent takes folder names under the registry root", strings.Join(missing, ", "), opts.Root)}
-		}
-		dirs = sel
 	}
 	if opts.Remote == nil {
 		opts.Remote = &remote.Client{}
@@ -171,7 +160,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("interrupted (%w); no manifest was changed", err)
 	}
 
-	rep := &Report{Updates: []Update{}, Errors: []Failure{}, UpToDate: []string{}, Skipped: []Failure{}}
+	rep := &Report{Updates: []Update{}, Errors: []Failure{}, UpToDate: []string{}, Skipped: []Failure{}, Quarantined: held}
+	if rep.Quarantined == nil {
+		rep.Quarantined = []validate.Held{}
+	}
 	for i, r := range results {
 		if r.skip {
 			continue
@@ -187,6 +179,44 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// selectDirs lists the agents to look up: --agent's, or all; those that
+// quarantine.json names are held back.
+func (o *Options) selectDirs() (dirs []registry.AgentDir, held []validate.Held, err error) {
+	dirs, err = registry.ScanRoot(o.Root)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(o.Agents) > 0 {
+		want := map[string]bool{}
+		for _, id := range o.Agents {
+			want[id] = true
+		}
+		var sel []registry.AgentDir
+		for _, d := range dirs {
+			if want[d.Name] {
+				sel = append(sel, d)
+				delete(want, d.Name)
+			}
+		}
+		if len(want) > 0 {
+			var missing []string
+			for id := range want {
+				missing = append(missing, id)
+			}
+			sort.Strings(missing)
+			return nil, nil, &notFoundError{fmt.Sprintf("no agent %s in %s: --agent takes folder names under the registry root", strings.Join(missing, ", "), o.Root)}
+		}
+		dirs = sel
+	}
+	names := make([]string, len(dirs))
+	for i, d := range dirs {
+		names[i] = d.Name
+	}
+	held = validate.HeldIDs(o.Quarantine, names)
+	dirs = slices.DeleteFunc(dirs, func(d registry.AgentDir) bool { _, ok := o.Quarantine[d.Name]; return ok })
+	return dirs, held, nil
 }
 
 // agent looks up one agent and applies its bumps. skip is set for a folder
@@ -212,7 +242,7 @@ func (o *Options) agent(ctx context.Context, d registry.AgentDir) (ups []Update,
 		return nil, false, false, fmt.Errorf("current version %q of %s is not X.Y.Z: fix it by hand first", m.Version, file)
 	}
 
-	source, latest, err := o.lookup(ctx, m)
+	source, latest, assets, err := o.lookupAll(ctx, m)
 	if err != nil {
 		return nil, false, false, err
 	}
@@ -225,7 +255,7 @@ func (o *Options) agent(ctx context.Context, d registry.AgentDir) (ups []Update,
 	// Pre-releases belong to the preview channel, and a registry that went
 	// backwards (an unpublished release) must not drag the manifest along.
 	if latest != "" && !registry.IsPrerelease(latest) && registry.Newer(latest, m.Version) {
-		p.stable, p.pin = latest, latest
+		p.stable, p.pin, p.assets = latest, latest, assets
 		if !registry.StrictVersion(latest) {
 			sv, _ := registry.ParseVersion(latest)
 			p.stable = sv.String()
@@ -269,6 +299,17 @@ func describe(ups []Update) string {
 	return strings.Join(s, ", ")
 }
 
+// lookupAll is lookup, or, for an agent with a release feed, the feed's
+// version with the release's files and digests.
+func (o *Options) lookupAll(ctx context.Context, m *registry.Manifest) (source, latest string, assets map[registry.Platform]feedAsset, err error) {
+	if src, ok := o.Feeds[m.ID]; ok {
+		v, assets, err := feedRelease(ctx, o.Remote, src, m)
+		return SourceFeed, v, assets, err
+	}
+	source, latest, err = o.lookup(ctx, m)
+	return source, latest, nil, err
+}
+
 // lookup asks the agent's source for its newest stable version. npm is
 // preferred, then PyPI, then GitHub releases: package registries say
 // exactly what is installable, release pages only what was tagged.
@@ -306,7 +347,11 @@ func (o *Options) lookup(ctx context.Context, m *registry.Manifest) (source, lat
 // plan is what to move: the stable version, the preview version, or both.
 // pin is the stable version as the source spells it ("1.1" on PyPI), for
 // package pins; stable is its X.Y.Z form for "version".
-type plan struct{ stable, pin, preview string }
+type plan struct {
+	stable, pin, preview string
+	// assets: the release's files and digests, from the agent's feed.
+	assets map[registry.Platform]feedAsset
+}
 
 // CheckManifest runs validate's offline checks on a rewritten manifest and
 // fails on the first error-level problem.
@@ -323,18 +368,18 @@ func CheckManifest(file string, data []byte, dir string) error {
 func (o *Options) apply(ctx context.Context, d registry.AgentDir, file string, data []byte, m *registry.Manifest, p plan) error {
 	var edits []edit
 	if p.stable != "" {
-		e, err := o.stableEdits(ctx, m, p.stable, p.pin)
+		e, err := o.stableEdits(ctx, m, p)
 		if err != nil {
 			return err
 		}
 		edits = append(edits, e...)
 	}
 	if p.preview != "" {
-		edits = append(edits, edit{"/preview/version", p.preview})
+		edits = append(edits, edit{Pointer: "/preview/version", Value: p.preview})
 		spec, _ := registry.ParseNPM(m.Preview.Distribution.Npx.Package)
 		if spec.Version != "" {
 			spec.Version = p.preview
-			edits = append(edits, edit{"/preview/distribution/npx/package", spec.String()})
+			edits = append(edits, edit{Pointer: "/preview/distribution/npx/package", Value: spec.String()})
 		}
 	}
 	out, err := splice(data, edits)
@@ -351,8 +396,9 @@ func (o *Options) apply(ctx context.Context, d registry.AgentDir, file string, d
 	return writeAtomic(file, out)
 }
 
-func (o *Options) stableEdits(ctx context.Context, m *registry.Manifest, latest, pin string) ([]edit, error) {
-	edits := []edit{{"/version", latest}}
+func (o *Options) stableEdits(ctx context.Context, m *registry.Manifest, p plan) ([]edit, error) {
+	latest, pin := p.stable, p.pin
+	edits := []edit{{Pointer: "/version", Value: latest}}
 	for _, k := range []registry.Kind{registry.KindNpx, registry.KindUvx} {
 		pkg := m.Distribution.PackageFor(k)
 		if pkg == nil {
@@ -366,7 +412,10 @@ func (o *Options) stableEdits(ctx context.Context, m *registry.Manifest, latest,
 			continue // unpinned stays unpinned; validate warns about it
 		}
 		spec.Version = pin
-		edits = append(edits, edit{"/distribution/" + string(k) + "/package", spec.String()})
+		edits = append(edits, edit{Pointer: "/distribution/" + string(k) + "/package", Value: spec.String()})
+	}
+	if p.assets != nil {
+		return append(edits, feedEdits(m, p.assets)...), nil
 	}
 	for _, plat := range registry.SortedPlatforms(m.Distribution.Binary) {
 		t := m.Distribution.Binary[plat]
@@ -375,7 +424,7 @@ func (o *Options) stableEdits(ctx context.Context, m *registry.Manifest, latest,
 			return nil, fmt.Errorf("the %s archive URL %s does not contain the version %s to replace: update it by hand", plat, t.Archive, m.Version)
 		}
 		ptr := "/distribution/binary/" + string(plat)
-		edits = append(edits, edit{ptr + "/archive", archive})
+		edits = append(edits, edit{Pointer: ptr + "/archive", Value: archive})
 		// Every new archive is downloaded, with or without a sha256 to
 		// recompute: a bump must never point at a file that is not there.
 		sum, err := o.sha256Of(ctx, archive)
@@ -383,7 +432,7 @@ func (o *Options) stableEdits(ctx context.Context, m *registry.Manifest, latest,
 			return nil, fmt.Errorf("download the new %s archive: %w", plat, err)
 		}
 		if t.SHA256 != "" {
-			edits = append(edits, edit{ptr + "/sha256", sum})
+			edits = append(edits, edit{Pointer: ptr + "/sha256", Value: sum})
 		}
 	}
 	return edits, nil
@@ -483,4 +532,21 @@ func withFix(err error) string {
 		return err.Error() + ": the source could not be reached; run again when the network works, or point --npm-registry, --pypi-url or --github-api-url at a mirror"
 	}
 	return err.Error()
+}
+
+// feedEdits point every binary target at its file of the feed's release,
+// with the feed's digest (added after "archive" where the manifest had
+// none, as upstream writes it for every target).
+func feedEdits(m *registry.Manifest, assets map[registry.Platform]feedAsset) []edit {
+	var edits []edit
+	for _, plat := range registry.SortedPlatforms(m.Distribution.Binary) {
+		a := assets[plat]
+		ptr := "/distribution/binary/" + string(plat)
+		if m.Distribution.Binary[plat].SHA256 != "" {
+			edits = append(edits, edit{Pointer: ptr + "/archive", Value: a.URL}, edit{Pointer: ptr + "/sha256", Value: a.SHA256})
+			continue
+		}
+		edits = append(edits, edit{Pointer: ptr + "/archive", Value: a.URL, Member: [2]string{"sha256", a.SHA256}})
+	}
+	return edits
 }

@@ -31,6 +31,7 @@ type fake struct {
 	pypi      map[string]any    // project -> JSON document
 	releases  map[string]string // owner/repo -> latest tag
 	files     map[string][]byte // /dl/ path -> content
+	feed      any               // the /feed document (nil: 404)
 	failFirst map[string]int    // path -> status to answer once before succeeding
 	hits      map[string]int
 	auth      []string
@@ -78,6 +79,9 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(w, `{"id": 1, "tag_name": %q, "draft": false, "prerelease": false}`, tag)
 			return
 		}
+	case p == "/feed" && f.feed != nil:
+		json.NewEncoder(w).Encode(f.feed)
+		return
 	case strings.HasPrefix(p, "/dl/"):
 		if b, ok := f.files[p]; ok {
 			w.Write(b)

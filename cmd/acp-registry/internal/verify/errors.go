@@ -1,7 +1,5 @@
 package verify
 
-import "errors"
-
 // SkipError says a distribution cannot run on this machine (no build for
 // the platform, a runner such as uv missing). An InstallFunc returns it to
 // make the result "skip" instead of "fail".
@@ -11,6 +9,3 @@ func (e *SkipError) Error() string { return e.Reason }
 
 // Skip builds a SkipError.
 func Skip(reason string) error { return &SkipError{Reason: reason} }
-
-// ErrQuarantine is returned (wrapped) when quarantine.json cannot be used.
-var ErrQuarantine = errors.New("bad quarantine list")

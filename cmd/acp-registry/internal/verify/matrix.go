@@ -1,71 +1,122 @@
 package verify
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/internal/probe"
-	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // The protocol matrix has the shape of the public registry's daily
-// snapshots (its protocol-matrix/<date>.json), field for field, so that
-// the consumers of those snapshots read ours: one row per agent, the
-// initialize outcome, what it advertises, a session/new in a scratch
-// workspace and one probe of each session method.
+// snapshots (protocol_matrix.py, probe schema version 2), field for field
+// and in its order, so that the consumers of those snapshots read ours:
+// one row per agent, the initialize outcome, what it advertises, a
+// session/new in a scratch workspace and one probe of each session
+// method, session/close last.
+
+// ProbeSchemaVersion is the snapshot format written; rows are reused only
+// from a snapshot of this version.
+const ProbeSchemaVersion = 2
 
 // ProbedMethods are the session methods probed after session/new, in the
-// snapshots' order.
-var ProbedMethods = []string{"session/list", "session/fork", "session/resume", "session/stop", "session/set_model"}
+// order they are probed and reported.
+var ProbedMethods = []string{"session/list", "session/fork", "session/resume", "session/set_model", "session/close"}
 
 // DefaultRPCTimeout bounds each session request of the matrix.
 const DefaultRPCTimeout = 5 * time.Second
 
 // Matrix is one snapshot.
 type Matrix struct {
-	Date        string        `json:"date"`
-	GeneratedAt string        `json:"generatedAt"`
-	TableMode   string        `json:"tableMode"`
-	ChangedOnly bool          `json:"changedOnly"`
-	Summary     MatrixSummary `json:"summary"`
-	Agents      []MatrixRow   `json:"agents"`
+	// ProbeSchemaVersion is 0 for a version-1 snapshot, which had none.
+	ProbeSchemaVersion int           `json:"probeSchemaVersion,omitempty"`
+	Date               string        `json:"date"`
+	GeneratedAt        string        `json:"generatedAt"`
+	TableMode          string        `json:"tableMode"`
+	ChangedOnly        bool          `json:"changedOnly"`
+	Summary            MatrixSummary `json:"summary"`
+	Agents             []MatrixRow   `json:"agents"`
 }
 
 // MatrixSummary counts a snapshot's rows.
 type MatrixSummary struct {
-	AgentsProbed           int                       `json:"agentsProbed"`
-	AgentsProbedThisRun    int                       `json:"agentsProbedThisRun"`
-	AgentsReused           int                       `json:"agentsReused"`
-	InitializeSuccess      int                       `json:"initializeSuccess"`
-	SessionNewAuthRequired int                       `json:"sessionNewAuthRequired"`
-	Features               map[string]FeatureSummary `json:"features"`
+	AgentsProbed           int      `json:"agentsProbed"`
+	AgentsProbedThisRun    int      `json:"agentsProbedThisRun"`
+	AgentsReused           int      `json:"agentsReused"`
+	InitializeSuccess      int      `json:"initializeSuccess"`
+	SessionNewAuthRequired int      `json:"sessionNewAuthRequired"`
+	Features               Features `json:"features"`
+}
+
+// Features counts each probed method's outcomes; written in the order the
+// methods are probed, as the registry's snapshots list them.
+type Features map[string]FeatureSummary
+
+// MarshalJSON writes ProbedMethods first, in order, then any other
+// method (from a snapshot of another version) by name.
+func (f Features) MarshalJSON() ([]byte, error) {
+	names := make([]string, 0, len(f))
+	for _, m := range ProbedMethods {
+		if _, ok := f[m]; ok {
+			names = append(names, m)
+		}
+	}
+	var rest []string
+	for m := range f {
+		if !containsString(ProbedMethods, m) {
+			rest = append(rest, m)
+		}
+	}
+	sort.Strings(rest)
+	names = append(names, rest...)
+	b := []byte{'{'}
+	for i, m := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, _ := json.Marshal(m)
+		v, err := json.Marshal(f[m])
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, k...), ':'), v...)
+	}
+	return append(b, '}'), nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // FeatureSummary counts one probed method's outcomes. Supported counts
-// success, invalid_params and resource_not_found: the agent knows the
-// method and only disliked the probe's made-up arguments.
+// success, invalid_params and resource_not_found (the agent knows the
+// method and only disliked the probe's made-up arguments), except for
+// session/close, where only success does.
 type FeatureSummary struct {
 	Supported      int `json:"supported"`
 	AuthRequired   int `json:"authRequired"`
 	MethodNotFound int `json:"methodNotFound"`
+	NotApplicable  int `json:"notApplicable"`
+	NotProbed      int `json:"notProbed"`
 	Other          int `json:"other"`
 }
 
 // MatrixRow is one agent. CommandPreview is the launched command line
-// (Result.Command). ProcessExitCode is set only when the agent exited on
-// its own: the registry's snapshots record their own SIGTERM there (-15,
-// 143), which says nothing about the agent.
+// (Result.Command). ProcessExitCode is the agent's own exit status, or
+// -15 (the registry's SIGTERM) for an agent the probe stopped.
 type MatrixRow struct {
 	ID                 string                 `json:"id"`
 	Name               string                 `json:"name"`
@@ -84,10 +135,31 @@ type MatrixRow struct {
 	StderrTail         *string                `json:"stderrTail"`
 	CommandPreview     *string                `json:"commandPreview"`
 	WorkspaceCwd       *string                `json:"workspaceCwd"`
-	DurationSeconds    *float64               `json:"durationSeconds"`
+	DurationSeconds    *Seconds               `json:"durationSeconds"`
 	ProcessExitCode    *int                   `json:"processExitCode"`
 	ProbedAt           string                 `json:"probedAt"`
 	ReusedFromPrevious bool                   `json:"reusedFromPrevious"`
+}
+
+// stoppedExitCode is what the registry's matrix records for an agent it
+// stopped: Python's return code of a process ended by SIGTERM.
+const stoppedExitCode = -15
+
+// Seconds is a duration written as Python writes a float (1.0, not 1),
+// so that our snapshot's bytes are the registry's.
+type Seconds float64
+
+// MarshalJSON writes s with a fraction.
+func (s Seconds) MarshalJSON() ([]byte, error) {
+	f := float64(s)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	b := strconv.AppendFloat(nil, f, 'f', -1, 64)
+	if !strings.ContainsAny(string(b), ".e") {
+		b = append(b, ".0"...)
+	}
+	return b, nil
 }
 
 // Capabilities are what initialize advertised (setModel: a session
@@ -97,7 +169,7 @@ type Capabilities struct {
 	SessionList   bool `json:"sessionList"`
 	SessionFork   bool `json:"sessionFork"`
 	SessionResume bool `json:"sessionResume"`
-	SessionStop   bool `json:"sessionStop"`
+	SessionClose  bool `json:"sessionClose"`
 	SetModel      bool `json:"setModel"`
 }
 
@@ -106,8 +178,8 @@ type MethodProbes struct {
 	List     acpclient.ProbeOutcome `json:"session/list"`
 	Fork     acpclient.ProbeOutcome `json:"session/fork"`
 	Resume   acpclient.ProbeOutcome `json:"session/resume"`
-	Stop     acpclient.ProbeOutcome `json:"session/stop"`
 	SetModel acpclient.ProbeOutcome `json:"session/set_model"`
+	Close    acpclient.ProbeOutcome `json:"session/close"`
 }
 
 func (p *MethodProbes) get(method string) *acpclient.ProbeOutcome {
@@ -118,8 +190,8 @@ func (p *MethodProbes) get(method string) *acpclient.ProbeOutcome {
 		return &p.Fork
 	case "session/resume":
 		return &p.Resume
-	case "session/stop":
-		return &p.Stop
+	case "session/close":
+		return &p.Close
 	}
 	return &p.SetModel
 }
@@ -129,63 +201,18 @@ func notProbed() MethodProbes {
 	return MethodProbes{n, n, n, n, n}
 }
 
-// SessionProbes is what ProbeSessions found.
-type SessionProbes struct {
-	WorkDir    string
-	SessionNew acpclient.ProbeOutcome
-	Methods    MethodProbes
-	// Models: a session response carried model state.
-	Models bool
-}
-
-// ProbeSessions runs session/new in workDir, then probes each of
-// ProbedMethods once (with the new session's id, or a made-up one when
-// session/new failed, as the registry's matrix does), each request
-// bounded by timeout. Use it as verify's AfterInit.
-func ProbeSessions(ctx context.Context, c *acpclient.Client, workDir string, timeout time.Duration) *SessionProbes {
-	if timeout <= 0 {
-		timeout = DefaultRPCTimeout
+// supports says whether a probe's status counts as support: for
+// session/close only a success does, since an error there says nothing
+// about closing a real session.
+func supports(method, status string) bool {
+	if method == "session/close" {
+		return status == acpclient.ProbeSuccess
 	}
-	sp := &SessionProbes{WorkDir: workDir}
-	cwd := workDir
-	if abs, err := filepath.Abs(workDir); err == nil {
-		cwd = abs
+	switch status {
+	case acpclient.ProbeSuccess, acpclient.ProbeInvalidParams, acpclient.ProbeResourceNotFound:
+		return true
 	}
-	noServers := []any{}
-	var res json.RawMessage
-	sp.SessionNew, res = c.Probe(ctx, "session/new", map[string]any{"cwd": cwd, "mcpServers": noServers}, timeout)
-	sp.Models = hasModels(res)
-	session := "sess_matrix_probe"
-	var created struct {
-		SessionID string `json:"sessionId"`
-	}
-	if json.Unmarshal(res, &created) == nil && created.SessionID != "" {
-		session = created.SessionID
-	}
-	for _, m := range ProbedMethods {
-		var params map[string]any
-		switch m {
-		case "session/list":
-			params = map[string]any{}
-		case "session/fork", "session/resume":
-			params = map[string]any{"sessionId": session, "cwd": cwd, "mcpServers": noServers}
-		case "session/stop":
-			params = map[string]any{"sessionId": session}
-		case "session/set_model":
-			params = map[string]any{"sessionId": session, "modelId": "matrix-model"}
-		}
-		out, res := c.Probe(ctx, m, params, timeout)
-		*sp.Methods.get(m) = out
-		sp.Models = sp.Models || hasModels(res)
-	}
-	return sp
-}
-
-func hasModels(res json.RawMessage) bool {
-	var r struct {
-		Models json.RawMessage `json:"models"`
-	}
-	return json.Unmarshal(res, &r) == nil && present(r.Models)
+	return false
 }
 
 // ChooseKind is the one distribution the matrix probes of an agent:
@@ -211,12 +238,16 @@ type MatrixOptions struct {
 	Previous *Matrix
 	// Now stamps the snapshot and the rows probed this run.
 	Now time.Time
+	// Date, when set (YYYY-MM-DD), is the snapshot's date instead of Now's.
+	Date string
 }
 
 // Reusable returns the previous row of an agent whose version did not
 // change and which still offers the distribution that row probed, or nil.
+// Only a snapshot of ProbeSchemaVersion has rows to reuse: an older one
+// lacks probes (session/close) that a reused row would then miss.
 func (mx *Matrix) Reusable(m *registry.Manifest) *MatrixRow {
-	if mx == nil {
+	if mx == nil || mx.ProbeSchemaVersion != ProbeSchemaVersion {
 		return nil
 	}
 	for i := range mx.Agents {
@@ -228,6 +259,10 @@ func (mx *Matrix) Reusable(m *registry.Manifest) *MatrixRow {
 	return nil
 }
 
+// offers: the manifest still has the distribution a row probed. (The
+// registry's matrix asks for its first choice; ours reports another
+// distribution when the first cannot run here, and keeps that row while
+// the agent still offers it.)
 func offers(m *registry.Manifest, kind string) bool {
 	switch registry.Kind(kind) {
 	case registry.KindNpx:
@@ -247,7 +282,8 @@ func kindName(k registry.Kind) string {
 	return string(k)
 }
 
-// ReadMatrix reads a snapshot written by us or by the registry's matrix.
+// ReadMatrix reads a snapshot written by us or by the registry's matrix,
+// of either probe schema version.
 func ReadMatrix(path string) (*Matrix, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -266,7 +302,12 @@ func ReadMatrix(path string) (*Matrix, error) {
 func BuildMatrix(rep *Report, o MatrixOptions) *Matrix {
 	now := o.Now.UTC()
 	stamp := now.Format("2006-01-02T15:04:05+00:00")
-	mx := &Matrix{Date: now.Format("2006-01-02"), GeneratedAt: stamp, TableMode: "full", ChangedOnly: o.Previous != nil, Agents: []MatrixRow{}}
+	date := o.Date
+	if date == "" {
+		date = now.Format("2006-01-02")
+	}
+	mx := &Matrix{ProbeSchemaVersion: ProbeSchemaVersion, Date: date, GeneratedAt: stamp, TableMode: "full",
+		ChangedOnly: o.Previous != nil, Agents: []MatrixRow{}}
 	byID := map[string][]*Result{}
 	for _, r := range rep.Results {
 		byID[r.ID] = append(byID[r.ID], r)
@@ -277,13 +318,7 @@ func BuildMatrix(rep *Report, o MatrixOptions) *Matrix {
 		results := byID[m.ID]
 		if len(results) == 0 {
 			if prev := o.Previous.Reusable(m); prev != nil {
-				row := *prev
-				row.Name, row.Repository, row.Website = m.Name, optional(m.Repository), optional(m.Website)
-				row.ReusedFromPrevious = true
-				if row.ProbedAt == "" {
-					row.ProbedAt = o.Previous.GeneratedAt
-				}
-				mx.Agents = append(mx.Agents, row)
+				mx.Agents = append(mx.Agents, reuseRow(m, prev, o.Previous.GeneratedAt))
 				continue
 			}
 		}
@@ -291,6 +326,18 @@ func BuildMatrix(rep *Report, o MatrixOptions) *Matrix {
 	}
 	mx.Summary = summarize(mx.Agents)
 	return mx
+}
+
+// reuseRow is a previous row for an unchanged agent, with what the
+// manifest says now.
+func reuseRow(m *registry.Manifest, prev *MatrixRow, prevStamp string) MatrixRow {
+	row := *prev
+	row.Name, row.Repository, row.Website = m.Name, optional(m.Repository), optional(m.Website)
+	row.ReusedFromPrevious = true
+	if row.ProbedAt == "" {
+		row.ProbedAt = prevStamp
+	}
+	return row
 }
 
 // pick is the result of the distribution the matrix reports: the chosen
@@ -322,10 +369,14 @@ func matrixRow(m *registry.Manifest, r *Result, stamp string) MatrixRow {
 		return row
 	}
 	row.Distribution = string(r.Distribution)
-	secs := math.Round(float64(r.InstallMs+r.HandshakeMs)) / 1000
+	secs := Seconds(math.Round(float64(r.InstallMs+r.HandshakeMs)) / 1000)
 	row.DurationSeconds = &secs
 	row.StderrTail = optional(tail(r.StderrTail, 1200))
 	row.CommandPreview, row.ProcessExitCode = optional(r.Command), r.ExitCode
+	if r.ExitCode == nil && r.Stopped {
+		code := stoppedExitCode
+		row.ProcessExitCode = &code
+	}
 	if r.Init == nil {
 		row.Initialize = initFailure(r)
 		return row
@@ -340,22 +391,27 @@ func matrixRow(m *registry.Manifest, r *Result, stamp string) MatrixRow {
 	if ts := acpclient.Types(r.Init.AuthMethods); ts != nil {
 		row.AuthMethods = ts
 	}
-	var caps struct {
-		LoadSession bool                       `json:"loadSession"`
-		Session     map[string]json.RawMessage `json:"sessionCapabilities"`
-	}
-	// Capabilities of the wrong type read as absent: the matrix reports
-	// what an editor could rely on.
-	_ = json.Unmarshal(r.Init.AgentCapabilities, &caps)
-	row.Capabilities = Capabilities{LoadSession: caps.LoadSession, SessionList: present(caps.Session["list"]),
-		SessionFork: present(caps.Session["fork"]), SessionResume: present(caps.Session["resume"]),
-		SessionStop: present(caps.Session["stop"])}
+	row.Capabilities = advertised(r.Init)
 	if sp, ok := r.Session.(*SessionProbes); ok && sp != nil {
 		row.SessionNew, row.MethodProbes = sp.SessionNew, sp.Methods
 		row.SetModelSignal, row.Capabilities.SetModel = sp.Models, sp.Models
 		row.WorkspaceCwd = optional(filepath.ToSlash(sp.WorkDir))
 	}
 	return row
+}
+
+// advertised reads the capabilities initialize advertised. Capabilities
+// of the wrong type read as absent: the matrix reports what an editor
+// could rely on.
+func advertised(init *acpclient.InitializeResult) Capabilities {
+	var caps struct {
+		LoadSession json.RawMessage            `json:"loadSession"`
+		Session     map[string]json.RawMessage `json:"sessionCapabilities"`
+	}
+	_ = json.Unmarshal(init.AgentCapabilities, &caps)
+	return Capabilities{LoadSession: truthy(caps.LoadSession), SessionList: present(caps.Session["list"]),
+		SessionFork: present(caps.Session["fork"]), SessionResume: present(caps.Session["resume"]),
+		SessionClose: closeAdvertised(caps.Session["close"])}
 }
 
 // initFailure classifies an agent that gave no usable initialize answer.
@@ -400,7 +456,7 @@ func tail(s string, n int) string {
 }
 
 func summarize(rows []MatrixRow) MatrixSummary {
-	s := MatrixSummary{AgentsProbed: len(rows), Features: map[string]FeatureSummary{}}
+	s := MatrixSummary{AgentsProbed: len(rows), Features: Features{}}
 	for _, m := range ProbedMethods {
 		s.Features[m] = FeatureSummary{}
 	}
@@ -419,13 +475,17 @@ func summarize(rows []MatrixRow) MatrixSummary {
 		}
 		for _, m := range ProbedMethods {
 			f := s.Features[m]
-			switch r.MethodProbes.get(m).Status {
-			case acpclient.ProbeSuccess, acpclient.ProbeInvalidParams, acpclient.ProbeResourceNotFound:
+			switch st := r.MethodProbes.get(m).Status; {
+			case supports(m, st):
 				f.Supported++
-			case acpclient.ProbeAuthRequired:
+			case st == acpclient.ProbeAuthRequired:
 				f.AuthRequired++
-			case acpclient.ProbeMethodNotFound:
+			case st == acpclient.ProbeMethodNotFound:
 				f.MethodNotFound++
+			case st == acpclient.ProbeNotApplicable:
+				f.NotApplicable++
+			case st == acpclient.ProbeNotProbed:
+				f.NotProbed++
 			default:
 				f.Other++
 			}
@@ -435,172 +495,46 @@ func summarize(rows []MatrixRow) MatrixSummary {
 	return s
 }
 
-// present: a capability is on when sent as an object or true.
+// present: a capability is advertised by a member that is not null, as
+// the registry's matrix reads sessionCapabilities.
 func present(v json.RawMessage) bool {
 	s := strings.TrimSpace(string(v))
-	return s != "" && s != "null" && s != "false"
+	return s != "" && s != "null"
 }
 
-// statusShort is a probe status in a table cell.
-func statusShort(status string) string {
-	switch status {
-	case acpclient.ProbeSuccess:
-		return "ok"
-	case acpclient.ProbeAuthRequired:
-		return "auth"
-	case acpclient.ProbeMethodNotFound:
-		return "no"
-	case acpclient.ProbeInvalidParams:
-		return "params"
-	case acpclient.ProbeResourceNotFound:
-		return "missing"
-	case acpclient.ProbeNoResponse:
-		return "timeout"
-	case acpclient.ProbeProcessError:
-		return "proc_err"
-	case acpclient.ProbeNotProbed:
-		return "-"
+// truthy is Python's bool() of a JSON value, for loadSession.
+func truthy(v json.RawMessage) bool {
+	var x any
+	if json.Unmarshal(v, &x) != nil {
+		return false
 	}
-	return "err"
+	switch t := x.(type) {
+	case bool:
+		return t
+	case float64:
+		return t != 0
+	case string:
+		return t != ""
+	case []any:
+		return len(t) > 0
+	case map[string]any:
+		return len(t) > 0
+	}
+	return false
 }
 
-// featureCell is "advertised/probe", e.g. "Y/yes", "N/no".
-func featureCell(advertised bool, o acpclient.ProbeOutcome) string {
-	a := "N"
-	if advertised {
-		a = "Y"
+// closeAdvertised: the stable session/close capability is an object
+// whose _meta, when present, is an object or null.
+func closeAdvertised(v json.RawMessage) bool {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(v, &obj) != nil || obj == nil {
+		return false
 	}
-	p := "err"
-	switch o.Status {
-	case acpclient.ProbeSuccess, acpclient.ProbeInvalidParams, acpclient.ProbeResourceNotFound:
-		p = "yes"
-	case acpclient.ProbeAuthRequired:
-		p = "auth"
-	case acpclient.ProbeMethodNotFound:
-		p = "no"
-	case acpclient.ProbeNoResponse:
-		p = "timeout"
-	case acpclient.ProbeNotProbed:
-		p = "-"
-	}
-	return a + "/" + p
+	meta, ok := obj["_meta"]
+	return !ok || isObjectOrNull(meta)
 }
 
-// WriteMarkdown writes the matrix as Markdown tables. Every string an
-// agent or a manifest chose goes through safetext.Markdown.
-func (mx *Matrix) WriteMarkdown(w io.Writer) error {
-	var b strings.Builder
-	s := mx.Summary
-	fmt.Fprintf(&b, "# ACP protocol matrix — %s\n\n_Generated at %s_\n\n", cell(mx.Date), cell(mx.GeneratedAt))
-	fmt.Fprintf(&b, "- Agents in report: **%d**\n- Probed this run: **%d**\n- Reused unchanged versions: **%d**\n- `initialize` success: **%d**\n- `session/new` returned `auth_required`: **%d**\n\n",
-		s.AgentsProbed, s.AgentsProbedThisRun, s.AgentsReused, s.InitializeSuccess, s.SessionNewAuthRequired)
-	b.WriteString("Feature cells are `advertised/probe`: `Y`/`N` says whether `initialize` advertised the capability (for `session/set_model`, whether a session response carried models); the probe is `yes`, `no`, `auth`, `timeout`, `err` or `-` (not probed).\n\n")
-	b.WriteString("| Agent | Version | Dist | Init | Auth | session/new | Capabilities | session/list | session/fork | session/resume | session/stop | session/set_model |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, r := range mx.Agents {
-		c := r.Capabilities
-		var caps []string
-		for _, x := range []struct {
-			on   bool
-			name string
-		}{{c.LoadSession, "loadSession"}, {c.SessionList, "session/list"}, {c.SessionFork, "session/fork"}, {c.SessionResume, "session/resume"}, {c.SessionStop, "session/stop"}} {
-			if x.on {
-				caps = append(caps, x.name)
-			}
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			cell(r.ID), cell(r.RegistryVersion), cell(r.Distribution), statusShort(r.Initialize.Status),
-			cell(orDash(strings.Join(r.AuthMethods, ", "))), statusShort(r.SessionNew.Status), orDash(strings.Join(caps, ", ")),
-			featureCell(c.SessionList, r.MethodProbes.List), featureCell(c.SessionFork, r.MethodProbes.Fork),
-			featureCell(c.SessionResume, r.MethodProbes.Resume), featureCell(c.SessionStop, r.MethodProbes.Stop),
-			featureCell(r.SetModelSignal, r.MethodProbes.SetModel))
-	}
-	b.WriteString("\n## Method probe summary\n\n| Method | Supported | Auth required | Method not found | Other |\n| --- | ---: | ---: | ---: | ---: |\n")
-	for _, m := range ProbedMethods {
-		f := s.Features[m]
-		fmt.Fprintf(&b, "| `%s` | %d | %d | %d | %d |\n", m, f.Supported, f.AuthRequired, f.MethodNotFound, f.Other)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// cell makes text an agent or a manifest chose safe inside a table cell.
-func cell(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 160 {
-		s = cut(s, 160) + "…"
-	}
-	return safetext.Markdown(s)
-}
-
-func cut(s string, n int) string {
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
-}
-
-// Matrix file names inside the output folder.
-const (
-	MatrixJSON     = "protocol-matrix.json"
-	MatrixMarkdown = "protocol-matrix.md"
-)
-
-// WriteFiles writes MatrixJSON and MatrixMarkdown into dir (created),
-// each through a temporary file renamed into place, so a reader never
-// sees half a matrix.
-func (mx *Matrix) WriteFiles(dir string) ([]string, error) {
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return nil, fmt.Errorf("write the matrix into %s: it exists and is not a folder: remove it or choose another --out", dir)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create the matrix folder %s (--out): %w", dir, err)
-	}
-	var js, md bytes.Buffer
-	enc := json.NewEncoder(&js)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(mx); err != nil {
-		return nil, err
-	}
-	if err := mx.WriteMarkdown(&md); err != nil {
-		return nil, err
-	}
-	var written []string
-	for name, data := range map[string][]byte{MatrixJSON: js.Bytes(), MatrixMarkdown: md.Bytes()} {
-		path := filepath.Join(dir, name)
-		if err := writeAtomic(path, data); err != nil {
-			return written, fmt.Errorf("write %s: %w", path, err)
-		}
-		written = append(written, path)
-	}
-	sort.Strings(written)
-	return written, nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+func isObjectOrNull(v json.RawMessage) bool {
+	s := strings.TrimSpace(string(v))
+	return s == "null" || strings.HasPrefix(s, "{")
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -38,8 +37,8 @@ func runMatrix(t *testing.T, behaviours map[string]string, prev *Matrix) *Matrix
 	rep, err := Run(context.Background(), probed, Options{
 		Jobs: 4, Timeout: 10 * time.Second, Sandbox: t.TempDir(),
 		Install: fakeInstall(t, behaviours), Client: acpclient.Implementation{Name: "matrix-test", Version: "0.0.0"},
-		AfterInit: func(ctx context.Context, c *acpclient.Client, work string) any {
-			return ProbeSessions(ctx, c, work, 400*time.Millisecond)
+		AfterInit: func(ctx context.Context, c *acpclient.Client, work string, init *acpclient.InitializeResult) any {
+			return ProbeSessions(ctx, c, work, init, 400*time.Millisecond)
 		},
 	})
 	if err != nil {
@@ -69,31 +68,48 @@ func status(o acpclient.ProbeOutcome) string {
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
-// Agents that support sessions, ask for a login, stay silent, or never
-// heard of sessions each give the row the registry's matrix records.
+// Agents that support sessions, ask for a login, stay silent, never
+// heard of sessions, close sessions well or badly, give no session id or
+// answer with garbage each give the row the registry's matrix (probe
+// schema 2) records.
 func TestMatrixSessionProbes(t *testing.T) {
 	mx := runMatrix(t, map[string]string{
 		"sessions": fakeagent.Sessions, "auth": fakeagent.SessionsAuth,
 		"silent": fakeagent.SessionsSilent, "broken": fakeagent.Valid,
+		"close": fakeagent.SessionsClose, "close-bad": fakeagent.SessionsCloseInvalid,
+		"no-id": fakeagent.SessionsNoID, "garbage": fakeagent.SessionsGarbage,
 	}, nil)
 	for _, tc := range []struct {
-		id                                 string
-		init, sessionNew                   string
-		list, fork, resume, stop, setModel string
-		models                             bool
+		id                                  string
+		init, sessionNew                    string
+		list, fork, resume, setModel, close string
+		models, closeCap                    bool
 	}{
-		{"sessions", "success", "success", "success", "invalid_params -32602", "success", "method_not_found -32601", "resource_not_found -32002", true},
-		{"auth", "success", "auth_required -32000", "auth_required -32000", "method_not_found -32601", "auth_required -32000", "method_not_found -32601", "method_not_found -32601", false},
-		{"silent", "success", "no_response", "no_response", "no_response", "no_response", "no_response", "no_response", false},
-		{"broken", "process_error", "not_probed", "not_probed", "not_probed", "not_probed", "not_probed", "not_probed", false},
+		{"sessions", "success", "success", "success", "invalid_params -32602", "success", "resource_not_found -32002", "not_applicable", true, false},
+		{"auth", "success", "auth_required -32000", "auth_required -32000", "method_not_found -32601", "auth_required -32000", "method_not_found -32601", "not_applicable", false, false},
+		{"silent", "success", "no_response", "no_response", "no_response", "no_response", "no_response", "not_applicable", false, false},
+		{"broken", "process_error", "not_probed", "not_probed", "not_probed", "not_probed", "not_probed", "not_probed", false, false},
+		{"close", "success", "success", "success", "invalid_params -32602", "success", "resource_not_found -32002", "success", true, true},
+		{"close-bad", "success", "success", "success", "invalid_params -32602", "success", "resource_not_found -32002", "invalid_response", true, true},
+		{"no-id", "success", "success", "success", "invalid_params -32602", "success", "resource_not_found -32002", "not_probed", false, true},
+		{"garbage", "success", "success", "decode_error", "invalid_params -32602", "success", "resource_not_found -32002", "not_applicable", true, false},
 	} {
 		r := row(t, mx, tc.id)
 		p := r.MethodProbes
-		got := []string{status(r.Initialize), status(r.SessionNew), status(p.List), status(p.Fork), status(p.Resume), status(p.Stop), status(p.SetModel)}
-		want := []string{tc.init, tc.sessionNew, tc.list, tc.fork, tc.resume, tc.stop, tc.setModel}
-		if !reflect.DeepEqual(got, want) || r.SetModelSignal != tc.models || r.Capabilities.SetModel != tc.models {
-			t.Errorf("%s: %v models=%v, want %v models=%v", tc.id, got, r.SetModelSignal, want, tc.models)
+		got := []string{status(r.Initialize), status(r.SessionNew), status(p.List), status(p.Fork), status(p.Resume), status(p.SetModel), status(p.Close)}
+		want := []string{tc.init, tc.sessionNew, tc.list, tc.fork, tc.resume, tc.setModel, tc.close}
+		if !reflect.DeepEqual(got, want) || r.SetModelSignal != tc.models || r.Capabilities.SetModel != tc.models || r.Capabilities.SessionClose != tc.closeCap {
+			t.Errorf("%s: %v models=%v close=%v, want %v models=%v close=%v", tc.id, got, r.SetModelSignal, r.Capabilities.SessionClose, want, tc.models, tc.closeCap)
 		}
+	}
+	if m := row(t, mx, "no-id").MethodProbes.Close.Message; m == nil || *m != "No active session was created" {
+		t.Errorf("no-id close message %v", m)
+	}
+	if m := row(t, mx, "close-bad").MethodProbes.Close.Message; m == nil || *m != "session/close response must contain exactly one of result or error" {
+		t.Errorf("close-bad close message %v", m)
+	}
+	if m := row(t, mx, "garbage").MethodProbes.List.Message; m == nil || *m != "listing sessions... {not json" {
+		t.Errorf("garbage list message %v", m)
 	}
 	s := row(t, mx, "sessions")
 	if !s.Capabilities.LoadSession || !s.Capabilities.SessionList || !s.Capabilities.SessionResume || s.Capabilities.SessionFork ||
@@ -105,134 +121,221 @@ func TestMatrixSessionProbes(t *testing.T) {
 		t.Errorf("broken row: %+v", b.Initialize)
 	}
 	sm := mx.Summary
-	if sm.AgentsProbed != 4 || sm.AgentsProbedThisRun != 4 || sm.InitializeSuccess != 3 || sm.SessionNewAuthRequired != 1 ||
-		sm.Features["session/list"] != (FeatureSummary{Supported: 1, AuthRequired: 1, Other: 2}) ||
-		sm.Features["session/set_model"] != (FeatureSummary{Supported: 1, MethodNotFound: 1, Other: 2}) {
+	if sm.AgentsProbed != 8 || sm.AgentsProbedThisRun != 8 || sm.InitializeSuccess != 7 || sm.SessionNewAuthRequired != 1 ||
+		sm.Features["session/list"] != (FeatureSummary{Supported: 4, AuthRequired: 1, NotProbed: 1, Other: 2}) ||
+		sm.Features["session/set_model"] != (FeatureSummary{Supported: 5, MethodNotFound: 1, NotProbed: 1, Other: 1}) ||
+		sm.Features["session/close"] != (FeatureSummary{Supported: 1, NotApplicable: 4, NotProbed: 2, Other: 1}) {
 		t.Errorf("summary %+v", sm)
 	}
 	var md bytes.Buffer
 	if err := mx.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| sessions | 1\\.0\\.0 | npx | ok | env\\_var, terminal | ok | loadSession, session/list, session/resume | Y/yes | N/yes | Y/yes | N/no | Y/yes |",
-		"| auth | 1\\.0\\.0 | npx | ok | env\\_var, terminal | auth |", "| `session/list` | 1 | 1 | 0 | 2 |"} {
-		if !strings.Contains(md.String(), want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+	wantRows := [][]string{
+		{"sessions", "1.0.0", "npx", "ok", "env_var, terminal", "ok", "loadSession, session/list, session/resume", "Y/yes", "N/yes", "Y/yes", "N/n/a", "Y/yes"},
+		{"close-bad", "1.0.0", "npx", "ok", "env_var, terminal", "ok", "loadSession, session/list, session/resume, session/close", "Y/yes", "N/yes", "Y/yes", "Y/invalid", "Y/yes"},
+		{"garbage", "1.0.0", "npx", "ok", "env_var, terminal", "ok", "loadSession, session/list, session/resume", "Y/decode", "N/yes", "Y/yes", "N/n/a", "Y/yes"},
+	}
+	for _, want := range wantRows {
+		if !tableHasRow(md.String(), want) {
+			t.Errorf("markdown lacks the row %q:\n%s", want, md.String())
 		}
 	}
+	if !strings.Contains(md.String(), "| `session/close` | 1 | 0 | 0 | 4 | 2 | 1 |") || !strings.Contains(md.String(), "- Probe schema version: **2**") {
+		t.Errorf("markdown summary:\n%s", md.String())
+	}
+}
+
+// tableHasRow finds a line of the aligned text table whose cells (two or
+// more spaces apart) are want.
+func tableHasRow(md string, want []string) bool {
+	for _, line := range strings.Split(md, "\n") {
+		var cells []string
+		for _, c := range strings.Split(line, "  ") {
+			if c = strings.TrimSpace(c); c != "" {
+				cells = append(cells, c)
+			}
+		}
+		if reflect.DeepEqual(cells, want) {
+			return true
+		}
+	}
+	return false
 }
 
 func snapshotPath(t *testing.T) string {
 	return filepath.Join(filepath.Dir(testkit.RequireCorpus(t)), "protocol-matrix", "2026-08-20.json")
 }
 
-// keys lists every object key path of a JSON value (array elements
-// merged), so two documents can be compared by shape.
-func keys(v any, prefix string, out map[string]bool) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			out[prefix+"/"+k] = true
-			keys(e, prefix+"/"+k, out)
-		}
-	case []any:
-		for _, e := range x {
-			keys(e, prefix+"[]", out)
-		}
-	}
+// v2Shape is every key path of a version-2 snapshot, in the order
+// protocol_matrix.py writes them (build_snapshot, summarize_results and
+// probe_agent's row): consumers of the registry's snapshots read ours.
+var v2Shape = []string{
+	"/probeSchemaVersion", "/date", "/generatedAt", "/tableMode", "/changedOnly", "/summary",
+	"/summary/agentsProbed", "/summary/agentsProbedThisRun", "/summary/agentsReused", "/summary/initializeSuccess",
+	"/summary/sessionNewAuthRequired", "/summary/features",
+	"/summary/features/session/list", "/summary/features/session/fork", "/summary/features/session/resume",
+	"/summary/features/session/set_model", "/summary/features/session/close",
+	"/agents", "/agents[]/id", "/agents[]/name", "/agents[]/registryVersion", "/agents[]/repository", "/agents[]/website",
+	"/agents[]/distribution", "/agents[]/initialize", "/agents[]/protocolVersion", "/agents[]/agentInfoVersion",
+	"/agents[]/authMethods", "/agents[]/setModelSignal", "/agents[]/capabilities",
+	"/agents[]/capabilities/loadSession", "/agents[]/capabilities/sessionList", "/agents[]/capabilities/sessionFork",
+	"/agents[]/capabilities/sessionResume", "/agents[]/capabilities/sessionClose", "/agents[]/capabilities/setModel",
+	"/agents[]/sessionNew", "/agents[]/methodProbes",
+	"/agents[]/methodProbes/session/list", "/agents[]/methodProbes/session/fork", "/agents[]/methodProbes/session/resume",
+	"/agents[]/methodProbes/session/set_model", "/agents[]/methodProbes/session/close",
+	"/agents[]/stderrTail", "/agents[]/commandPreview", "/agents[]/workspaceCwd", "/agents[]/durationSeconds",
+	"/agents[]/processExitCode", "/agents[]/probedAt", "/agents[]/reusedFromPrevious",
 }
 
-// Our snapshot has the fields of the registry's, so its consumers read
-// ours; and the registry's snapshot reads into ours without loss.
-func TestMatrixShapeMatchesUpstreamSnapshot(t *testing.T) {
-	data, err := os.ReadFile(snapshotPath(t))
+// orderedKeys lists the object key paths of a JSON text in the order they
+// appear (first appearance), feature counters and outcomes left out.
+func orderedKeys(t *testing.T, data []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var out []string
+	seen := map[string]bool{}
+	var path []string
+	var walk func(prefix string)
+	walk = func(prefix string) {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch tok {
+		case json.Delim('{'):
+			for dec.More() {
+				k, _ := dec.Token()
+				key := prefix + "/" + k.(string)
+				leaf := strings.Contains(prefix, "/features/") || strings.HasPrefix(prefix, "/agents[]/initialize") || strings.HasPrefix(prefix, "/agents[]/sessionNew") || strings.Contains(prefix, "/methodProbes/")
+				if !seen[key] && !leaf {
+					seen[key] = true
+					out = append(out, key)
+				}
+				path = append(path, key)
+				walk(key)
+				path = path[:len(path)-1]
+			}
+			dec.Token()
+		case json.Delim('['):
+			for dec.More() {
+				walk(prefix + "[]")
+			}
+			dec.Token()
+		}
+	}
+	walk("")
+	return out
+}
+
+// Our snapshot is version 2 of the registry's format, key for key and in
+// its order; every outcome has status, code and message.
+func TestMatrixShapeIsUpstreamV2(t *testing.T) {
+	mx := runMatrix(t, map[string]string{"close": fakeagent.SessionsClose}, nil)
+	data, err := mx.EncodeJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var upstream map[string]any
-	if err := json.Unmarshal(data, &upstream); err != nil {
+	if got := orderedKeys(t, data); !reflect.DeepEqual(got, v2Shape) {
+		t.Errorf("keys:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(v2Shape, "\n"))
+	}
+	if !bytes.Contains(data, []byte(`        "session/close": {
+          "status": "success",
+          "code": null,
+          "message": null
+        }
+      },`)) {
+		t.Errorf("close outcome not as upstream writes it:\n%s", data)
+	}
+	if !bytes.HasPrefix(data, []byte("{\n  \"probeSchemaVersion\": 2,\n")) || !bytes.HasSuffix(data, []byte("}\n")) {
+		t.Errorf("head or tail:\n%s", data)
+	}
+}
+
+// Python's json.dumps escapes every character outside printable ASCII,
+// and writes durations with a fraction: so do we.
+func TestMatrixJSONAsPythonWritesIt(t *testing.T) {
+	d := Seconds(2)
+	mx := &Matrix{ProbeSchemaVersion: 2, Date: "2026-08-20", Agents: []MatrixRow{{ID: "x", Name: "Zé 😀 \b\f\x7f\u2028", DurationSeconds: &d}}}
+	data, err := mx.EncodeJSON()
+	if err != nil {
 		t.Fatal(err)
 	}
-	mx := runMatrix(t, map[string]string{"sessions": fakeagent.Sessions}, nil)
-	ours, _ := json.Marshal(mx)
-	var oursAny map[string]any
-	json.Unmarshal(ours, &oursAny)
-	want, got := map[string]bool{}, map[string]bool{}
-	keys(upstream, "", want)
-	keys(oursAny, "", got)
-	if d := diffKeys(got, want); d != "" {
-		t.Errorf("our matrix's fields differ from the snapshot's:\n%s", d)
+	for _, want := range []string{`"name": "Z\u00e9 \ud83d\ude00 \b\f\u007f\u2028"`, `"durationSeconds": 2.0`} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("lacks %s:\n%s", want, data)
+		}
 	}
+	var back Matrix
+	if err := json.Unmarshal(data, &back); err != nil || back.Agents[0].Name != mx.Agents[0].Name {
+		t.Errorf("round trip: %v %q", err, back.Agents[0].Name)
+	}
+}
 
+// A version-1 snapshot (the registry's until session/close) reads, but
+// none of its rows is reused: they lack the close probe.
+func TestMatrixReadsV1WithoutReusing(t *testing.T) {
 	snap, err := ReadMatrix(snapshotPath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	round, _ := json.Marshal(snap)
-	var back map[string]any
-	json.Unmarshal(round, &back)
-	if !reflect.DeepEqual(back, upstream) {
-		t.Error("the snapshot does not survive a read and write through Matrix")
-	}
-}
-
-func diffKeys(got, want map[string]bool) string {
-	var d []string
-	for k := range want {
-		if !got[k] {
-			d = append(d, "missing "+k)
-		}
-	}
-	for k := range got {
-		if !want[k] {
-			d = append(d, "extra "+k)
-		}
-	}
-	sort.Strings(d)
-	return strings.Join(d, "\n")
-}
-
-// --previous: an agent whose version and distribution are unchanged keeps
-// its row without being launched; a new version is probed again.
-func TestMatrixReusesUnchangedAgents(t *testing.T) {
-	snap, err := ReadMatrix(snapshotPath(t))
-	if err != nil {
-		t.Fatal(err)
+	if snap.ProbeSchemaVersion != 0 || len(snap.Agents) != 30 {
+		t.Fatalf("v1 snapshot read as version %d with %d rows", snap.ProbeSchemaVersion, len(snap.Agents))
 	}
 	amp := &registry.Manifest{ID: "amp-acp", Name: "Amp", Version: "0.9.0", Repository: "https://github.com/tao12345666333/amp-acp",
 		Distribution: registry.Distribution{Binary: map[registry.Platform]registry.BinaryTarget{"linux-x86_64": {Archive: "https://example.com/a.tar.gz", Cmd: "a"}}}}
-	if snap.Reusable(amp) == nil {
-		t.Fatal("amp-acp 0.9.0 (binary) is not reusable from the snapshot that probed it")
+	if r := snap.Reusable(amp); r != nil {
+		t.Errorf("a v1 row was offered for reuse: %+v", r)
 	}
-	bumped := *amp
-	bumped.Version = "0.10.0"
+	mx := BuildMatrix(&Report{}, MatrixOptions{Agents: []*registry.Manifest{amp}, Previous: snap, Now: matrixNow})
+	if mx.Summary.AgentsReused != 0 || mx.Agents[0].ReusedFromPrevious {
+		t.Errorf("summary %+v", mx.Summary)
+	}
+}
+
+// --previous: an agent whose version and distribution are unchanged keeps
+// its row from a version-2 snapshot without being launched; a new version
+// is probed again.
+func TestMatrixReusesUnchangedAgents(t *testing.T) {
+	prevMx := runMatrix(t, map[string]string{"sessions": fakeagent.Sessions}, nil)
+	data, _ := prevMx.EncodeJSON()
+	path := filepath.Join(t.TempDir(), "latest.json")
+	os.WriteFile(path, data, 0o644)
+	snap, err := ReadMatrix(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := manifest("sessions", registry.KindNpx)
+	if snap.Reusable(m) == nil {
+		t.Fatal("an unchanged agent is not reusable from a version-2 snapshot")
+	}
+	bumped := *m
+	bumped.Version = "1.0.1"
 	if snap.Reusable(&bumped) != nil {
 		t.Error("a new version reused the old row")
 	}
-	mx := BuildMatrix(&Report{}, MatrixOptions{Agents: []*registry.Manifest{amp}, Previous: snap, Now: matrixNow.Add(24 * time.Hour)})
-	r := mx.Agents[0]
-	prev := *snap.Reusable(amp)
-	prev.ReusedFromPrevious = true
-	if !reflect.DeepEqual(r, prev) || mx.Summary.AgentsReused != 1 || mx.Summary.AgentsProbedThisRun != 0 || !mx.ChangedOnly {
-		t.Errorf("reused row %+v\nwant %+v (summary %+v)", r, prev, mx.Summary)
-	}
-
 	// Through the fake agents: a reused agent is not launched at all.
-	prevMx := runMatrix(t, map[string]string{"sessions": fakeagent.Sessions}, nil)
-	again := runMatrix(t, map[string]string{"sessions": fakeagent.ExitNow}, prevMx)
-	if r := row(t, again, "sessions"); !r.ReusedFromPrevious || r.Initialize.Status != "success" {
-		t.Errorf("unchanged agent was probed again: %+v", r)
+	again := runMatrix(t, map[string]string{"sessions": fakeagent.ExitNow}, snap)
+	r := row(t, again, "sessions")
+	want := row(t, prevMx, "sessions")
+	want.ReusedFromPrevious = true
+	if !reflect.DeepEqual(r, want) || again.Summary.AgentsReused != 1 || !again.ChangedOnly {
+		t.Errorf("reused row %+v\nwant %+v", r, want)
 	}
 }
 
 // What agents and manifests choose reaches the Markdown escaped.
 func TestMatrixMarkdownEscapes(t *testing.T) {
-	mx := BuildMatrix(&Report{}, MatrixOptions{Agents: []*registry.Manifest{{ID: "x", Name: "X", Version: "1.0.0<img src=x>|[a](https://evil.example)\x1b[2J"}}, Now: matrixNow})
+	mx := BuildMatrix(&Report{}, MatrixOptions{Agents: []*registry.Manifest{{ID: "x", Name: "X", Version: "1.0.0\n```\n<img src=x>\x1b[2J"}}, Now: matrixNow})
 	var md bytes.Buffer
 	if err := mx.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []string{"<img", "](https", "\x1b", "|[a]"} {
+	// The rows sit in a text block: nothing may close it or start a line.
+	if strings.Count(md.String(), "```") != 2 {
+		t.Errorf("markdown has a stray fence:\n%s", md.String())
+	}
+	for _, bad := range []string{"\x1b", "\n<img"} {
 		if strings.Contains(md.String(), bad) {
 			t.Errorf("markdown holds %q:\n%s", bad, md.String())
 		}
@@ -240,8 +343,8 @@ func TestMatrixMarkdownEscapes(t *testing.T) {
 }
 
 // Each probed row says how its agent was started, and the agent's exit
-// status when it exited on its own: an agent that was still running when
-// the probe stopped it, or that never started, has none.
+// status: its own when it exited, -15 (upstream's SIGTERM) when the probe
+// stopped it, none when it never started.
 func TestMatrixCommandAndExitCode(t *testing.T) {
 	behaviours := map[string]string{"sessions": fakeagent.Sessions, "exits-0": fakeagent.ExitAfterMessage,
 		"exits-1": fakeagent.ExitNow, "broken": fakeagent.Valid}
@@ -258,8 +361,8 @@ func TestMatrixCommandAndExitCode(t *testing.T) {
 			spec.Args = args
 			return spec, err
 		},
-		AfterInit: func(ctx context.Context, c *acpclient.Client, work string) any {
-			return ProbeSessions(ctx, c, work, 400*time.Millisecond)
+		AfterInit: func(ctx context.Context, c *acpclient.Client, work string, init *acpclient.InitializeResult) any {
+			return ProbeSessions(ctx, c, work, init, 400*time.Millisecond)
 		},
 	})
 	if err != nil {
@@ -278,7 +381,7 @@ func TestMatrixCommandAndExitCode(t *testing.T) {
 		id   string
 		code string
 		cmd  bool
-	}{{"sessions", "null", true}, {"exits-0", "0", true}, {"exits-1", "1", true}, {"broken", "null", false}} {
+	}{{"sessions", "-15", true}, {"exits-0", "0", true}, {"exits-1", "1", true}, {"broken", "null", false}} {
 		r := row(t, mx, tc.id)
 		code := "null"
 		if r.ProcessExitCode != nil {

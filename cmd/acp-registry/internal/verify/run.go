@@ -53,7 +53,7 @@ type Options struct {
 	// AfterInit, when set, goes on talking to each agent that answered
 	// initialize (see probe.HandshakeOptions); what it returns is kept in
 	// the result's Session.
-	AfterInit func(ctx context.Context, c *acpclient.Client, workDir string) any
+	AfterInit func(ctx context.Context, c *acpclient.Client, workDir string, init *acpclient.InitializeResult) any
 }
 
 // Result is one agent × distribution, in the shape cli.md documents.
@@ -69,8 +69,9 @@ type Result struct {
 	HandshakeMs     int64            `json:"handshakeMs"`
 	StderrTail      string           `json:"stderrTail"`
 
-	// Warnings are stdio-rule breaches and the like (text output only).
-	Warnings []string `json:"-"`
+	// Warnings are stdio-rule breaches and the like (in the JSON too, so
+	// that a merge of shards prints what one run prints).
+	Warnings []string `json:"warnings,omitempty"`
 	// Init is the parsed answer when there was one (for the matrix).
 	Init *acpclient.InitializeResult `json:"-"`
 	// Isolation is how the agent was contained (launch.Process.Isolation).
@@ -82,6 +83,10 @@ type Result struct {
 	Command string `json:"-"`
 	// ExitCode is probe.Outcome.ExitCode (for the matrix).
 	ExitCode *int `json:"-"`
+	// Stopped is probe.Outcome.Stopped (for the matrix).
+	Stopped bool `json:"-"`
+	// Quarantined: skipped because quarantine.json names the agent.
+	Quarantined bool `json:"-"`
 }
 
 // Summary counts results by status.
@@ -89,6 +94,8 @@ type Summary struct {
 	Pass int `json:"pass"`
 	Fail int `json:"fail"`
 	Skip int `json:"skip"`
+	// Quarantined counts the skipped results of quarantined agents.
+	Quarantined int `json:"quarantined"`
 }
 
 // Report is the outcome of Run, results sorted by id then distribution.
@@ -163,12 +170,7 @@ func Run(ctx context.Context, agents []*registry.Manifest, o Options) (*Report, 
 		}()
 	}
 	wg.Wait()
-	sort.SliceStable(results, func(a, b int) bool {
-		if results[a].ID != results[b].ID {
-			return results[a].ID < results[b].ID
-		}
-		return results[a].Distribution < results[b].Distribution
-	})
+	sortResults(results)
 	rep := &Report{Results: results}
 	for _, r := range results {
 		switch r.Status {
@@ -178,6 +180,9 @@ func Run(ctx context.Context, agents []*registry.Manifest, o Options) (*Report, 
 			rep.Summary.Fail++
 		default:
 			rep.Summary.Skip++
+		}
+		if r.Quarantined {
+			rep.Summary.Quarantined++
 		}
 	}
 	if rep.Results == nil {
@@ -202,7 +207,7 @@ func acquire(ctx context.Context, slots chan struct{}) bool {
 func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o Options, lim limits) *Result {
 	r := &Result{ID: m.ID, Distribution: kind, AuthMethods: []probe.Method{}}
 	if reason, ok := o.Quarantine[m.ID]; ok {
-		r.Status, r.Reason = probe.StatusSkip, "quarantined: "+reason
+		r.Status, r.Reason, r.Quarantined = probe.StatusSkip, "quarantined: "+reason, true
 		return r
 	}
 	if !registry.ValidID(m.ID) {
@@ -238,7 +243,9 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 	}
 	ho := probe.HandshakeOptions{Sandbox: dir, HostEnv: o.HostEnv, Timeout: o.Timeout, Client: o.Client}
 	if o.AfterInit != nil {
-		ho.AfterInit = func(ctx context.Context, c *acpclient.Client, work string) { r.Session = o.AfterInit(ctx, c, work) }
+		ho.AfterInit = func(ctx context.Context, c *acpclient.Client, work string, init *acpclient.InitializeResult) {
+			r.Session = o.AfterInit(ctx, c, work, init)
+		}
 	}
 	if spec.Command != "" {
 		// Forward slashes in the command as in every path the matrix
@@ -247,7 +254,7 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 	}
 	out := probe.Handshake(ctx, spec, ho)
 	<-lim.handshake
-	r.ExitCode = out.ExitCode
+	r.ExitCode, r.Stopped = out.ExitCode, out.Stopped
 	r.HandshakeMs = out.Duration.Milliseconds()
 	r.Isolation = out.Isolation
 	r.StderrTail = out.StderrTail
@@ -350,9 +357,13 @@ func (r *Report) Isolations() []string {
 	return out
 }
 
-// SummaryLine is "3 passed, 1 failed, 2 skipped".
+// SummaryLine is "3 passed, 1 failed, 2 skipped (1 quarantined)".
 func (r *Report) SummaryLine() string {
-	return fmt.Sprintf("%d passed, %d failed, %d skipped", r.Summary.Pass, r.Summary.Fail, r.Summary.Skip)
+	line := fmt.Sprintf("%d passed, %d failed, %d skipped", r.Summary.Pass, r.Summary.Fail, r.Summary.Skip)
+	if q := r.Summary.Quarantined; q > 0 {
+		line += fmt.Sprintf(" (%d quarantined)", q)
+	}
+	return line
 }
 
 func lastLines(s string, n int) string {

@@ -80,7 +80,7 @@ func TestRunReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "report.golden.json", got.Bytes())
-	if !rep.Failed() || rep.Summary != (Summary{Pass: 4, Fail: 2, Skip: 3}) {
+	if !rep.Failed() || rep.Summary != (Summary{Pass: 4, Fail: 2, Skip: 3, Quarantined: 2}) {
 		t.Errorf("summary %+v", rep.Summary)
 	}
 	if n := strings.Count(progress.String(), "\n"); n != len(rep.Results) {
@@ -102,30 +102,6 @@ func TestRunKindsFilter(t *testing.T) {
 	}
 	if len(rep.Results) != 1 || rep.Results[0].Distribution != registry.KindBinary || rep.Results[0].Status != probe.StatusPass {
 		t.Errorf("results %+v, want one passing binary result", rep.Results)
-	}
-}
-
-func TestLoadQuarantine(t *testing.T) {
-	dir := t.TempDir()
-	q, err := LoadQuarantine(dir)
-	if err != nil || len(q) != 0 {
-		t.Fatalf("missing file: %v %v", q, err)
-	}
-	write := func(s string) {
-		if err := os.WriteFile(filepath.Join(dir, QuarantineFile), []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(`{"slow-agent": "answers after 5 minutes"}`)
-	q, err = LoadQuarantine(dir)
-	if err != nil || q["slow-agent"] != "answers after 5 minutes" {
-		t.Fatalf("got %v %v", q, err)
-	}
-	for _, bad := range []string{`["slow-agent"]`, `{"Slow Agent": "x"}`, `{"slow-agent": ""}`, `{`} {
-		write(bad)
-		if _, err := LoadQuarantine(dir); !errors.Is(err, ErrQuarantine) || !strings.Contains(err.Error(), QuarantineFile) {
-			t.Errorf("%s: error %v, want one naming %s", bad, err, QuarantineFile)
-		}
 	}
 }
 

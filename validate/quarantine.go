@@ -1,18 +1,25 @@
-package verify
+package validate
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
-// QuarantineFile lists agents verify skips, id → reason, at the registry root.
+// QuarantineFile lists agents held back, id → reason, at the registry
+// root, in the public registry's format. Like upstream's scripts, update,
+// verify and matrix skip the agents it names.
 const QuarantineFile = "quarantine.json"
+
+// ErrQuarantine is returned (wrapped) when quarantine.json cannot be used.
+var ErrQuarantine = errors.New("bad quarantine list")
 
 // LoadQuarantine reads root/quarantine.json. A missing file is an empty
 // list; a malformed one is an error naming the file and the fix, since
@@ -42,4 +49,22 @@ func LoadQuarantine(root string) (map[string]string, error) {
 		}
 	}
 	return q, nil
+}
+
+// Held is an agent quarantine.json names, with the reason given there.
+type Held struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// HeldIDs returns, sorted by id, the ids among ids that q names.
+func HeldIDs(q map[string]string, ids []string) []Held {
+	var out []Held
+	for _, id := range ids {
+		if reason, ok := q[id]; ok {
+			out = append(out, Held{ID: id, Reason: reason})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
 }

@@ -1,0 +1,166 @@
+package update
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+)
+
+// Agents released outside GitHub (OpenCode publishes its binaries on its
+// own site) get a feed: the public registry keeps, under
+// .github/workflows/custom_agent_sources/, one module per such agent that
+// reads a JSON feed of the newest release: {"version", "name",
+// "distribution", "metadata": {"files": {<file>: {"url", "sha256"}}}}.
+// A registry tree here says the same as data, one file per agent:
+// custom_agent_sources/<id>.json at its root.
+
+// SourcesDir is the folder of feed descriptions at the registry root.
+const SourcesDir = "custom_agent_sources"
+
+// SourceFeed names a version found in an agent's feed.
+const SourceFeed = "feed"
+
+// FeedSource describes an agent's feed, as upstream's source modules do in
+// code.
+type FeedSource struct {
+	// Feed is the URL of the feed document (https).
+	Feed string `json:"feed"`
+	// Name and Distribution, when set, must equal the feed's own "name"
+	// and "distribution": a feed of another product is refused.
+	Name         string `json:"name,omitempty"`
+	Distribution string `json:"distribution,omitempty"`
+	// Assets maps each platform to its file in the feed's metadata.files.
+	Assets map[registry.Platform]string `json:"assets"`
+	// URL is where a release's file must be, with {version} and {file}:
+	// a feed that points elsewhere (another version's file) is refused.
+	URL string `json:"url"`
+}
+
+// feedDoc is the feed document.
+type feedDoc struct {
+	Version      any `json:"version"`
+	Name         any `json:"name"`
+	Distribution any `json:"distribution"`
+	Metadata     struct {
+		Files map[string]struct {
+			URL    any `json:"url"`
+			SHA256 any `json:"sha256"`
+		} `json:"files"`
+	} `json:"metadata"`
+}
+
+// feedAsset is one platform's file of a release.
+type feedAsset struct{ URL, SHA256 string }
+
+var (
+	stableRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+\.\d+\.\d+$`) })
+	sha256RE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-fA-F]{64}$`) })
+)
+
+// LoadFeedSources reads root/custom_agent_sources/<id>.json; none when
+// the folder is missing. A file that cannot be used is an error naming it.
+func LoadFeedSources(root string) (map[string]*FeedSource, error) {
+	dir := filepath.Join(root, SourcesDir)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]*FeedSource{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", dir, err)
+	}
+	out := map[string]*FeedSource{}
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || e.IsDir() {
+			continue // upstream's own .py modules may sit beside
+		}
+		path := filepath.Join(dir, e.Name())
+		src, err := readFeedSource(path, id)
+		if err != nil {
+			return nil, err
+		}
+		out[id] = src
+	}
+	return out, nil
+}
+
+func readFeedSource(path, id string) (*FeedSource, error) {
+	const shape = `{"feed": "https://…", "assets": {"linux-x86_64": "file.tar.gz", …}, "url": "https://…/{version}/{file}"}`
+	if !registry.ValidID(id) {
+		return nil, fmt.Errorf("%s: the file name must be an agent id followed by .json", path)
+	}
+	data, err := registry.ReadLimited(path, registry.MaxManifestSize)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var src FeedSource
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&src); err != nil {
+		return nil, fmt.Errorf("%s: %v: write %s", path, err, shape)
+	}
+	switch {
+	case !strings.HasPrefix(src.Feed, "https://") && !strings.HasPrefix(src.Feed, "http://"):
+		return nil, fmt.Errorf("%s: \"feed\" must be the feed's URL: write %s", path, shape)
+	case len(src.Assets) == 0:
+		return nil, fmt.Errorf("%s: \"assets\" lists no platform: write %s", path, shape)
+	case !strings.Contains(src.URL, "{version}") || !strings.Contains(src.URL, "{file}"):
+		return nil, fmt.Errorf("%s: \"url\" must hold {version} and {file}: write %s", path, shape)
+	}
+	for p := range src.Assets {
+		if !p.Known() {
+			return nil, fmt.Errorf("%s: %q is not a platform", path, p)
+		}
+	}
+	return &src, nil
+}
+
+// feedRelease reads the agent's feed: its stable version and, for every
+// binary platform of the manifest, the release's file and digest. Nothing
+// partial comes out: a platform without its file, a file elsewhere than
+// src.URL says, or a digest that is not one fails the whole lookup, as
+// upstream's does.
+func feedRelease(ctx context.Context, rc *remote.Client, src *FeedSource, m *registry.Manifest) (string, map[registry.Platform]feedAsset, error) {
+	var doc feedDoc
+	if err := rc.GetJSON(ctx, src.Feed, false, &doc); err != nil {
+		return "", nil, fmt.Errorf("read the release feed: %w", err)
+	}
+	version, _ := doc.Version.(string)
+	if !stableRE().MatchString(version) {
+		return "", nil, fmt.Errorf("the release feed %s has no stable version X.Y.Z (it says %v)", src.Feed, doc.Version)
+	}
+	if (src.Name != "" && doc.Name != src.Name) || (src.Distribution != "" && doc.Distribution != src.Distribution) {
+		return "", nil, fmt.Errorf("the release feed %s is of another product (name %v, distribution %v; want %q, %q)", src.Feed, doc.Name, doc.Distribution, src.Name, src.Distribution)
+	}
+	if len(m.Distribution.Binary) == 0 {
+		return "", nil, fmt.Errorf("%s has a release feed but no binary distribution for it to update", m.ID)
+	}
+	assets := map[registry.Platform]feedAsset{}
+	for _, p := range registry.SortedPlatforms(m.Distribution.Binary) {
+		file, ok := src.Assets[p]
+		if !ok {
+			return "", nil, fmt.Errorf("%s/%s.json names no file for %s, a platform of the manifest: add it", SourcesDir, m.ID, p)
+		}
+		f, ok := doc.Metadata.Files[file]
+		want := strings.NewReplacer("{version}", version, "{file}", file).Replace(src.URL)
+		if url, _ := f.URL.(string); !ok || url != want {
+			return "", nil, fmt.Errorf("the release feed has no %s for %s at %s (missing, or another version's): nothing was changed", file, p, want)
+		}
+		sum, _ := f.SHA256.(string)
+		if !sha256RE().MatchString(sum) {
+			return "", nil, fmt.Errorf("the release feed's sha256 of %s (%s) is not a SHA-256 digest", file, p)
+		}
+		assets[p] = feedAsset{URL: want, SHA256: strings.ToLower(sum)}
+	}
+	return version, assets, nil
+}

@@ -1,0 +1,125 @@
+package verify
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+)
+
+// A daily run over a large registry spreads over CI runners: each runner
+// takes one shard of the agents (verify --shard I/N, matrix --shard I/N)
+// and a merge step joins the shards' outputs into what one run over every
+// agent writes.
+
+// Shard is the I-th (1-based) of N slices of the agents.
+type Shard struct{ I, N int }
+
+// ErrShard is returned (wrapped) for a malformed --shard or shard output.
+var ErrShard = errors.New("bad shard")
+
+// ParseShard reads "I/N" with 1 <= I <= N.
+func ParseShard(s string) (Shard, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return Shard{}, fmt.Errorf("%w: %q is not I/N with 1 <= I <= N, e.g. 2/4", ErrShard, s)
+	}
+	return Shard{I: i, N: n}, nil
+}
+
+// Of returns the shard's agents: sorted by id, every N-th starting at the
+// I-th, so that the shards are deterministic, disjoint, cover every agent
+// and each gets a mix of the alphabet rather than one stretch of it.
+func (s Shard) Of(agents []*registry.Manifest) []*registry.Manifest {
+	sorted := append([]*registry.Manifest(nil), agents...)
+	sort.SliceStable(sorted, func(a, b int) bool { return sorted[a].ID < sorted[b].ID })
+	if s.N <= 1 {
+		return sorted
+	}
+	var out []*registry.Manifest
+	for k, m := range sorted {
+		if k%s.N == s.I-1 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// MergeReports joins the verify reports of shards into the report one
+// run over all their agents gives: results sorted by id then
+// distribution, the summaries added up.
+func MergeReports(shards []*Report) *Report {
+	out := &Report{Results: []*Result{}}
+	for _, r := range shards {
+		out.Results = append(out.Results, r.Results...)
+		out.Summary.Pass += r.Summary.Pass
+		out.Summary.Fail += r.Summary.Fail
+		out.Summary.Skip += r.Summary.Skip
+		out.Summary.Quarantined += r.Summary.Quarantined
+	}
+	sortResults(out.Results)
+	return out
+}
+
+func sortResults(results []*Result) {
+	sort.SliceStable(results, func(a, b int) bool {
+		if results[a].ID != results[b].ID {
+			return results[a].ID < results[b].ID
+		}
+		return results[a].Distribution < results[b].Distribution
+	})
+}
+
+// ReadReport reads a shard's verify --json output.
+func ReadReport(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the shard report: %w", err)
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil || r.Results == nil {
+		return nil, fmt.Errorf("%w: %s is not the output of verify --json", ErrShard, path)
+	}
+	return &r, nil
+}
+
+// MergeMatrices joins the snapshots of shards of one run into the
+// snapshot one run over all their agents writes: rows sorted by id, the
+// summary counted again. The shards must agree on what the run was (date,
+// table mode, whether rows were reused); the snapshot is stamped with the
+// latest shard's time.
+func MergeMatrices(shards []*Matrix) (*Matrix, error) {
+	if len(shards) == 0 {
+		return nil, fmt.Errorf("%w: no shard snapshot to merge", ErrShard)
+	}
+	first := shards[0]
+	out := &Matrix{ProbeSchemaVersion: first.ProbeSchemaVersion, Date: first.Date, GeneratedAt: first.GeneratedAt,
+		TableMode: first.TableMode, ChangedOnly: first.ChangedOnly, Agents: []MatrixRow{}}
+	seen := map[string]bool{}
+	for k, s := range shards {
+		if s.ProbeSchemaVersion != ProbeSchemaVersion || s.Date != first.Date || s.TableMode != first.TableMode || s.ChangedOnly != first.ChangedOnly {
+			return nil, fmt.Errorf("%w: shard %d is of another run (probe schema %d, date %s, table mode %s, changed only %v; the first: %d, %s, %s, %v): pass the shards of one run, each run with the same --date",
+				ErrShard, k+1, s.ProbeSchemaVersion, s.Date, s.TableMode, s.ChangedOnly, first.ProbeSchemaVersion, first.Date, first.TableMode, first.ChangedOnly)
+		}
+		if s.GeneratedAt > out.GeneratedAt {
+			out.GeneratedAt = s.GeneratedAt
+		}
+		for _, r := range s.Agents {
+			if seen[r.ID] {
+				return nil, fmt.Errorf("%w: agent %q is in two shards: pass each shard once", ErrShard, r.ID)
+			}
+			seen[r.ID] = true
+			out.Agents = append(out.Agents, r)
+		}
+	}
+	sort.SliceStable(out.Agents, func(a, b int) bool { return out.Agents[a].ID < out.Agents[b].ID })
+	out.Summary = summarize(out.Agents)
+	return out, nil
+}

@@ -1,0 +1,208 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+)
+
+// The public registry keeps its own agent.schema.json and
+// registry.schema.json at the root of the tree, and its build checks every
+// manifest against that agent schema. A tree that has them is judged by
+// them as well as by our rules (a field the registry makes required is
+// required), and the build publishes them; ours serve a tree without.
+
+// Schema file names at a registry's root.
+const (
+	AgentSchemaFile    = "agent.schema.json"
+	RegistrySchemaFile = "registry.schema.json"
+)
+
+// BuiltIn names our embedded schemas in SchemaSources.
+const BuiltIn = "built-in"
+
+// RuleSchemaInvalid: a schema file at the root of the tree cannot be read
+// or compiled.
+const RuleSchemaInvalid = "schema-invalid"
+
+// SchemaSources say which schema judged the manifests and which one a
+// build publishes: a file of the tree (as reports name it) or BuiltIn.
+type SchemaSources struct {
+	Agent    string `json:"agent"`
+	Registry string `json:"registry"`
+}
+
+// treeSchema is what a registry root supplies: the compiled agent schema
+// with its text (to word findings from it), or the problems that make it
+// unusable.
+type treeSchema struct {
+	sources SchemaSources
+	agent   *jsonschema.Schema
+	text    *schemaText
+	probs   []Problem
+}
+
+// TreeSchemaFiles returns the schema files a registry root holds (file
+// name -> path), for the build to publish; none for a root without them.
+func TreeSchemaFiles(root string) map[string]string {
+	out := map[string]string{}
+	for _, name := range []string{AgentSchemaFile, RegistrySchemaFile} {
+		p := filepath.Join(root, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			out[name] = p
+		}
+	}
+	return out
+}
+
+// loadTreeSchema reads the schemas at a registry root; nil when it has
+// neither. A schema that cannot be used is a problem of that file (rule
+// schema-invalid), never a failure of the run: every manifest is still
+// judged by our rules.
+func loadTreeSchema(root string) *treeSchema {
+	files := TreeSchemaFiles(root)
+	if len(files) == 0 {
+		return nil
+	}
+	ts := &treeSchema{sources: SchemaSources{Agent: BuiltIn, Registry: BuiltIn}}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft7
+	// A $ref outside the two files is not followed: no network, no file
+	// beyond the tree's schemas.
+	c.LoadURL = func(s string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("it refers to %s, which is neither %s nor %s at the registry's root", s, AgentSchemaFile, RegistrySchemaFile)
+	}
+	urls := map[string]string{}
+	var agentData []byte
+	for _, name := range []string{AgentSchemaFile, RegistrySchemaFile} {
+		p, ok := files[name]
+		if !ok {
+			continue
+		}
+		show := displayPath(p)
+		data, err := registry.ReadLimited(p, registry.MaxManifestSize)
+		if err != nil {
+			ts.fail(show, fmt.Sprintf("cannot read %s: %v", name, causeOf(err)))
+			continue
+		}
+		url, perr := schemaURL(data, name)
+		if perr != "" {
+			ts.fail(show, perr)
+			continue
+		}
+		if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
+			ts.fail(show, "not a JSON Schema: "+err.Error())
+			continue
+		}
+		urls[name] = url
+		if name == AgentSchemaFile {
+			ts.sources.Agent, agentData = show, data
+		} else {
+			ts.sources.Registry = show
+		}
+	}
+	if u, ok := urls[RegistrySchemaFile]; ok {
+		if _, err := compileSafely(c, u); err != nil {
+			ts.fail(ts.sources.Registry, err.Error())
+		}
+	}
+	if u, ok := urls[AgentSchemaFile]; ok {
+		sch, err := compileSafely(c, u)
+		if err != nil {
+			ts.fail(ts.sources.Agent, err.Error())
+			return ts
+		}
+		doc, _, _, _ := jsonpos.Parse(agentData)
+		ts.agent, ts.text = sch, &schemaText{doc: doc, data: agentData, name: ts.sources.Agent}
+	}
+	return ts
+}
+
+func (ts *treeSchema) fail(show, why string) {
+	ts.probs = append(ts.probs, Problem{File: show, Rule: RuleSchemaInvalid, Severity: SeverityError,
+		Message: fmt.Sprintf("the registry's schema cannot be used: %s: fix the file, or remove it to use acp-registry's built-in schema", why)})
+}
+
+// schemaURL is the URL a schema file is compiled under: its $id, which
+// registry.schema.json's reference to agent.schema.json resolves against,
+// or a stand-in beside our own.
+func schemaURL(data []byte, name string) (string, string) {
+	v, _, _, err := jsonpos.Parse(data)
+	if err != nil {
+		return "", fmt.Sprintf("not valid JSON: %s", err.Msg)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return "", "a schema must be a JSON object"
+	}
+	if id, ok := obj["$id"].(string); ok && strings.HasPrefix(id, "https://") {
+		return id, ""
+	}
+	return strings.TrimSuffix(AgentSchemaURL, AgentSchemaFile) + name, ""
+}
+
+// compileSafely compiles url; the library panics on some malformed
+// schemas, and a broken file must be a problem, not a crash.
+func compileSafely(c *jsonschema.Compiler, url string) (sch *jsonschema.Schema, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sch, err = nil, fmt.Errorf("the schema compiler gave up on it (%v)", r)
+		}
+	}()
+	sch, err = c.Compile(url)
+	if err != nil {
+		var se *jsonschema.SchemaError
+		if errors.As(err, &se) && se.Err != nil {
+			err = se.Err
+		}
+	}
+	return sch, err
+}
+
+// findings judges a decoded manifest by the tree's agent schema.
+func (ts *treeSchema) findings(v any) []schemaFinding {
+	if ts == nil || ts.agent == nil {
+		return nil
+	}
+	// The library validates values as encoding/json decodes them.
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc any
+	if dec.Decode(&doc) != nil {
+		return nil
+	}
+	return findingsOf(ts.agent.Validate(doc), doc, ts.text)
+}
+
+// treeSchemas finds the schemas of the registry roots among paths (the
+// folders that are not agent folders), as variants.json is found.
+func treeSchemas(paths []string) map[string]*treeSchema {
+	out := map[string]*treeSchema{}
+	for _, p := range paths {
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(p, registry.ManifestFile)); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if ts := loadTreeSchema(p); ts != nil {
+			out[p] = ts
+		}
+	}
+	return out
+}

@@ -1,0 +1,129 @@
+package validate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
+)
+
+// treeWithSchema writes a registry of one agent ("a", valid by our rules)
+// whose root carries the given agent.schema.json.
+func treeWithSchema(t *testing.T, schema string) string {
+	t.Helper()
+	root := t.TempDir()
+	writeAgent(t, root, "a", manifestFor("a"), goodIcon)
+	if schema != "" {
+		writeFile(t, filepath.Join(root, AgentSchemaFile), schema)
+	}
+	return root
+}
+
+// The upstream registry's own schema, with one more required field: a
+// manifest that satisfies ours but not the tree's is refused, and the
+// report says which schema judged it.
+func TestTreeSchemaJudgesManifests(t *testing.T) {
+	var ours map[string]any
+	if err := json.Unmarshal(AgentSchema(), &ours); err != nil {
+		t.Fatal(err)
+	}
+	ours["required"] = append(ours["required"].([]any), "homepage_note")
+	stricter, _ := json.Marshal(ours)
+	root := treeWithSchema(t, string(stricter))
+
+	rep, err := Run(context.Background(), []string{root}, Options{SkipURLs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.HasErrors() || rep.Summary.Invalid != 1 {
+		t.Fatalf("a manifest missing a field the tree's schema requires passed: %+v", rep.Summary)
+	}
+	p := rep.Agents[0].Problems
+	found := false
+	for _, x := range p {
+		if x.Rule == RuleSchema && strings.Contains(x.Message, `"homepage_note"`) && strings.Contains(x.Message, "the registry's "+displayPath(filepath.Join(root, AgentSchemaFile))) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no schema problem naming the tree's schema: %+v", p)
+	}
+	if rep.Schemas.Agent != displayPath(filepath.Join(root, AgentSchemaFile)) || rep.Schemas.Registry != BuiltIn {
+		t.Errorf("schemas = %+v", rep.Schemas)
+	}
+	var js, text bytes.Buffer
+	WriteJSON(&js, rep)
+	WriteText(&text, rep, false)
+	if !strings.Contains(js.String(), `"agent": "`+rep.Schemas.Agent+`"`) {
+		t.Errorf("JSON does not name the schema:\n%s", js.String())
+	}
+	if !strings.Contains(text.String(), "schemas used: agent.schema.json: "+rep.Schemas.Agent+"; registry.schema.json: acp-registry's built-in") {
+		t.Errorf("text does not name the schema:\n%s", text.String())
+	}
+
+	// Without the file, only ours judges, and the agent is valid.
+	os.Remove(filepath.Join(root, AgentSchemaFile))
+	rep, err = Run(context.Background(), []string{root}, Options{SkipURLs: true})
+	if err != nil || rep.HasErrors() || rep.Schemas != builtInSchemas {
+		t.Fatalf("without a tree schema: %v %+v %+v", err, rep.Summary, rep.Schemas)
+	}
+}
+
+// A schema that is not one (bad JSON, a bad keyword value, a reference
+// outside the tree, a missing ref) is one problem under rule
+// schema-invalid, never a crash; the agents are still judged by ours.
+func TestTreeSchemaThatFailsToCompile(t *testing.T) {
+	for name, schema := range map[string]string{
+		"syntax":       `{"type": "object",`,
+		"not object":   `[1]`,
+		"bad keyword":  `{"type": "object", "minLength": "three"}`,
+		"remote ref":   `{"$ref": "https://example.com/other.json"}`,
+		"bad pattern":  `{"properties": {"id": {"pattern": "(["}}}`,
+		"missing defn": `{"$ref": "#/definitions/nope"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := treeWithSchema(t, schema)
+			rep, err := Run(context.Background(), []string{root}, Options{SkipURLs: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Files) != 1 || len(rep.Files[0].Problems) != 1 {
+				t.Fatalf("files = %+v", rep.Files)
+			}
+			p := rep.Files[0].Problems[0]
+			if p.Rule != RuleSchemaInvalid || p.Severity != SeverityError || !strings.HasSuffix(p.File, AgentSchemaFile) ||
+				!strings.Contains(p.Message, "remove it to use acp-registry's built-in schema") {
+				t.Errorf("problem = %+v", p)
+			}
+			if !rep.HasErrors() || rep.Summary.Invalid != 0 {
+				t.Errorf("summary = %+v", rep.Summary)
+			}
+		})
+	}
+}
+
+// The corpus root keeps both of upstream's schema files; they judge it,
+// and add nothing to what ours already say about its agents.
+func TestCorpusTreeSchemas(t *testing.T) {
+	root := testkit.RequireCorpus(t)
+	rep, err := Run(context.Background(), []string{root}, Options{SkipURLs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Schemas.Agent != displayPath(filepath.Join(root, AgentSchemaFile)) || rep.Schemas.Registry != displayPath(filepath.Join(root, RegistrySchemaFile)) {
+		t.Errorf("schemas = %+v", rep.Schemas)
+	}
+	if len(rep.Files) != 0 {
+		t.Errorf("the corpus schemas were not usable: %+v", rep.Files)
+	}
+	for _, a := range rep.Agents {
+		if a.ID == "aider-acp" && a.Valid {
+			t.Error("aider-acp (authors as objects) passed")
+		}
+	}
+}
