@@ -15,6 +15,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -60,7 +61,7 @@ func absFor(goos, p string) bool {
 	if strings.HasPrefix(p, `\\`) || strings.HasPrefix(p, "//") {
 		return true // UNC
 	}
-	return len(p) >= 3 && hasDriveLetter(p) && (p[2] == '\\' || p[2] == '/')
+	return len(p) >= 3 && extract.HasDriveLetter(p) && (p[2] == '\\' || p[2] == '/')
 }
 
 // nodeSearch is where node is looked for beyond PATH: the version managers

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -157,13 +158,13 @@ func (r *Receipt) Check() error {
 	if err != nil || !fi.Mode().IsRegular() {
 		return fmt.Errorf("its command %s is missing", cmd)
 	}
-	if r.Distribution == registry.KindBinary && !windowsScript(cmd) {
-		head, err := readHead(cmd)
+	if r.Distribution == registry.KindBinary && !extract.WindowsScript(cmd) {
+		head, err := extract.ReadHead(cmd)
 		if err != nil {
 			return fmt.Errorf("its command %s cannot be read: %v", cmd, err)
 		}
-		if errorBody(head) {
-			return fmt.Errorf("its command %s is not an executable: it is %s", cmd, describeContent(head))
+		if extract.ErrorBody(head) {
+			return fmt.Errorf("its command %s is not an executable: it is %s", cmd, extract.DescribeContent(head))
 		}
 	}
 	for _, a := range r.Launch.Args {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -100,7 +102,7 @@ type Installer struct {
 	// UVArgs are added to every uv tool install (e.g. "--index-url", URL).
 	UVArgs []string
 	// Limits bound archive extraction. Zero fields take the defaults.
-	Limits Limits
+	Limits extract.Limits
 	// Node is the node an npx agent launches with. Default: the newest
 	// node that satisfies the package's engines.node, on PATH or in the
 	// usual install locations (nvm, fnm, volta, Homebrew, /usr/local).
@@ -151,7 +153,7 @@ type Installer struct {
 
 	// Test seams: the temporary file of a download, DNS for the address
 	// guard, the rate window, the process scan.
-	createTemp func(dir string) (tempFile, error)
+	createTemp func(dir string) (download.TempFile, error)
 	lookup     func(ctx context.Context, network, host string) ([]netip.Addr, error)
 	rateWindow time.Duration
 	// osCannotTell makes gc behave as where running processes' files are
@@ -191,41 +193,6 @@ type Choice struct {
 	Binary  *registry.BinaryTarget
 	Package *registry.Package
 	Preview bool
-}
-
-// Limits bound what an archive may expand to.
-type Limits struct {
-	MaxBytes   int64 // total bytes of all files; default 4 GiB
-	MaxEntries int   // entries of any kind; default 100,000
-	// MaxRatio bounds the extracted bytes to this many times the
-	// download's size, but never below RatioFloor (see budget in extract.go).
-	MaxRatio   int64 // default 100
-	RatioFloor int64 // default 64 MiB
-}
-
-// Default limits: far above any real agent (the largest are ~300 MB), far
-// below what fills a disk.
-const (
-	DefaultMaxBytes   = 4 << 30
-	DefaultMaxEntries = 100_000
-	DefaultMaxRatio   = 100
-	DefaultRatioFloor = 64 << 20
-)
-
-func (l Limits) withDefaults() Limits {
-	if l.MaxBytes <= 0 {
-		l.MaxBytes = DefaultMaxBytes
-	}
-	if l.MaxEntries <= 0 {
-		l.MaxEntries = DefaultMaxEntries
-	}
-	if l.MaxRatio <= 0 {
-		l.MaxRatio = DefaultMaxRatio
-	}
-	if l.RatioFloor <= 0 {
-		l.RatioFloor = DefaultRatioFloor
-	}
-	return l
 }
 
 // lookPath finds a runner. Without an injected LookPath, node and npm are
