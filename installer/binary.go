@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -117,8 +118,8 @@ func placeDownload(ctx context.Context, file, dest, rel, url string, lim extract
 		// The receipt goes at the top of the folder: an entry there of
 		// that name would be overwritten, or, as a link, have the receipt
 		// written over what it points to.
-		if _, err := os.Lstat(filepath.Join(dest, receiptFile)); err == nil {
-			return "", fmt.Errorf("unpack %s: %w", download.Redact(url), errorf(ErrUnsafeArchive, "archive entry %q takes the name of acp's install receipt, which acp writes at the top of every install folder: the archive must not have one there", receiptFile))
+		if _, err := os.Lstat(filepath.Join(dest, store.ReceiptFile)); err == nil {
+			return "", fmt.Errorf("unpack %s: %w", download.Redact(url), errorf(ErrUnsafeArchive, "archive entry %q takes the name of acp's install receipt, which acp writes at the top of every install folder: the archive must not have one there", store.ReceiptFile))
 		}
 	case fm.IsCompressed():
 		target := filepath.Join(dest, filepath.FromSlash(rel))
@@ -134,7 +135,7 @@ func placeDownload(ctx context.Context, file, dest, rel, url string, lim extract
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return "", err
 		}
-		if err := rename(ctx, file, target); err != nil {
+		if err := store.Rename(ctx, file, target); err != nil {
 			return "", fmt.Errorf("place %s: %w", rel, err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 )
 
 // Sentinel errors, for errors.Is. The errors returned wrap them with a
@@ -29,7 +30,7 @@ var (
 	// that is not installed here.
 	ErrRunnerMissing = errors.New("runner missing")
 	// ErrNotInstalled: nothing (or not the version asked for) is installed.
-	ErrNotInstalled = errors.New("not installed")
+	ErrNotInstalled = store.ErrNotInstalled
 	// ErrVersionMismatch: Request.Version differs from what the registry
 	// offers (the registry holds one version per agent and channel).
 	ErrVersionMismatch = errors.New("version not available")
@@ -77,10 +78,10 @@ var (
 	ErrNoSpace = download.ErrNoSpace
 	// ErrLocked: another process held the agent's lock for longer than
 	// Installer.LockWait.
-	ErrLocked = errors.New("agent is locked by another process")
+	ErrLocked = store.ErrLocked
 	// ErrInUse: a version was kept (gc, uninstall) or could not be deleted
 	// because a running process uses its files.
-	ErrInUse = errors.New("install in use")
+	ErrInUse = store.ErrInUse
 )
 
 // Sentinels added with PATH-independent launches, install timeouts and

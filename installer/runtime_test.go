@@ -16,6 +16,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -386,8 +387,8 @@ func TestLegacyNpxReceipt(t *testing.T) {
 	legacy.Launch.Args = []string{"--acp"}
 	os.MkdirAll(filepath.Dir(legacy.Launch.Command), 0o755)
 	os.Symlink(script, legacy.Launch.Command)
-	os.Remove(filepath.Join(r.Dir, receiptFile))
-	if err := writeReceiptFile(filepath.Join(r.Dir, receiptFile), &legacy); err != nil {
+	os.Remove(filepath.Join(r.Dir, store.ReceiptFile))
+	if err := store.WriteReceipt(filepath.Join(r.Dir, store.ReceiptFile), &legacy); err != nil {
 		t.Fatal(err)
 	}
 	in.NPM = filepath.Join(t.TempDir(), "no-npm") // a reinstall would fail

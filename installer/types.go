@@ -11,52 +11,17 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
-// LaunchSpec says exactly how to start an installed agent. Command is an
-// absolute path that does not depend on PATH (for npx, a node; Args then
-// start with the package's script); Env holds only the manifest's
-// additions. Args and Env are never null in JSON. The working directory is
-// the caller's choice (the editor's project).
-type LaunchSpec struct {
-	ID           string            `json:"id"`
-	Version      string            `json:"version"`
-	Distribution registry.Kind     `json:"distribution"`
-	Command      string            `json:"command"`
-	Args         []string          `json:"args"`
-	Env          map[string]string `json:"env"`
-	// Warnings are what a person should know before launching (a node
-	// older than the package asks for); they were also reported on the
-	// Installer's Progress.
-	Warnings []string `json:"warnings,omitempty"`
-}
+// LaunchSpec says exactly how to start an installed agent (see
+// store.LaunchSpec).
+type LaunchSpec = store.LaunchSpec
 
-// Receipt is receipt.json inside an install directory: what was installed,
-// from where, and how to launch it.
-type Receipt struct {
-	ID           string            `json:"id"`
-	Version      string            `json:"version"`
-	Distribution registry.Kind     `json:"distribution"`
-	Target       registry.Platform `json:"target,omitempty"`
-	URL          string            `json:"url,omitempty"`
-	Package      string            `json:"package,omitempty"`
-	// SHA256 is the digest computed from the download (binary only),
-	// recorded whether or not the manifest gave one.
-	SHA256      string     `json:"sha256,omitempty"`
-	Launch      LaunchSpec `json:"launch"`
-	InstalledAt time.Time  `json:"installedAt"`
-	Preview     bool       `json:"preview,omitempty"`
-	// ToolDir is uv's tool environment (a name under agents/<id>/) for uvx
-	// installs; removed together with the version.
-	ToolDir string `json:"toolDir,omitempty"`
-	// Runtime is the node an npx install launches with (nil otherwise, and
-	// in receipts written before it existed).
-	Runtime *Runtime `json:"runtime,omitempty"`
-	// Dir is the install directory; filled in when read, not stored.
-	Dir string `json:"-"`
-}
+// Receipt is receipt.json inside an install directory (see store.Receipt).
+type Receipt = store.Receipt
 
 // Installer installs agents under Root. The zero value of every field but
 // Root has a sensible default.

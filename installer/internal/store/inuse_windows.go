@@ -1,4 +1,4 @@
-package installer
+package store
 
 import (
 	"errors"
@@ -13,6 +13,6 @@ const (
 	errorLockViolation    syscall.Errno = 33
 )
 
-func isInUseErr(err error) bool {
+func IsInUse(err error) bool {
 	return errors.Is(err, errorAccessDenied) || errors.Is(err, errorSharingViolation) || errors.Is(err, errorLockViolation)
 }

@@ -1,12 +1,12 @@
 //go:build !windows
 
-package installer
+package store
 
 import (
 	"errors"
 	"syscall"
 )
 
-func isInUseErr(err error) bool {
+func IsInUse(err error) bool {
 	return errors.Is(err, syscall.EBUSY) || errors.Is(err, syscall.ETXTBSY)
 }
