@@ -360,35 +360,36 @@ func (c *Client) retry(ctx context.Context, rawURL string, trusted bool, try fun
 	} else if err := checkURL(u, c.AllowPrivate); err != nil {
 		return nil, &URLError{URL: rawURL, Err: err}
 	}
-	n := c.attempts()
-	for i := 1; ; i++ {
-		resp, err := try(u)
-		var wait time.Duration
-		if err == nil {
-			if ok(resp.StatusCode) {
-				return resp, nil
+	var resp *http.Response
+	var last error
+	tries := 0
+	err = c.policy().Do(ctx, func(i int) (bool, time.Duration, error) {
+		tries = i
+		r, err := try(u)
+		if err != nil {
+			last = &URLError{URL: rawURL, Err: err, Attempts: i, Timeout: c.timeout()}
+			if !retryable(ctx, err) || i >= c.attempts() {
+				return false, 0, last
 			}
-			status := resp.StatusCode
-			delay, again := c.policy().Delay(resp, i)
-			drainClose(resp.Body)
-			if !again || ctx.Err() != nil {
-				return nil, &URLError{URL: rawURL, Status: status, Attempts: i}
-			}
-			wait = delay
-		} else {
-			if !retryable(ctx, err) || i >= n {
-				return nil, &URLError{URL: rawURL, Err: err, Attempts: i, Timeout: c.timeout()}
-			}
-			wait = c.backoff(i)
+			return true, c.backoff(i), last
 		}
-		pause := sleep
-		if c.sleep != nil {
-			pause = c.sleep
+		if ok(r.StatusCode) {
+			resp = r
+			return false, 0, nil
 		}
-		if err := pause(ctx, wait); err != nil {
-			return nil, &URLError{URL: rawURL, Err: err, Attempts: i}
-		}
+		status := r.StatusCode
+		delay, again := c.policy().Delay(r, i)
+		drainClose(r.Body)
+		last = &URLError{URL: rawURL, Status: status, Attempts: i}
+		return again && ctx.Err() == nil, delay, last
+	})
+	if err != nil && err != last {
+		return nil, &URLError{URL: rawURL, Err: err, Attempts: tries} // the wait was cut short
 	}
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
 }
 
 // retryable: network trouble is worth another attempt; a refused address,

@@ -156,32 +156,32 @@ func (d Options) Get(ctx context.Context, rawURL, dir, want string) (string, str
 	if wait == nil {
 		wait = func(i int) time.Duration { return time.Duration(i) * time.Second }
 	}
-	var lastErr error
-	for i := 1; i <= attempts; i++ {
-		path, sum, retry, err := d.once(ctx, client, u, dir)
-		if err == nil {
-			if want != "" {
-				// The digest was computed on the way in; comparing it is
-				// instant, but an editor shows the step it was promised.
-				d.Report.Phase(d.Agent, progress.Verify, "sha256")
-			}
-			if want != "" && sum != want {
-				os.Remove(path)
-				return "", "", errorf(ErrChecksum, "download %s: sha256 mismatch: the file has %s but the manifest says %s (the archive changed upstream, or the download was tampered with)", u.Redacted(), sum, want)
-			}
-			return path, sum, nil
+	var path, sum string
+	var last error
+	err = remote.Retry{Attempts: attempts}.Do(ctx, func(i int) (bool, time.Duration, error) {
+		var retry bool
+		path, sum, retry, last = d.once(ctx, client, u, dir)
+		if !retry || ctx.Err() != nil || i >= attempts {
+			return false, 0, last
 		}
-		lastErr = err
-		if !retry || ctx.Err() != nil || i == attempts {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return "", "", fmt.Errorf("download %s: %w", u.Redacted(), Stopped(ctx))
-		case <-time.After(wait(i)):
-		}
+		return true, wait(i), last
+	})
+	if err != nil && err != last {
+		return "", "", fmt.Errorf("download %s: %w", u.Redacted(), Stopped(ctx)) // interrupted between attempts
 	}
-	return "", "", lastErr
+	if err != nil {
+		return "", "", err
+	}
+	if want != "" {
+		// The digest was computed on the way in; comparing it is instant,
+		// but an editor shows the step it was promised.
+		d.Report.Phase(d.Agent, progress.Verify, "sha256")
+	}
+	if want != "" && sum != want {
+		os.Remove(path)
+		return "", "", errorf(ErrChecksum, "download %s: sha256 mismatch: the file has %s but the manifest says %s (the archive changed upstream, or the download was tampered with)", u.Redacted(), sum, want)
+	}
+	return path, sum, nil
 }
 
 // httpClient is the client for one download whose manifest URL is orig:
