@@ -96,7 +96,7 @@ func TestInstallRepairsAnErrorPageInstall(t *testing.T) {
 	if _, err := in.Current("demo"); !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "not an executable") {
 		t.Errorf("current = %v, want not installed (broken)", err)
 	}
-	if _, err := in.Resolve(context.Background(), Request{Agent: m}, true); !errors.Is(err, ErrNotInstalled) {
+	if _, err := in.Resolve(context.Background(), Request{Agent: m}, NoInstall); !errors.Is(err, ErrNotInstalled) {
 		t.Errorf("resolve --no-install = %v, want not installed", err)
 	}
 	r, already, err := in.Install(context.Background(), Request{Agent: m})
@@ -386,7 +386,7 @@ func TestArchivedScriptWithoutShebangIsNotBroken(t *testing.T) {
 	if _, _, err := in.Install(context.Background(), Request{Agent: m}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := in.Resolve(context.Background(), Request{Agent: m}, false); err != nil {
+	if _, err := in.Resolve(context.Background(), Request{Agent: m}, InstallIfMissing); err != nil {
 		t.Fatal(err)
 	}
 	if n := srv.count("/a.tgz"); n != 1 {

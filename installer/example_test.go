@@ -38,7 +38,7 @@ func Example() {
 	}
 	p, _ := platform.Current()
 	in := &installer.Installer{Root: where.Data, Platform: p}
-	spec, err := in.Resolve(ctx, installer.Request{Agent: agent}, false)
+	spec, err := in.Resolve(ctx, installer.Request{Agent: agent}, installer.InstallIfMissing)
 	if err != nil {
 		panic(err)
 	}

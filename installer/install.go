@@ -410,10 +410,22 @@ func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, d
 	return r, nil
 }
 
+// IfMissing says what Resolve does when the version asked for is not
+// installed.
+type IfMissing int
+
+const (
+	// InstallIfMissing installs it first.
+	InstallIfMissing IfMissing = iota
+	// NoInstall fails with ErrNotInstalled (acp resolve --no-install).
+	NoInstall
+)
+
 // Resolve returns how to launch the requested agent. An installed version
 // is read from its receipt without any network access; otherwise it is
-// installed first, unless noInstall, which fails with ErrNotInstalled.
-func (in *Installer) Resolve(ctx context.Context, req Request, noInstall bool) (*LaunchSpec, error) {
+// installed first, unless missing is NoInstall, which fails with
+// ErrNotInstalled.
+func (in *Installer) Resolve(ctx context.Context, req Request, missing IfMissing) (*LaunchSpec, error) {
 	v, err := wanted(req)
 	if err != nil {
 		return nil, err
@@ -428,7 +440,7 @@ func (in *Installer) Resolve(ctx context.Context, req Request, noInstall bool) (
 			return &r.Launch, nil
 		}
 	}
-	if noInstall {
+	if missing == NoInstall {
 		// When installing could not help either (no such distribution,
 		// no build for this platform, runner missing), say that instead.
 		if _, err := in.choices(req, false); err != nil && !errors.Is(err, ErrNotInstalled) {

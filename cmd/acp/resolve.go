@@ -139,13 +139,13 @@ func resolveAgent(ctx context.Context, g *globalOpts, id string, o resolveOpts) 
 	}
 	req := installer.Request{Agent: m, Dist: dist, Preview: o.preview}
 	if o.noInstall || g.offline {
-		spec, err := in.Resolve(ctx, req, true)
+		spec, err := in.Resolve(ctx, req, installer.NoInstall)
 		if err != nil && g.offline && !o.noInstall {
 			return nil, offlineError(m.ID, err)
 		}
 		return spec, err
 	}
-	if spec, err := in.Resolve(ctx, req, true); err == nil {
+	if spec, err := in.Resolve(ctx, req, installer.NoInstall); err == nil {
 		return spec, nil
 	} else if !errors.Is(err, installer.ErrNotInstalled) {
 		return nil, err

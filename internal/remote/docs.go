@@ -116,7 +116,7 @@ func (c *Client) PyPIProject(ctx context.Context, name string) (*PyPIProject, er
 // getJSON GETs a trusted URL and decodes it while streaming, never
 // holding more than MaxDocumentSize of it.
 func (c *Client) getJSON(ctx context.Context, rawURL, accept string, v any) error {
-	resp, err := c.getAccept(ctx, rawURL, true, accept, "")
+	resp, err := c.getAccept(ctx, rawURL, Trusted, accept, "")
 	if err != nil {
 		return err
 	}
