@@ -168,8 +168,8 @@ func (c *Client) init() {
 		if c.AllowPrivate {
 			guardedRT = openRT
 		}
-		c.open = &http.Client{Transport: openRT, CheckRedirect: c.redirectPolicy(Trusted)}
-		c.guarded = &http.Client{Transport: guardedRT, CheckRedirect: c.redirectPolicy(Untrusted)}
+		c.open = NewHTTPClient(openRT, 0, c.redirectPolicy(Trusted))
+		c.guarded = NewHTTPClient(guardedRT, 0, c.redirectPolicy(Untrusted))
 	})
 }
 
@@ -182,21 +182,6 @@ func (c *Client) HTTPClient(trust Trust) *http.Client {
 		return c.open
 	}
 	return c.guarded
-}
-
-func (c *Client) redirectPolicy(trust Trust) func(*http.Request, []*http.Request) error {
-	return func(req *http.Request, via []*http.Request) error {
-		if len(via) > MaxRedirects {
-			return ErrTooManyRedirects
-		}
-		if trust == Trusted {
-			return nil
-		}
-		if err := checkURL(req.URL, c.AllowPrivate); err != nil {
-			return fmt.Errorf("redirect to %s: %w", req.URL.Redacted(), err)
-		}
-		return nil
-	}
 }
 
 // checkURL applies the untrusted-URL policy before any connection.

@@ -88,14 +88,7 @@ func Download(ctx context.Context, client *http.Client, rawURL, dir, wantSHA256 
 
 // LoopbackOnly is the default AllowHTTP policy: plain http only to
 // localhost or a loopback address.
-func LoopbackOnly(u *url.URL) bool {
-	h := u.Hostname()
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
+func LoopbackOnly(u *url.URL) bool { return remote.IsLoopbackHost(u.Hostname()) }
 
 // ValidSHA256 reports whether s is a sha256 as manifests write it: 64 hex
 // digits (either case).
@@ -214,27 +207,7 @@ func (d Options) httpClient(orig *url.URL) (*http.Client, func()) {
 		rt, done = c, c.CloseIdleConnections
 	}
 	base.Transport = rt
-	inner := base.CheckRedirect
-	base.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) >= MaxRedirects {
-			return &redirectError{fmt.Sprintf("more than %d redirects (a redirect loop?)", MaxRedirects)}
-		}
-		switch req.URL.Scheme {
-		case "https":
-		case "http":
-			// Plain http only where it began as plain http on loopback: an
-			// https host must not steer us to a local service in clear.
-			if orig.Scheme != "http" || !d.AllowHTTP(orig) || !d.AllowHTTP(req.URL) {
-				return &redirectError{fmt.Sprintf("redirect to %s refused: not https", req.URL.Redacted())}
-			}
-		default:
-			return &redirectError{fmt.Sprintf("redirect to %s refused: not https", req.URL.Redacted())}
-		}
-		if inner != nil {
-			return inner(req, via)
-		}
-		return nil
-	}
+	base.CheckRedirect = remote.FollowMirror(orig, d.AllowHTTP, MaxRedirects, base.CheckRedirect)
 	return &base, done
 }
 
@@ -244,11 +217,6 @@ func (d Options) headerTimeout() time.Duration {
 	}
 	return DefaultHeaderTimeout
 }
-
-// redirectError is a redirect the policy refused, or a loop: never retried.
-type redirectError struct{ msg string }
-
-func (e *redirectError) Error() string { return e.msg }
 
 // Causes of a download's cancellation, told apart from the caller's.
 var (
@@ -290,9 +258,9 @@ func (d Options) once(ctx context.Context, client *http.Client, u *url.URL, dir 
 		if context.Cause(ctx) == errNoAnswer {
 			return "", "", false, errorf(ErrDownload, "download %s: no answer within %s", shown, header)
 		}
-		var re *redirectError
+		var re *remote.RedirectError
 		if errors.As(err, &re) {
-			return "", "", false, errorf(ErrDownload, "download %s: %s", shown, re.msg)
+			return "", "", false, errorf(ErrDownload, "download %s: %s", shown, re.Error())
 		}
 		var np *remote.NotPublicError
 		if errors.As(err, &np) {
