@@ -204,7 +204,33 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		}
 	}
 	rep := in.reporter()
+	r, err := in.installFirst(ctx, req, cs, dir, rep)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", what, err)
+		// Not remembered: an interruption, offline, and a missing node
+		// or uv (installing one is the fix, and checking is cheap).
+		if ctx.Err() == nil && !errors.Is(err, ErrNotInstalled) && !errors.Is(err, ErrRuntimeMissing) {
+			in.rememberFailure(id, c.Version, err)
+		}
+		return nil, false, err
+	}
+	in.forgetFailure(id, c.Version)
+	if err := in.store().MarkCurrent(ctx, id, r.Version); err != nil {
+		return nil, false, fmt.Errorf("%s: mark current: %w", what, err)
+	}
+	installed = true
+	// Done only for an install that is done: after a failure the error
+	// is the end of the story, and "done" would tell an editor otherwise.
+	rep.Phase(id, progress.Done, "")
+	return r, false, nil
+}
+
+// installFirst installs the first of cs that can be fetched, under the
+// agent's lock: when one fails for a network reason, the agent's next
+// distribution is tried and rep is told. The error names every failure.
+func (in *Installer) installFirst(ctx context.Context, req Request, cs []Choice, dir string, rep progress.Reporter) (*Receipt, error) {
 	var r *Receipt
+	var err error
 	var failures []string
 	for i := 0; i < len(cs); i++ {
 		c := cs[i]
@@ -226,29 +252,12 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		if i+1 >= len(cs) {
 			break
 		}
-		rep.Warn(fmt.Sprintf("%s: the %s distribution could not be fetched (%v); trying %s", id, c.Kind, err, cs[i+1].Kind))
+		rep.Warn(fmt.Sprintf("%s: the %s distribution could not be fetched (%v); trying %s", req.Agent.ID, c.Kind, err, cs[i+1].Kind))
 	}
-	if err != nil {
-		if len(failures) > 1 {
-			err = &kindError{msg: strings.Join(failures, "; and "), kind: err}
-		}
-		err = fmt.Errorf("%s: %w", what, err)
-		// Not remembered: an interruption, offline, and a missing node
-		// or uv (installing one is the fix, and checking is cheap).
-		if ctx.Err() == nil && !errors.Is(err, ErrNotInstalled) && !errors.Is(err, ErrRuntimeMissing) {
-			in.rememberFailure(id, c.Version, err)
-		}
-		return nil, false, err
+	if err != nil && len(failures) > 1 {
+		err = &kindError{msg: strings.Join(failures, "; and "), kind: err}
 	}
-	in.forgetFailure(id, c.Version)
-	if err := in.store().MarkCurrent(ctx, id, r.Version); err != nil {
-		return nil, false, fmt.Errorf("%s: mark current: %w", what, err)
-	}
-	installed = true
-	// Done only for an install that is done: after a failure the error
-	// is the end of the story, and "done" would tell an editor otherwise.
-	rep.Phase(id, progress.Done, "")
-	return r, false, nil
+	return r, err
 }
 
 // refuseInUse is the ErrInUse of a forced reinstall of a version that a

@@ -281,6 +281,13 @@ func (d Options) once(ctx context.Context, client *http.Client, u *url.URL, dir 
 	}
 	timer.Stop()
 	timer = time.AfterFunc(stall, func() { cancel(errStalled) })
+	return d.receive(ctx, parent, cancel, resp, timer, stall, shown, dir)
+}
+
+// receive writes resp's body into a new temporary file in dir while
+// hashing it, under the stall watchdog timer and the rate and size
+// budgets; cancel stops the request with the cause that tripped.
+func (d Options) receive(ctx, parent context.Context, cancel context.CancelCauseFunc, resp *http.Response, timer *time.Timer, stall time.Duration, shown, dir string) (path, sum string, retry bool, err error) {
 	minRate, window := d.MinRate, d.RateWindow
 	if minRate <= 0 {
 		minRate = DefaultMinRate
@@ -329,14 +336,9 @@ func (d Options) once(ctx context.Context, client *http.Client, u *url.URL, dir 
 			return "", "", false, writeFailed(shown, dir, w.err, resp.ContentLength, n)
 		case parent.Err() != nil:
 			return "", "", false, fmt.Errorf("download %s: %w", shown, Stopped(parent))
-		case context.Cause(ctx) == errStalled:
-			return "", "", true, errorf(ErrDownload, "download %s: stalled: nothing received for %s after %d bytes", shown, stall, n)
-		case context.Cause(ctx) == errTooSlow:
-			return "", "", false, errorf(ErrDownload, "download %s: too slow: %s in %s, below the minimum of %s/s", shown, HumanBytes(n), time.Since(body.start()).Round(time.Second), HumanBytes(minRate))
-		case errors.Is(err, io.ErrUnexpectedEOF) && resp.ContentLength > 0:
-			return "", "", true, errorf(ErrDownload, "download %s: truncated: the server closed the connection after %d of %d bytes", shown, n, resp.ContentLength)
 		}
-		return "", "", true, errorf(ErrDownload, "download %s: connection broke after %d bytes: %w", shown, n, err)
+		retry, err := broke(context.Cause(ctx), err, shown, n, resp.ContentLength, stall, time.Since(body.start()), minRate)
+		return "", "", retry, err
 	}
 	if n > MaxDownload {
 		return "", "", false, errorf(ErrDownload, "download %s: more than the %d GiB limit", shown, MaxDownload>>30)
@@ -352,6 +354,21 @@ func (d Options) once(ctx context.Context, client *http.Client, u *url.URL, dir 
 	}
 	ok = true
 	return f.Name(), hex.EncodeToString(h.Sum(nil)), false, nil
+}
+
+// broke words a transfer that ended before its body did (cause is the
+// request's, after n bytes of total), and says whether another attempt
+// may help.
+func broke(cause, err error, shown string, n, total int64, stall, took time.Duration, minRate int64) (bool, error) {
+	switch {
+	case cause == errStalled:
+		return true, errorf(ErrDownload, "download %s: stalled: nothing received for %s after %d bytes", shown, stall, n)
+	case cause == errTooSlow:
+		return false, errorf(ErrDownload, "download %s: too slow: %s in %s, below the minimum of %s/s", shown, HumanBytes(n), took.Round(time.Second), HumanBytes(minRate))
+	case errors.Is(err, io.ErrUnexpectedEOF) && total > 0:
+		return true, errorf(ErrDownload, "download %s: truncated: the server closed the connection after %d of %d bytes", shown, n, total)
+	}
+	return true, errorf(ErrDownload, "download %s: connection broke after %d bytes: %w", shown, n, err)
 }
 
 // writeFailed words a failed write of the download: a full disk says

@@ -167,17 +167,47 @@ func (s *Store) sweep(ctx context.Context, id string, uninstall bool, procs []pr
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	keep, prev := "", ""
-	keepTools := map[string]bool{}
 	if !uninstall {
-		if c, err := s.Current(id); err == nil {
-			keep = c.Version
-		} else if rs, _ := s.Installed(id); len(rs) > 0 {
-			keep = rs[0].Version // the marker names a broken install: keep the best left
+		keep, prev = s.keepVersions(id)
+	}
+	complete, keepTools, first := s.sweepVersions(ctx, id, what, entries, keep, prev, uninstall, procs, rep)
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, ".") || keepTools[name] {
+			continue
 		}
-		if p := s.previous(id, keep); p != nil {
-			prev = p.Version
+		first = firstErr(first, s.removeLeftover(ctx, rep, id, filepath.Join(dir, name), leftoverWhy(name)))
+	}
+	if complete == 0 {
+		// Nothing complete is left (a first install that never finished,
+		// or an uninstall): the agent folder goes with its marker.
+		if err := RemoveDir(ctx, dir); err != nil {
+			first = firstErr(first, deleteFailed(what, dir, err))
 		}
 	}
+	return first
+}
+
+// keepVersions is what gc keeps of id: the current version and the
+// previous one, kept for rollback.
+func (s *Store) keepVersions(id string) (keep, prev string) {
+	if c, err := s.Current(id); err == nil {
+		keep = c.Version
+	} else if rs, _ := s.Installed(id); len(rs) > 0 {
+		keep = rs[0].Version // the marker names a broken install: keep the best left
+	}
+	if p := s.previous(id, keep); p != nil {
+		prev = p.Version
+	}
+	return keep, prev
+}
+
+// sweepVersions removes the versions of id that sweep does not keep (all
+// but those in use, with uninstall). It returns how many complete
+// installs are left, the uv environments they use, and the first error.
+func (s *Store) sweepVersions(ctx context.Context, id, what string, entries []fs.DirEntry, keep, prev string, uninstall bool, procs []procUse, rep *GCReport) (int, map[string]bool, error) {
+	dir := s.AgentDir(id)
+	keepTools := map[string]bool{}
 	var first error
 	complete := 0
 	for _, e := range entries {
@@ -237,21 +267,7 @@ func (s *Store) sweep(ctx context.Context, id string, uninstall bool, procs []pr
 		os.Remove(s.usePath(id, name))
 		rep.Removed = append(rep.Removed, Removed{Agent: id, Version: name, Path: p, Bytes: size, Why: why})
 	}
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasPrefix(name, ".") || keepTools[name] {
-			continue
-		}
-		first = firstErr(first, s.removeLeftover(ctx, rep, id, filepath.Join(dir, name), leftoverWhy(name)))
-	}
-	if complete == 0 {
-		// Nothing complete is left (a first install that never finished,
-		// or an uninstall): the agent folder goes with its marker.
-		if err := RemoveDir(ctx, dir); err != nil {
-			first = firstErr(first, deleteFailed(what, dir, err))
-		}
-	}
-	return first
+	return complete, keepTools, first
 }
 
 func (s *Store) removeLeftover(ctx context.Context, rep *GCReport, id, p, why string) error {
