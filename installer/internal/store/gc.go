@@ -469,7 +469,7 @@ func RemoveDir(ctx context.Context, p string) error {
 // of a running program, and that deserves a sentence, not
 // "unlinkat …: Access is denied.".
 func deleteFailed(what, p string, err error) error {
-	if IsInUse(err) {
+	if isInUseErr(err) {
 		return errorf(ErrInUse, "%s: %s is in use by a running agent; close it and run acp gc", what, p)
 	}
 	return fmt.Errorf("%s: remove %s: %w", what, p, err)

@@ -7,6 +7,6 @@ import (
 	"syscall"
 )
 
-func IsInUse(err error) bool {
+func isInUseErr(err error) bool {
 	return errors.Is(err, syscall.EBUSY) || errors.Is(err, syscall.ETXTBSY)
 }

@@ -13,6 +13,6 @@ const (
 	errorLockViolation    syscall.Errno = 33
 )
 
-func IsInUse(err error) bool {
+func isInUseErr(err error) bool {
 	return errors.Is(err, errorAccessDenied) || errors.Is(err, errorSharingViolation) || errors.Is(err, errorLockViolation)
 }

@@ -393,7 +393,7 @@ func Rename(ctx context.Context, from, to string) error {
 	if runtime.GOOS != "windows" {
 		return os.Rename(from, to)
 	}
-	return retryRename(ctx, from, to, os.Rename, IsInUse)
+	return retryRename(ctx, from, to, os.Rename, isInUseErr)
 }
 
 // retryRename calls mv until it succeeds, fails for a reason that waiting
@@ -438,7 +438,7 @@ func ReplaceDir(ctx context.Context, tmp, dir string) error {
 	}
 	aside := tmp + ".old"
 	if err := Rename(ctx, dir, aside); err != nil {
-		if IsInUse(err) {
+		if isInUseErr(err) {
 			// Windows: a running agent's files cannot be moved.
 			return errorf(ErrInUse, "%s is in use by a running agent: close it and try again", dir)
 		}
