@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,6 +15,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -22,7 +26,7 @@ import (
 // cmd is a path, not a command line: arguments belong in args.
 func cmdPath(cmd string) (string, error) {
 	c := strings.ReplaceAll(strings.TrimSpace(cmd), "\\", "/")
-	if c == "" || strings.HasPrefix(c, "/") || hasDriveLetter(c) {
+	if c == "" || strings.HasPrefix(c, "/") || extract.HasDriveLetter(c) {
 		return "", errorf(ErrCmdMissing, "cmd %q must be a relative path inside the archive", cmd)
 	}
 	c = path.Clean(c)
@@ -33,21 +37,21 @@ func cmdPath(cmd string) (string, error) {
 }
 
 // downloader applies the Installer's download policy.
-func (in *Installer) downloader(agent string) downloader {
-	return downloader{
-		client:       in.HTTP,
-		allowHTTP:    in.AllowHTTP,
-		guard:        true,
-		allowPrivate: in.AllowPrivateURLs,
-		header:       in.HeaderTimeout,
-		stall:        in.StallTimeout,
-		minRate:      in.MinRate,
-		rateWindow:   in.rateWindow,
-		wait:         in.retryWait,
-		report:       in.reporter(),
-		agent:        agent,
-		create:       in.createTemp,
-		lookup:       in.lookup,
+func (in *Installer) downloader(agent string) download.Options {
+	return download.Options{
+		Client:        in.HTTP,
+		AllowHTTP:     in.AllowHTTP,
+		Guard:         true,
+		AllowPrivate:  in.AllowPrivateURLs,
+		HeaderTimeout: in.HeaderTimeout,
+		Stall:         in.StallTimeout,
+		MinRate:       in.MinRate,
+		RateWindow:    in.rateWindow,
+		Wait:          in.retryWait,
+		Report:        in.reporter(),
+		Agent:         agent,
+		Create:        in.createTemp,
+		Lookup:        in.lookup,
 	}
 }
 
@@ -59,14 +63,14 @@ func (in *Installer) installBinary(ctx context.Context, req Request, c Choice, t
 	}
 	d := in.downloader(req.Agent.ID)
 	if t.SHA256 == "" {
-		d.report.Warn(fmt.Sprintf("%s %s for %s is not verified: the manifest gives no sha256 for %s", req.Agent.ID, c.Version, c.Target, redact(t.Archive)))
+		d.Report.Warn(fmt.Sprintf("%s %s for %s is not verified: the manifest gives no sha256 for %s", req.Agent.ID, c.Version, c.Target, download.Redact(t.Archive)))
 	}
-	file, sum, err := d.get(ctx, t.Archive, filepath.Dir(tmp), t.SHA256)
+	file, sum, err := d.Get(ctx, t.Archive, filepath.Dir(tmp), t.SHA256)
 	if err != nil {
 		return nil, err
 	}
 	defer os.Remove(file)
-	d.report.Phase(req.Agent.ID, progress.Extract, "")
+	d.Report.Phase(req.Agent.ID, progress.Extract, "")
 	if rel, err = placeDownload(ctx, file, tmp, rel, t.Archive, in.Limits); err != nil {
 		return nil, err
 	}
@@ -86,45 +90,44 @@ func (in *Installer) installBinary(ctx context.Context, req Request, c Choice, t
 // an archive is extracted, a compressed file decompressed to cmd, anything
 // else moved to cmd. Then cmd must exist and is made executable. It returns
 // cmd's path, with ".exe" appended on Windows when only that exists.
-func placeDownload(ctx context.Context, file, dest, rel, url string, lim Limits) (string, error) {
+func placeDownload(ctx context.Context, file, dest, rel, url string, lim extract.Limits) (string, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	lim = lim.withDefaults()
-	fm, err := identify(ctx, f, lim.MaxEntries)
+	fm, err := extract.Identify(ctx, f, lim.MaxEntries)
 	if err != nil {
-		return "", fmt.Errorf("unpack %s: %w", redact(url), err)
+		return "", fmt.Errorf("unpack %s: %w", download.Redact(url), err)
 	}
-	head, err := readHeadOf(f)
+	head, err := extract.ReadHeadOf(f)
 	if err == nil {
 		_, err = f.Seek(0, io.SeekStart)
 	}
 	if err != nil {
 		return "", err
 	}
-	if err := checkContent(url, fm, head); err != nil {
+	if err := extract.CheckContent(url, fm, head); err != nil {
 		return "", err
 	}
 	switch {
-	case fm.isArchive():
-		if err := extractInto(ctx, fm, f, dest, lim); err != nil {
+	case fm.IsArchive():
+		if err := extract.Unpack(ctx, fm, f, dest, lim); err != nil {
 			return "", fmt.Errorf("unpack %s: %w", url, err)
 		}
 		// The receipt goes at the top of the folder: an entry there of
 		// that name would be overwritten, or, as a link, have the receipt
 		// written over what it points to.
-		if _, err := os.Lstat(filepath.Join(dest, receiptFile)); err == nil {
-			return "", fmt.Errorf("unpack %s: %w", redact(url), errorf(ErrUnsafeArchive, "archive entry %q takes the name of acp's install receipt, which acp writes at the top of every install folder: the archive must not have one there", receiptFile))
+		if _, err := os.Lstat(filepath.Join(dest, store.ReceiptFile)); err == nil {
+			return "", fmt.Errorf("unpack %s: %w", download.Redact(url), errorf(ErrUnsafeArchive, "archive entry %q takes the name of acp's install receipt, which acp writes at the top of every install folder: the archive must not have one there", store.ReceiptFile))
 		}
-	case fm.isCompressed():
+	case fm.IsCompressed():
 		target := filepath.Join(dest, filepath.FromSlash(rel))
-		if err := decompressTo(ctx, fm, f, target, lim); err != nil {
-			return "", fmt.Errorf("unpack %s: %w", redact(url), err)
+		if err := extract.Decompress(ctx, fm, f, target, lim); err != nil {
+			return "", fmt.Errorf("unpack %s: %w", download.Redact(url), err)
 		}
-		if head, err := readHead(target); err != nil || !looksExecutable(head) {
-			return "", notExecutable(fmt.Sprintf("the %s data from %s", fm.name, redact(url)), head)
+		if head, err := extract.ReadHead(target); err != nil || !extract.LooksExecutable(head) {
+			return "", extract.NotExecutable(fmt.Sprintf("the %s data from %s", fm.Name(), download.Redact(url)), head)
 		}
 	default:
 		f.Close()
@@ -132,52 +135,16 @@ func placeDownload(ctx context.Context, file, dest, rel, url string, lim Limits)
 		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return "", err
 		}
-		if err := rename(ctx, file, target); err != nil {
+		if err := store.Rename(ctx, file, target); err != nil {
 			return "", fmt.Errorf("place %s: %w", rel, err)
 		}
 	}
 	return makeExecutable(dest, rel, url, fm)
 }
 
-func decompressTo(ctx context.Context, fm format, f *os.File, target string, lim Limits) error {
-	r, err := decompressor(fm.compress, f)
-	if err != nil {
-		return errorf(ErrUnsafeArchive, "read %s data: %v", fm.name, err)
-	}
-	defer r.Close()
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return err
-	}
-	out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
-	if err != nil {
-		return err
-	}
-	var download int64
-	if fi, err := f.Stat(); err == nil {
-		download = fi.Size()
-	}
-	budget := lim.budget(download)
-	n, err := io.Copy(out, io.LimitReader(ctxReader{ctx, r}, budget+1))
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if n > budget {
-		return lim.tooLarge(fm.name+" data", download, "")
-	}
-	switch {
-	case err == nil:
-		return nil
-	case ctx.Err() != nil:
-		return stopped(ctx)
-	case isNoSpace(err):
-		return noSpace("unpack "+fm.name+" data", filepath.Dir(target), n, true)
-	}
-	return errorf(ErrUnsafeArchive, "read %s data: %v (the file is corrupt or truncated)", fm.name, err)
-}
-
 // makeExecutable checks that cmd exists inside dest (following links only
 // within it) and sets its execute bits.
-func makeExecutable(dest, rel, url string, fm format) (string, error) {
+func makeExecutable(dest, rel, url string, fm extract.Format) (string, error) {
 	root, err := os.OpenRoot(dest)
 	if err != nil {
 		return "", err
@@ -190,7 +157,7 @@ func makeExecutable(dest, rel, url string, fm format) (string, error) {
 		}
 	}
 	if err != nil || !fi.Mode().IsRegular() {
-		return "", errorf(ErrCmdMissing, "cmd %q is not a file in the %s from %s%s", rel, fm.name, url, topLevelHint(dest))
+		return "", errorf(ErrCmdMissing, "cmd %q is not a file in the %s from %s%s", rel, fm.Name(), url, topLevelHint(dest))
 	}
 	if runtime.GOOS != "windows" {
 		if err := root.Chmod(rel, fi.Mode().Perm()|0o755&^0o022); err != nil {
@@ -243,11 +210,53 @@ func VerifyArchive(ctx context.Context, client *http.Client, t registry.BinaryTa
 		return err
 	}
 	defer os.RemoveAll(work)
-	d := downloader{client: client}
-	file, _, err := d.get(ctx, t.Archive, work, t.SHA256)
+	d := download.Options{Client: client}
+	file, _, err := d.Get(ctx, t.Archive, work, t.SHA256)
 	if err != nil {
 		return err
 	}
 	_, err = placeDownload(ctx, file, filepath.Join(work, "x"), rel, t.Archive, Limits{})
 	return err
+}
+
+// Download policy, as package download defines it.
+const (
+	// MaxDownload bounds one download.
+	MaxDownload = download.MaxDownload
+	// DefaultHeaderTimeout bounds connecting and waiting for the headers.
+	DefaultHeaderTimeout = download.DefaultHeaderTimeout
+	// DefaultMinRate is the slowest transfer a download may keep up.
+	DefaultMinRate = download.DefaultMinRate
+)
+
+// Download fetches rawURL into a new temporary file in dir while hashing
+// it, and returns the file's path and sha256 (hex); see download.Download.
+func Download(ctx context.Context, client *http.Client, rawURL, dir, wantSHA256 string, report progress.Reporter) (path, sha256hex string, err error) {
+	return download.Download(ctx, client, rawURL, dir, wantSHA256, report)
+}
+
+// LoopbackOnly is the default AllowHTTP policy: plain http only to
+// localhost or a loopback address.
+func LoopbackOnly(u *url.URL) bool { return download.LoopbackOnly(u) }
+
+// ValidSHA256 reports whether s is a sha256 as manifests write it: 64 hex
+// digits (either case).
+func ValidSHA256(s string) bool { return download.ValidSHA256(s) }
+
+// Limits bound what an archive may expand to (see extract.Limits).
+type Limits = extract.Limits
+
+// Default limits: far above any real agent (the largest are ~300 MB), far
+// below what fills a disk.
+const (
+	DefaultMaxBytes   = extract.DefaultMaxBytes
+	DefaultMaxEntries = extract.DefaultMaxEntries
+	DefaultMaxRatio   = extract.DefaultMaxRatio
+	DefaultRatioFloor = extract.DefaultRatioFloor
+)
+
+// Extract unpacks the archive at archivePath into dest, safely; see
+// extract.Extract.
+func Extract(ctx context.Context, archivePath, dest string, lim Limits) error {
+	return extract.Extract(ctx, archivePath, dest, lim)
 }

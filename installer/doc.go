@@ -5,6 +5,15 @@
 // (agents/<id>/<version>/ with receipt.json inside), per-agent locking, and
 // listing, garbage-collecting and removing installs.
 //
+// The work is done in rooms under installer/internal, each a package with
+// a small surface that knows nothing of the others' business: download
+// (fetching one file: address policy, budgets, retries, sha256), extract
+// (a downloaded file to files on disk, safely) and store (the layout
+// below: receipts, the current marker, locks, in-use, gc, rollback). This
+// package is their one face: Installer, its Request and Receipt, and the
+// sentinel errors, which are the rooms' own values (errors.Is matches
+// either name). npm and uv installs (runtime.go, runner.go) live here.
+//
 // Layout under Root:
 //
 //	agents/<id>/<version>/          one complete install; its existence is the

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
@@ -61,12 +63,12 @@ func TestDownloadMustBeWhatItSays(t *testing.T) {
 
 func TestLooksExecutable(t *testing.T) {
 	for _, head := range []string{"\x7fELF\x02\x01", "\xcf\xfa\xed\xfe\x0c", "\xca\xfe\xba\xbe\x00", "\xfe\xed\xfa\xce", "MZ\x90\x00", "#!/bin/sh\n"} {
-		if !looksExecutable([]byte(head)) {
+		if !extract.LooksExecutable([]byte(head)) {
 			t.Errorf("%q not taken for an executable", head)
 		}
 	}
 	for _, head := range []string{"", "<html>", "\x7fEL", "echo hi\n", "PK\x03\x04", "{}"} {
-		if looksExecutable([]byte(head)) {
+		if extract.LooksExecutable([]byte(head)) {
 			t.Errorf("%q taken for an executable", head)
 		}
 	}
@@ -94,14 +96,14 @@ func TestInstallRepairsAnErrorPageInstall(t *testing.T) {
 	if _, err := in.Current("demo"); !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "not an executable") {
 		t.Errorf("current = %v, want not installed (broken)", err)
 	}
-	if _, err := in.Resolve(context.Background(), Request{Agent: m}, true); !errors.Is(err, ErrNotInstalled) {
+	if _, err := in.Resolve(context.Background(), Request{Agent: m}, NoInstall); !errors.Is(err, ErrNotInstalled) {
 		t.Errorf("resolve --no-install = %v, want not installed", err)
 	}
 	r, already, err := in.Install(context.Background(), Request{Agent: m})
 	if err != nil || already {
 		t.Fatalf("install of a broken install: already=%v err=%v, want a repair", already, err)
 	}
-	if head, _ := readHead(r.Launch.Command); !strings.HasPrefix(string(head), "#!") {
+	if head, _ := extract.ReadHead(r.Launch.Command); !strings.HasPrefix(string(head), "#!") {
 		t.Errorf("after the repair the command holds %q", head)
 	}
 	if n := srv.count("/a.tgz"); n != 2 {
@@ -272,7 +274,7 @@ func TestOnlyTransientFailuresAreRetried(t *testing.T) {
 	if !errors.Is(err, ErrDownload) || !strings.Contains(err.Error(), "redirect loop") {
 		t.Errorf("loop: err = %v", err)
 	}
-	if n := srv.count("/loop"); n > maxRedirects+1 {
+	if n := srv.count("/loop"); n > download.MaxRedirects+1 {
 		t.Errorf("a redirect loop was followed %d times (retried)", n)
 	}
 
@@ -312,7 +314,7 @@ func TestFullDiskIsSaidAndNotRetried(t *testing.T) {
 	big := makeTar(t, []entry{exe("agent", agentScript), file("data", strings.Repeat("x", 3<<20))}, "")
 	url := srv.add("/big.tar", big)
 	in := newInstaller(t)
-	in.createTemp = func(dir string) (tempFile, error) {
+	in.createTemp = func(dir string) (download.TempFile, error) {
 		f, err := os.CreateTemp(dir, ".dl-*")
 		if err != nil {
 			return nil, err
@@ -384,7 +386,7 @@ func TestArchivedScriptWithoutShebangIsNotBroken(t *testing.T) {
 	if _, _, err := in.Install(context.Background(), Request{Agent: m}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := in.Resolve(context.Background(), Request{Agent: m}, false); err != nil {
+	if _, err := in.Resolve(context.Background(), Request{Agent: m}, InstallIfMissing); err != nil {
 		t.Fatal(err)
 	}
 	if n := srv.count("/a.tgz"); n != 1 {

@@ -43,7 +43,7 @@ func TestE2EClaudeAgentWithoutPath(t *testing.T) {
 
 	t.Setenv("PATH", "/nonexistent")
 	in = &Installer{Root: in.Root, CacheDir: in.CacheDir}
-	spec, err := in.Resolve(ctx, Request{Agent: &m, Dist: registry.KindNpx}, true)
+	spec, err := in.Resolve(ctx, Request{Agent: &m, Dist: registry.KindNpx}, NoInstall)
 	if err != nil {
 		t.Fatal(err)
 	}

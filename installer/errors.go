@@ -1,22 +1,25 @@
 package installer
 
 import (
-	"context"
 	"errors"
 	"fmt"
+
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 )
 
 // Sentinel errors, for errors.Is. The errors returned wrap them with a
 // message that names the agent, the file or the entry, and the fix.
 var (
 	// ErrChecksum: the downloaded bytes do not match the manifest's sha256.
-	ErrChecksum = errors.New("sha256 mismatch")
+	ErrChecksum = download.ErrChecksum
 	// ErrUnsafeArchive: an entry would land outside the destination, is a
 	// device file or a link pointing out, or the archive is too large.
-	ErrUnsafeArchive = errors.New("unsafe archive")
+	ErrUnsafeArchive = extract.ErrUnsafeArchive
 	// ErrUnsupportedArchive: the download is an archive format the registry
 	// does not accept (7z, rar, xz, zstd, ...).
-	ErrUnsupportedArchive = errors.New("unsupported archive format")
+	ErrUnsupportedArchive = extract.ErrUnsupportedArchive
 	// ErrCmdMissing: the target's cmd (or the package's executable) is not
 	// in what was installed.
 	ErrCmdMissing = errors.New("command missing")
@@ -27,13 +30,13 @@ var (
 	// that is not installed here.
 	ErrRunnerMissing = errors.New("runner missing")
 	// ErrNotInstalled: nothing (or not the version asked for) is installed.
-	ErrNotInstalled = errors.New("not installed")
+	ErrNotInstalled = store.ErrNotInstalled
 	// ErrVersionMismatch: Request.Version differs from what the registry
 	// offers (the registry holds one version per agent and channel).
 	ErrVersionMismatch = errors.New("version not available")
 	// ErrDownload: the server answered with an error status, the transfer
 	// broke off or stalled.
-	ErrDownload = errors.New("download failed")
+	ErrDownload = download.ErrDownload
 )
 
 // kindError carries a complete message and a sentinel kind: Error() is the
@@ -58,34 +61,27 @@ func errorf(kind error, format string, args ...any) error {
 	return &kindError{msg: err.Error(), kind: kind, err: errors.Unwrap(err)}
 }
 
-// stopped is ctx's error worded by its cause ("interrupt signal
-// received" rather than "context canceled" after Ctrl-C), still matching
-// context.Canceled and context.DeadlineExceeded with errors.Is.
-func stopped(ctx context.Context) error {
-	err := ctx.Err()
-	if cause := context.Cause(ctx); cause != nil && cause != err {
-		return &kindError{msg: cause.Error(), kind: err, err: cause}
-	}
-	return err
-}
+// stopped is download.Stopped under the name runtime.go and runner.go
+// call it by (they move to internal/runtimes on their own).
+var stopped = download.Stopped
 
 // Sentinels added for hostile downloads and shared state (appended: other
 // areas add theirs below too).
 var (
 	// ErrBadManifest: the manifest holds a value the installer cannot use
 	// (a sha256 that is not 64 hex digits); found before any download.
-	ErrBadManifest = errors.New("invalid manifest value")
+	ErrBadManifest = download.ErrBadManifest
 	// ErrWrongContent: the download is not what the manifest names (an
 	// HTML error page for a .tar.gz, text for an executable).
-	ErrWrongContent = errors.New("download is not what the manifest names")
+	ErrWrongContent = extract.ErrWrongContent
 	// ErrNoSpace: the disk filled up while downloading or extracting.
-	ErrNoSpace = errors.New("no space left on device")
+	ErrNoSpace = download.ErrNoSpace
 	// ErrLocked: another process held the agent's lock for longer than
 	// Installer.LockWait.
-	ErrLocked = errors.New("agent is locked by another process")
+	ErrLocked = store.ErrLocked
 	// ErrInUse: a version was kept (gc, uninstall) or could not be deleted
 	// because a running process uses its files.
-	ErrInUse = errors.New("install in use")
+	ErrInUse = store.ErrInUse
 )
 
 // Sentinels added with PATH-independent launches, install timeouts and

@@ -35,7 +35,7 @@ func ExampleInstaller_Resolve() {
 	root, _ := os.MkdirTemp("", "acp-example-") // an editor: its data folder
 	defer os.RemoveAll(root)
 	in := &installer.Installer{Root: root, Platform: "linux-x86_64"} // Platform: default this machine's
-	spec, err := in.Resolve(context.Background(), installer.Request{Agent: m}, false)
+	spec, err := in.Resolve(context.Background(), installer.Request{Agent: m}, installer.InstallIfMissing)
 	if err != nil {
 		fmt.Println(err) // errors.Is(err, installer.ErrDownload), ErrChecksum, … tell the cases apart
 		return

@@ -36,7 +36,7 @@ func Example() {
 	}
 	in := &installer.Installer{Root: where.Data} // Platform: this machine's
 
-	spec, err := in.Resolve(ctx, installer.Request{Agent: agent}, false)
+	spec, err := in.Resolve(ctx, installer.Request{Agent: agent}, installer.InstallIfMissing)
 	if err != nil {
 		panic(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -41,7 +42,7 @@ var rememberedKinds = []struct {
 }
 
 func (in *Installer) failureFile(id, version string) string {
-	if in.CacheDir == "" || checkIDVersion(id, version) != nil {
+	if in.CacheDir == "" || store.CheckIDVersion(id, version) != nil {
 		return ""
 	}
 	return filepath.Join(in.CacheDir, "failed", id+"@"+version+".json")
@@ -78,7 +79,7 @@ func (in *Installer) rememberFailure(id, version string, err error) {
 		e = cerr
 	}
 	if e == nil {
-		e = rename(context.Background(), tmp.Name(), p)
+		e = store.Rename(context.Background(), tmp.Name(), p)
 	}
 	if e != nil {
 		os.Remove(tmp.Name())

@@ -35,7 +35,7 @@ func TestForcedInstallRefusesAHeldVersion(t *testing.T) {
 		t.Errorf("the refused install changed files or downloaded (%d downloads):\n%v\n%v", srv.count("/a.tgz"), before, after)
 	}
 	// Not remembered as a failure: the next plain resolve just works.
-	if _, err := in.Resolve(context.Background(), Request{Agent: m}, true); err != nil {
+	if _, err := in.Resolve(context.Background(), Request{Agent: m}, NoInstall); err != nil {
 		t.Errorf("resolve after the refusal: %v", err)
 	}
 	in.Force = true

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -209,19 +208,6 @@ func TestGCRemovesEveryLeftover(t *testing.T) {
 	// Nothing left: a second gc removes nothing and says so truthfully.
 	if rep, err := in.GCAll(context.Background()); err != nil || len(rep.Removed) != 0 {
 		t.Errorf("second gc: %+v %v", rep, err)
-	}
-}
-
-// A delete the OS refuses because the agent runs is a sentence.
-func TestDeleteRefusedBecauseInUseIsASentence(t *testing.T) {
-	var errno error = syscall.EBUSY
-	if runtime.GOOS == "windows" {
-		errno = syscall.Errno(32) // ERROR_SHARING_VIOLATION
-	}
-	p := filepath.Join("data", "agents", "demo", "1.0.0")
-	err := deleteFailed("uninstall demo", p, &os.PathError{Op: "unlinkat", Path: p + "/agent.exe", Err: errno})
-	if !errors.Is(err, ErrInUse) || err.Error() != "uninstall demo: "+p+" is in use by a running agent; close it and run acp gc" {
-		t.Errorf("err = %v", err)
 	}
 }
 

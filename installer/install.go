@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -24,7 +25,7 @@ func (in *Installer) choose(req Request) (Choice, error) {
 	if err != nil {
 		return Choice{}, err
 	}
-	if err := checkIDVersion(m.ID, c.Version); err != nil {
+	if err := store.CheckIDVersion(m.ID, c.Version); err != nil {
 		return Choice{}, err
 	}
 	if req.Version != "" && !registry.SameVersion(req.Version, c.Version) {
@@ -47,7 +48,7 @@ func wanted(req Request) (string, error) {
 		}
 		v = m.Preview.Version
 	}
-	if err := checkIDVersion(m.ID, v); err != nil {
+	if err := store.CheckIDVersion(m.ID, v); err != nil {
 		return "", err
 	}
 	if req.Version != "" && !registry.SameVersion(req.Version, v) {
@@ -156,9 +157,9 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 	if c.Kind == registry.KindBinary {
 		what += " for " + string(c.Target)
 	}
-	dir := in.versionDir(id, c.Version)
+	dir := in.store().VersionDir(id, c.Version)
 	if !req.Force {
-		if r, err := readReceipt(dir); err == nil && in.satisfies(r, req) {
+		if r, err := store.ReadReceipt(dir); err == nil && in.satisfies(r, req) {
 			return in.readyCurrent(ctx, r)
 		}
 		if err := in.recalledFailure(id, c.Version); err != nil {
@@ -169,10 +170,10 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 	if err != nil {
 		return nil, false, err
 	}
-	if err := os.MkdirAll(in.agentDir(id), 0o755); err != nil {
+	if err := os.MkdirAll(in.store().AgentDir(id), 0o755); err != nil {
 		return nil, false, dataFolderError(what, in.Root, err)
 	}
-	unlock, err := in.lock(ctx, id)
+	unlock, err := in.store().Lock(ctx, id)
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", what, err)
 	}
@@ -183,13 +184,13 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		// (os.Remove keeps a folder that holds anything). Under the lock,
 		// so no other install is using it; installLocked recreates it.
 		if !installed {
-			os.Remove(in.agentDir(id))
+			os.Remove(in.store().AgentDir(id))
 		}
 	}()
 	// Someone may have finished while we waited for the lock, or failed:
 	// then their failure is ours too, said at once, not downloaded again.
 	if !req.Force {
-		if r, err := readReceipt(dir); err == nil && in.satisfies(r, req) {
+		if r, err := store.ReadReceipt(dir); err == nil && in.satisfies(r, req) {
 			installed = true
 			return in.readyCurrent(ctx, r)
 		}
@@ -202,7 +203,8 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 			return nil, false, fmt.Errorf("%s: %w", what, err)
 		}
 	}
-	r, err := in.installFirst(ctx, req, cs, dir)
+	rep := in.reporter()
+	r, err := in.installFirst(ctx, req, cs, dir, rep)
 	if err != nil {
 		err = fmt.Errorf("%s: %w", what, err)
 		// Not remembered: an interruption, offline, and a missing node
@@ -213,22 +215,21 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		return nil, false, err
 	}
 	in.forgetFailure(id, c.Version)
-	if err := in.markCurrent(ctx, id, r.Version); err != nil {
+	if err := in.store().MarkCurrent(ctx, id, r.Version); err != nil {
 		return nil, false, fmt.Errorf("%s: mark current: %w", what, err)
 	}
 	installed = true
 	// Done only for an install that is done: after a failure the error
 	// is the end of the story, and "done" would tell an editor otherwise.
-	in.reporter().Phase(id, progress.Done, "")
+	rep.Phase(id, progress.Done, "")
 	in.dropEnv(r)
 	return r, false, nil
 }
 
-// installFirst installs the first of cs that can be fetched: when a
-// download fails, the agent's next distribution is tried, and Progress
-// told. The error names every attempt's failure.
-func (in *Installer) installFirst(ctx context.Context, req Request, cs []Choice, dir string) (*Receipt, error) {
-	rep := in.reporter()
+// installFirst installs the first of cs that can be fetched, under the
+// agent's lock: when one fails for a network reason, the agent's next
+// distribution is tried and rep is told. The error names every failure.
+func (in *Installer) installFirst(ctx context.Context, req Request, cs []Choice, dir string, rep progress.Reporter) (*Receipt, error) {
 	var r *Receipt
 	var err error
 	var failures []string
@@ -272,10 +273,10 @@ func (in *Installer) refuseInUse(id, version, dir string) error {
 		return nil
 	}
 	tool := ""
-	if r, err := readReceipt(dir); err == nil && strings.HasPrefix(r.ToolDir, ".uv-") {
-		tool = filepath.Join(in.agentDir(id), r.ToolDir)
+	if r, err := store.ReadReceipt(dir); err == nil && strings.HasPrefix(r.ToolDir, ".uv-") {
+		tool = filepath.Join(in.store().AgentDir(id), r.ToolDir)
 	}
-	if who := in.running(id, version, in.processes(), dir, tool); who != "" {
+	if who := in.store().Running(id, version, dir, tool); who != "" {
 		return errorf(ErrInUse, "%s %s is %s: close it and try again (replacing the files of a running agent would break it)", id, version, who)
 	}
 	return nil
@@ -286,9 +287,8 @@ func (in *Installer) refuseInUse(id, version, dir string) error {
 // install and upgrade after a rollback return to the registry's version
 // (Resolve, which never changes what is current, uses ready).
 func (in *Installer) readyCurrent(ctx context.Context, r *Receipt) (*Receipt, bool, error) {
-	data, err := readRegular(filepath.Join(in.agentDir(r.ID), currentFile), 256)
-	if err != nil || strings.TrimSpace(string(data)) != r.Version {
-		if err := in.markCurrent(ctx, r.ID, r.Version); err != nil {
+	if !in.store().IsMarkedCurrent(r.ID, r.Version) {
+		if err := in.store().MarkCurrent(ctx, r.ID, r.Version); err != nil {
 			return nil, true, fmt.Errorf("install %s %s: mark current: %w", r.ID, r.Version, err)
 		}
 	}
@@ -428,62 +428,47 @@ func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, d
 	r.ID, r.Version, r.Distribution, r.Preview = req.Agent.ID, c.Version, c.Kind, c.Preview
 	r.InstalledAt = in.now().UTC()
 	r.Launch.ID, r.Launch.Version, r.Launch.Distribution = r.ID, r.Version, r.Distribution
-	r.Launch.normalize()
-	if err := writeReceiptFile(filepath.Join(tmp, receiptFile), r); err != nil {
+	if err := store.WriteReceipt(filepath.Join(tmp, store.ReceiptFile), r); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("write receipt: the install put a %s where acp writes its receipt (the agent's cmd or an install script did): %w", receiptFile, err)
+			return nil, fmt.Errorf("write receipt: the install put a %s where acp writes its receipt (the agent's cmd or an install script did): %w", store.ReceiptFile, err)
 		}
 		return nil, fmt.Errorf("write receipt: %w", err)
 	}
-	old, _ := readReceipt(dir)
-	if err := replaceDir(ctx, tmp, dir); err != nil {
+	old, _ := store.ReadReceipt(dir)
+	if err := store.ReplaceDir(ctx, tmp, dir); err != nil {
 		return nil, err
 	}
 	ok = true
 	if old != nil && old.ToolDir != "" && old.ToolDir != r.ToolDir {
-		removeDir(ctx, filepath.Join(agentDir, old.ToolDir))
+		store.RemoveDir(ctx, filepath.Join(agentDir, old.ToolDir))
 	}
 	r.Dir = dir
 	return r, nil
 }
 
-// replaceDir moves the finished tmp into place. An existing dir (a forced
-// reinstall, or an unreadable install) is moved aside first and restored
-// if the second rename fails.
-func replaceDir(ctx context.Context, tmp, dir string) error {
-	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
-		if err := rename(ctx, tmp, dir); err != nil {
-			return fmt.Errorf("move into place: %w", err)
-		}
-		return nil
-	}
-	aside := tmp + ".old"
-	if err := rename(ctx, dir, aside); err != nil {
-		if isInUseErr(err) {
-			// Windows: a running agent's files cannot be moved.
-			return errorf(ErrInUse, "%s is in use by a running agent: close it and try again", dir)
-		}
-		return fmt.Errorf("move the previous install aside: %w", err)
-	}
-	if err := rename(ctx, tmp, dir); err != nil {
-		rename(context.Background(), aside, dir) // put back, even when interrupted
-		return fmt.Errorf("move into place: %w", err)
-	}
-	os.RemoveAll(aside)
-	return nil
-}
+// IfMissing says what Resolve does when the version asked for is not
+// installed.
+type IfMissing int
+
+const (
+	// InstallIfMissing installs it first.
+	InstallIfMissing IfMissing = iota
+	// NoInstall fails with ErrNotInstalled (acp resolve --no-install).
+	NoInstall
+)
 
 // Resolve returns how to launch the requested agent. An installed version
 // is read from its receipt without any network access; otherwise it is
-// installed first, unless noInstall, which fails with ErrNotInstalled.
-func (in *Installer) Resolve(ctx context.Context, req Request, noInstall bool) (*LaunchSpec, error) {
+// installed first, unless missing is NoInstall, which fails with
+// ErrNotInstalled.
+func (in *Installer) Resolve(ctx context.Context, req Request, missing IfMissing) (*LaunchSpec, error) {
 	v, err := wanted(req)
 	if err != nil {
 		return nil, err
 	}
 	id := req.Agent.ID
 	if !req.Force {
-		if r, err := readReceipt(in.versionDir(id, v)); err == nil && in.satisfies(r, req) {
+		if r, err := store.ReadReceipt(in.store().VersionDir(id, v)); err == nil && in.satisfies(r, req) {
 			r, _, err := in.ready(ctx, r)
 			if err != nil {
 				return nil, err
@@ -491,7 +476,7 @@ func (in *Installer) Resolve(ctx context.Context, req Request, noInstall bool) (
 			return &r.Launch, nil
 		}
 	}
-	if noInstall {
+	if missing == NoInstall {
 		// When installing could not help either (no such distribution,
 		// no build for this platform, runner missing), say that instead.
 		if _, err := in.choices(req, false); err != nil && !errors.Is(err, ErrNotInstalled) {
@@ -522,47 +507,4 @@ func dataFolderError(what, root string, err error) error {
 		err = fmt.Errorf("%s: %w", pe.Path, pe.Err)
 	}
 	return errorf(ErrInstallFailed, "%s: cannot create the data folder %s (%w): set ACP_HOME to a writable folder", what, root, err)
-}
-
-// BrokenInstall is an install whose receipt is there but whose files are
-// not whole: its command deleted by hand, an error page saved as the
-// program. Resolve and list pass over it; doctor names it.
-type BrokenInstall struct {
-	ID, Version string
-	Problem     string // Receipt.Check's sentence
-}
-
-// BrokenInstalls lists the broken installs under Root, by id and version
-// (the order of the folders).
-func (in *Installer) BrokenInstalls() ([]BrokenInstall, error) {
-	agents, err := os.ReadDir(filepath.Join(in.Root, "agents"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list installed agents: %w", err)
-	}
-	var out []BrokenInstall
-	for _, a := range agents {
-		if !a.IsDir() || !registry.ValidID(a.Name()) {
-			continue
-		}
-		versions, err := os.ReadDir(in.agentDir(a.Name()))
-		if err != nil {
-			continue
-		}
-		for _, v := range versions {
-			if !v.IsDir() || strings.HasPrefix(v.Name(), ".") {
-				continue
-			}
-			r, err := readReceipt(filepath.Join(in.agentDir(a.Name()), v.Name()))
-			if err != nil {
-				continue // no receipt: an install that never finished, gc's business
-			}
-			if cerr := r.Check(); cerr != nil {
-				out = append(out, BrokenInstall{ID: r.ID, Version: r.Version, Problem: cerr.Error()})
-			}
-		}
-	}
-	return out, nil
 }

@@ -93,7 +93,7 @@ func TestInstallBinaryFormats(t *testing.T) {
 			}
 			// Resolve of an installed agent makes no request.
 			srv.Close()
-			spec, err := in.Resolve(context.Background(), Request{Agent: m}, true)
+			spec, err := in.Resolve(context.Background(), Request{Agent: m}, NoInstall)
 			if err != nil || spec.Command != wantCmd || spec.ID != "demo" || spec.Version != "1.2.3" {
 				t.Errorf("resolve = %+v, %v", spec, err)
 			}
@@ -133,7 +133,7 @@ func TestInstallIsIdempotentAndResolveJSON(t *testing.T) {
 	if r.SHA256 != sha(body) {
 		t.Errorf("sha256 recorded without a manifest digest = %q", r.SHA256)
 	}
-	spec, err := in.Resolve(context.Background(), Request{Agent: m}, false)
+	spec, err := in.Resolve(context.Background(), Request{Agent: m}, InstallIfMissing)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,18 +196,18 @@ func TestFailedFirstInstallLeavesNoAgentFolder(t *testing.T) {
 func TestResolveNoInstall(t *testing.T) {
 	in := newInstaller(t)
 	m := binaryManifest("demo", "1.0.0", "https://example.invalid/a.tgz", "agent", "")
-	_, err := in.Resolve(context.Background(), Request{Agent: m}, true)
+	_, err := in.Resolve(context.Background(), Request{Agent: m}, NoInstall)
 	if !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "acp install demo") {
 		t.Fatalf("err = %v", err)
 	}
 	// The hint repeats --dist, so following it installs what was asked.
-	_, err = in.Resolve(context.Background(), Request{Agent: m, Dist: registry.KindBinary}, true)
+	_, err = in.Resolve(context.Background(), Request{Agent: m, Dist: registry.KindBinary}, NoInstall)
 	if !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "run acp install demo --dist binary,") {
 		t.Fatalf("err = %v", err)
 	}
 	// A distribution the agent lacks: installing would not help, so the
 	// error says what would.
-	_, err = in.Resolve(context.Background(), Request{Agent: m, Dist: registry.KindUvx}, true)
+	_, err = in.Resolve(context.Background(), Request{Agent: m, Dist: registry.KindUvx}, NoInstall)
 	if errors.Is(err, ErrNotInstalled) || !errors.Is(err, ErrNoDistribution) || !strings.Contains(err.Error(), "no uvx distribution") {
 		t.Fatalf("err = %v", err)
 	}
@@ -410,7 +410,7 @@ func TestDeletedExecutableIsReinstalled(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(r.Launch.Command)
-	spec, err := in.Resolve(context.Background(), Request{Agent: m}, false)
+	spec, err := in.Resolve(context.Background(), Request{Agent: m}, InstallIfMissing)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +451,7 @@ func TestLaunchSpecDropsRunnerEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("install", &r.Launch)
-	spec, err := in.Resolve(context.Background(), Request{Agent: m}, true)
+	spec, err := in.Resolve(context.Background(), Request{Agent: m}, NoInstall)
 	if err != nil {
 		t.Fatal(err)
 	}

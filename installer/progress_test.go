@@ -147,7 +147,7 @@ func TestFailureRemembered(t *testing.T) {
 	}
 	hits := srv.count("/a.tgz")
 	now = now.Add(2 * time.Minute)
-	_, err2 := in.Resolve(context.Background(), Request{Agent: m}, false)
+	_, err2 := in.Resolve(context.Background(), Request{Agent: m}, InstallIfMissing)
 	if !errors.Is(err2, ErrDownload) || !strings.Contains(err2.Error(), "this failed 2m0s ago") || !strings.Contains(err2.Error(), "acp install demo --force") || srv.count("/a.tgz") != hits {
 		t.Errorf("second attempt: %v (downloads %d, before %d)", err2, srv.count("/a.tgz"), hits)
 	}
@@ -209,7 +209,7 @@ func TestOfflineInstalled(t *testing.T) {
 	if _, already, err := in.Install(context.Background(), Request{Agent: m}); err != nil || !already {
 		t.Errorf("offline install of an installed agent: already=%v err=%v", already, err)
 	}
-	if _, err := in.Resolve(context.Background(), Request{Agent: m}, false); err != nil {
+	if _, err := in.Resolve(context.Background(), Request{Agent: m}, InstallIfMissing); err != nil {
 		t.Errorf("offline resolve: %v", err)
 	}
 }

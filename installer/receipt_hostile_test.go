@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 )
 
 // A receipt is a file under ACP_HOME that anything running as the user
@@ -30,7 +32,7 @@ func TestReceiptToolDirCannotSteerRemoval(t *testing.T) {
 			if err := os.MkdirAll(victim, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			receipt := filepath.Join(r.Dir, receiptFile)
+			receipt := filepath.Join(r.Dir, store.ReceiptFile)
 			data, _ := os.ReadFile(receipt)
 			edited := strings.Replace(string(data), `"launch"`, `"toolDir": "`+toolDir+`", "launch"`, 1)
 			if err := os.WriteFile(receipt, []byte(edited), 0o644); err != nil {
@@ -59,7 +61,7 @@ func TestReceiptTooLargeFailsTheInstall(t *testing.T) {
 	url := srv.add("/a.tgz", body)
 	m := binaryManifest("demo", "1.0.0", url, "agent", sha(body))
 	tg := m.Distribution.Binary[testPlatform]
-	tg.Args = []string{strings.Repeat("<", maxReceipt/4)} // JSON writes each as \u003c
+	tg.Args = []string{strings.Repeat("<", store.MaxReceipt/4)} // JSON writes each as \u003c
 	m.Distribution.Binary[testPlatform] = tg
 	_, _, err := in.Install(context.Background(), Request{Agent: m})
 	if err == nil || !strings.Contains(err.Error(), "receipt") {

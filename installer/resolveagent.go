@@ -73,7 +73,7 @@ func (in *Installer) ResolveAgent(ctx context.Context, q Query, src Sources) (*L
 		}
 	}
 	req := Request{Agent: m, Dist: q.Dist, Preview: q.Preview}
-	spec, err := in.Resolve(ctx, req, true)
+	spec, err := in.Resolve(ctx, req, NoInstall)
 	if q.NoInstall || err == nil || !errors.Is(err, ErrNotInstalled) {
 		return spec, err
 	}
@@ -89,7 +89,7 @@ func (in *Installer) ResolveAgent(ctx context.Context, q Query, src Sources) (*L
 		return nil, err
 	}
 	spec = &rc.Launch
-	return spec.normalized(), nil
+	return normalized(spec), nil
 }
 
 // installedSpec is the launch spec of id's current install when it fits
@@ -117,11 +117,11 @@ func (in *Installer) installedSpec(ctx context.Context, id string, q Query) (*La
 	if err != nil {
 		return nil, nil
 	}
-	return spec.normalized(), nil
+	return normalized(spec), nil
 }
 
 // normalized makes Args and Env JSON [] and {} rather than null.
-func (spec *LaunchSpec) normalized() *LaunchSpec {
+func normalized(spec *LaunchSpec) *LaunchSpec {
 	if spec.Args == nil {
 		spec.Args = []string{}
 	}
@@ -146,5 +146,5 @@ func (in *Installer) CurrentSpec(ctx context.Context, id string) (*LaunchSpec, e
 	if rc == nil {
 		return nil, ErrNotInstalled
 	}
-	return rc.Launch.normalized(), nil
+	return normalized(&rc.Launch), nil
 }

@@ -15,21 +15,14 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
-// Runtime is the node an npx install launches with, recorded in the receipt
-// with the file's size and modification time, so a resolve trusts it
-// without running it again until the file changes (an upgrade of node in
-// place).
-type Runtime struct {
-	Path    string `json:"path"`
-	Version string `json:"version"`
-	// Requires is the package's engines.node ("" when it names none).
-	Requires string    `json:"requires,omitempty"`
-	Size     int64     `json:"size"`
-	ModTime  time.Time `json:"modTime"`
-}
+// Runtime is the node an npx install launches with, as its receipt
+// records it (see store.Runtime).
+type Runtime = store.Runtime
 
 // nodeProbe is what running `node --version` told about one file.
 type nodeProbe struct {
@@ -60,7 +53,7 @@ func absFor(goos, p string) bool {
 	if strings.HasPrefix(p, `\\`) || strings.HasPrefix(p, "//") {
 		return true // UNC
 	}
-	return len(p) >= 3 && hasDriveLetter(p) && (p[2] == '\\' || p[2] == '/')
+	return len(p) >= 3 && extract.HasDriveLetter(p) && (p[2] == '\\' || p[2] == '/')
 }
 
 // nodeSearch is where node is looked for beyond PATH: the version managers

@@ -16,6 +16,7 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -178,7 +179,7 @@ func TestNpxLaunchWithoutPath(t *testing.T) {
 	var events strings.Builder
 	in.Progress = progress.NewJSON(&events)
 
-	spec, err := in.Resolve(context.Background(), Request{Agent: claudeManifest()}, false)
+	spec, err := in.Resolve(context.Background(), Request{Agent: claudeManifest()}, InstallIfMissing)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,17 +209,17 @@ func TestResolveRechecksRecordedNode(t *testing.T) {
 	npm := shapedNPM(t, claudeShaped(">=22"), "")
 	in := npxInstaller(t, npm, toolEnv)
 	m := claudeManifest()
-	if _, err := in.Resolve(context.Background(), Request{Agent: m}, false); err != nil {
+	if _, err := in.Resolve(context.Background(), Request{Agent: m}, InstallIfMissing); err != nil {
 		t.Fatal(err)
 	}
 	newer := fakeNode(t, filepath.Join(home, ".volta/tools/image/node/v93.0.0/bin/node"))
 	in.NPM = filepath.Join(t.TempDir(), "no-npm") // a reinstall would fail
-	spec, err := in.Resolve(context.Background(), Request{Agent: m}, false)
+	spec, err := in.Resolve(context.Background(), Request{Agent: m}, InstallIfMissing)
 	if err != nil || spec.Command != first {
 		t.Fatalf("with the recorded node still there: %+v %v, want %s", spec, err, first)
 	}
 	os.Remove(first)
-	spec, err = in.Resolve(context.Background(), Request{Agent: m}, false)
+	spec, err = in.Resolve(context.Background(), Request{Agent: m}, InstallIfMissing)
 	if err != nil || spec.Command != newer {
 		t.Fatalf("after the recorded node went away: %+v %v, want %s", spec, err, newer)
 	}
@@ -233,14 +234,14 @@ func TestResolveOldNodeRunsNoNode(t *testing.T) {
 	home, toolEnv := fakeHome(t)
 	old := fakeNode(t, filepath.Join(home, ".volta/tools/image/node/v94.0.0/bin/node"))
 	in := npxInstaller(t, shapedNPM(t, claudeShaped(">=95"), ""), toolEnv)
-	if _, err := in.Resolve(context.Background(), Request{Agent: claudeManifest()}, false); err != nil {
+	if _, err := in.Resolve(context.Background(), Request{Agent: claudeManifest()}, InstallIfMissing); err != nil {
 		t.Fatal(err)
 	}
 	log := filepath.Join(t.TempDir(), "node-runs")
 	t.Setenv("FAKE_NODE_LOG", log)
 	fresh := npxInstaller(t, filepath.Join(t.TempDir(), "no-npm"), toolEnv)
 	fresh.Root = in.Root
-	spec, err := fresh.Resolve(context.Background(), Request{Agent: claudeManifest()}, true)
+	spec, err := fresh.Resolve(context.Background(), Request{Agent: claudeManifest()}, NoInstall)
 	if err != nil || spec.Command != old || len(spec.Warnings) != 1 {
 		t.Fatalf("spec = %+v, err %v; want %s with a warning", spec, err, old)
 	}
@@ -260,7 +261,7 @@ func TestNodeTooOldOrMissing(t *testing.T) {
 	in := npxInstaller(t, shapedNPM(t, claudeShaped(">=95"), ""), toolEnv)
 	var events strings.Builder
 	in.Progress = progress.NewJSON(&events)
-	spec, err := in.Resolve(context.Background(), Request{Agent: claudeManifest()}, false)
+	spec, err := in.Resolve(context.Background(), Request{Agent: claudeManifest()}, InstallIfMissing)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +285,7 @@ func TestNodeTooOldOrMissing(t *testing.T) {
 		in.Node = filepath.Join(home, "gone", "node")
 		looked = []string{in.Node}
 	}
-	_, err = in.Resolve(context.Background(), Request{Agent: claudeManifest()}, true)
+	_, err = in.Resolve(context.Background(), Request{Agent: claudeManifest()}, NoInstall)
 	if !errors.Is(err, ErrRuntimeMissing) || !strings.Contains(err.Error(), "needs Node.js >=95") {
 		t.Errorf("err = %v", err)
 	}
@@ -386,12 +387,12 @@ func TestLegacyNpxReceipt(t *testing.T) {
 	legacy.Launch.Args = []string{"--acp"}
 	os.MkdirAll(filepath.Dir(legacy.Launch.Command), 0o755)
 	os.Symlink(script, legacy.Launch.Command)
-	os.Remove(filepath.Join(r.Dir, receiptFile))
-	if err := writeReceiptFile(filepath.Join(r.Dir, receiptFile), &legacy); err != nil {
+	os.Remove(filepath.Join(r.Dir, store.ReceiptFile))
+	if err := store.WriteReceipt(filepath.Join(r.Dir, store.ReceiptFile), &legacy); err != nil {
 		t.Fatal(err)
 	}
 	in.NPM = filepath.Join(t.TempDir(), "no-npm") // a reinstall would fail
-	spec, err := in.Resolve(context.Background(), Request{Agent: m}, false)
+	spec, err := in.Resolve(context.Background(), Request{Agent: m}, InstallIfMissing)
 	if err != nil {
 		t.Fatal(err)
 	}

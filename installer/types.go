@@ -9,52 +9,19 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
-// LaunchSpec says exactly how to start an installed agent. Command is an
-// absolute path that does not depend on PATH (for npx, a node; Args then
-// start with the package's script); Env holds only the manifest's
-// additions. Args and Env are never null in JSON. The working directory is
-// the caller's choice (the editor's project).
-type LaunchSpec struct {
-	ID           string            `json:"id"`
-	Version      string            `json:"version"`
-	Distribution registry.Kind     `json:"distribution"`
-	Command      string            `json:"command"`
-	Args         []string          `json:"args"`
-	Env          map[string]string `json:"env"`
-	// Warnings are what a person should know before launching (a node
-	// older than the package asks for); they were also reported on the
-	// Installer's Progress.
-	Warnings []string `json:"warnings,omitempty"`
-}
+// LaunchSpec says exactly how to start an installed agent (see
+// store.LaunchSpec).
+type LaunchSpec = store.LaunchSpec
 
-// Receipt is receipt.json inside an install directory: what was installed,
-// from where, and how to launch it.
-type Receipt struct {
-	ID           string            `json:"id"`
-	Version      string            `json:"version"`
-	Distribution registry.Kind     `json:"distribution"`
-	Target       registry.Platform `json:"target,omitempty"`
-	URL          string            `json:"url,omitempty"`
-	Package      string            `json:"package,omitempty"`
-	// SHA256 is the digest computed from the download (binary only),
-	// recorded whether or not the manifest gave one.
-	SHA256      string     `json:"sha256,omitempty"`
-	Launch      LaunchSpec `json:"launch"`
-	InstalledAt time.Time  `json:"installedAt"`
-	Preview     bool       `json:"preview,omitempty"`
-	// ToolDir is uv's tool environment (a name under agents/<id>/) for uvx
-	// installs; removed together with the version.
-	ToolDir string `json:"toolDir,omitempty"`
-	// Runtime is the node an npx install launches with (nil otherwise, and
-	// in receipts written before it existed).
-	Runtime *Runtime `json:"runtime,omitempty"`
-	// Dir is the install directory; filled in when read, not stored.
-	Dir string `json:"-"`
-}
+// Receipt is receipt.json inside an install directory (see store.Receipt).
+type Receipt = store.Receipt
 
 // Installer installs agents under Root. The zero value of every field but
 // Root has a sensible default.
@@ -100,7 +67,7 @@ type Installer struct {
 	// UVArgs are added to every uv tool install (e.g. "--index-url", URL).
 	UVArgs []string
 	// Limits bound archive extraction. Zero fields take the defaults.
-	Limits Limits
+	Limits extract.Limits
 	// Node is the node an npx agent launches with. Default: the newest
 	// node that satisfies the package's engines.node, on PATH or in the
 	// usual install locations (nvm, fnm, volta, Homebrew, /usr/local).
@@ -151,7 +118,7 @@ type Installer struct {
 
 	// Test seams: the temporary file of a download, DNS for the address
 	// guard, the rate window, the process scan.
-	createTemp func(dir string) (tempFile, error)
+	createTemp func(dir string) (download.TempFile, error)
 	lookup     func(ctx context.Context, network, host string) ([]netip.Addr, error)
 	rateWindow time.Duration
 	// osCannotTell makes gc behave as where running processes' files are
@@ -191,41 +158,6 @@ type Choice struct {
 	Binary  *registry.BinaryTarget
 	Package *registry.Package
 	Preview bool
-}
-
-// Limits bound what an archive may expand to.
-type Limits struct {
-	MaxBytes   int64 // total bytes of all files; default 4 GiB
-	MaxEntries int   // entries of any kind; default 100,000
-	// MaxRatio bounds the extracted bytes to this many times the
-	// download's size, but never below RatioFloor (see budget in extract.go).
-	MaxRatio   int64 // default 100
-	RatioFloor int64 // default 64 MiB
-}
-
-// Default limits: far above any real agent (the largest are ~300 MB), far
-// below what fills a disk.
-const (
-	DefaultMaxBytes   = 4 << 30
-	DefaultMaxEntries = 100_000
-	DefaultMaxRatio   = 100
-	DefaultRatioFloor = 64 << 20
-)
-
-func (l Limits) withDefaults() Limits {
-	if l.MaxBytes <= 0 {
-		l.MaxBytes = DefaultMaxBytes
-	}
-	if l.MaxEntries <= 0 {
-		l.MaxEntries = DefaultMaxEntries
-	}
-	if l.MaxRatio <= 0 {
-		l.MaxRatio = DefaultMaxRatio
-	}
-	if l.RatioFloor <= 0 {
-		l.RatioFloor = DefaultRatioFloor
-	}
-	return l
 }
 
 // lookPath finds a runner. Without an injected LookPath, node and npm are

@@ -457,7 +457,7 @@ func (n *netChecks) verify(ctx context.Context, l *lookup) {
 		n.logMu.Unlock()
 	}
 	// The installer's own code: what passes here installs for users.
-	err := installer.VerifyArchive(ctx, n.c.HTTPClient(false), t, "")
+	err := installer.VerifyArchive(ctx, n.c.HTTPClient(remote.Untrusted), t, "")
 	if err == nil {
 		return
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/publish"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 )
 
@@ -80,7 +80,7 @@ func runPublish(ctx context.Context, s cli.Streams, dir string, f publishFlags) 
 	token := os.Getenv("GITHUB_TOKEN")
 	// A stalled connection must not hang a release job forever; dist/ is
 	// a few MiB, so ten minutes is generous.
-	gh, err := publish.NewClient(&http.Client{Timeout: 10 * time.Minute}, f.githubAPIURL, token)
+	gh, err := publish.NewClient(remote.NewHTTPClient(nil, 10*time.Minute, nil), f.githubAPIURL, token)
 	if err != nil {
 		return &cli.UsageError{Err: err}
 	}

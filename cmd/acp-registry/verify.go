@@ -372,7 +372,7 @@ func sandboxInstall(s cli.Streams, plat registry.Platform) verify.InstallFunc {
 			}
 		}
 		in := &installer.Installer{Root: dir, Platform: plat, LookPath: exec.LookPath, ToolEnv: launch.ToolEnv(os.Environ(), home, tmp)}
-		spec, err := in.Resolve(ctx, installer.Request{Agent: m, Dist: kind}, false)
+		spec, err := in.Resolve(ctx, installer.Request{Agent: m, Dist: kind}, installer.InstallIfMissing)
 		if err != nil {
 			return launch.Spec{}, err
 		}

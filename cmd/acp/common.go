@@ -177,7 +177,7 @@ func (g *globalOpts) install(ctx context.Context, in *installer.Installer, req i
 		if req.Force {
 			return nil, false, cli.Usagef("--force reinstalls from the network: drop --offline (or --force)")
 		}
-		if _, err := in.Resolve(ctx, req, true); err != nil {
+		if _, err := in.Resolve(ctx, req, installer.NoInstall); err != nil {
 			return nil, false, offlineError(req.Agent.ID, err)
 		}
 	}

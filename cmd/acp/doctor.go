@@ -193,7 +193,7 @@ func reachable(ctx context.Context, raw string) (*registry.Index, error) {
 	c := &remote.Client{Attempts: 1, Timeout: source.DefaultFetchTimeout, UserAgent: prog + "/" + cli.VersionString()}
 	ctx, cancel := context.WithTimeout(ctx, source.DefaultFetchTimeout)
 	defer cancel()
-	resp, err := c.GetRetry(ctx, raw, true) // the registry the user configured
+	resp, err := c.GetRetry(ctx, raw, remote.Trusted) // the registry the user configured
 	if err != nil {
 		return nil, err
 	}

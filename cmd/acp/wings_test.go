@@ -23,7 +23,7 @@ func TestEditorWingLinksNoMaintainerPackage(t *testing.T) {
 		"github.com/santhosh-tekuri/jsonschema", "github.com/google/go-github",
 		// mholt/archives registers every format it knows at init: acp
 		// would start xz, zstd, brotli, lz4, 7z and rar readers (and
-		// expvar) to extract zip, tar.gz and tar.bz2 (installer/extract.go).
+		// expvar) to extract zip, tar.gz and tar.bz2 (installer/internal/extract).
 		"github.com/mholt/archives", "github.com/klauspost/compress", "github.com/ulikunitz/xz",
 		"github.com/bodgit/sevenzip", "github.com/andybalholm/brotli", "expvar",
 	}

@@ -34,6 +34,19 @@ const (
 
 var errNoHost = errors.New("URL has no host")
 
+// Trust names the policy a URL is fetched under.
+type Trust int
+
+const (
+	// Untrusted is a URL taken from a manifest: https only, public
+	// addresses only unless AllowPrivate, checked again on every redirect
+	// hop and at connect time.
+	Untrusted Trust = iota
+	// Trusted is a registry the operator configured (npm, PyPI, the
+	// registry itself): contacted as given.
+	Trusted
+)
+
 // Client makes HTTP requests under the registry's network policy. The
 // zero value is ready to use; it is safe for concurrent use and must not
 // be copied after first use.
@@ -155,35 +168,20 @@ func (c *Client) init() {
 		if c.AllowPrivate {
 			guardedRT = openRT
 		}
-		c.open = &http.Client{Transport: openRT, CheckRedirect: c.redirectPolicy(true)}
-		c.guarded = &http.Client{Transport: guardedRT, CheckRedirect: c.redirectPolicy(false)}
+		c.open = NewHTTPClient(openRT, 0, c.redirectPolicy(Trusted))
+		c.guarded = NewHTTPClient(guardedRT, 0, c.redirectPolicy(Untrusted))
 	})
 }
 
 // HTTPClient returns a plain *http.Client with the same redirect and
 // address policy, for code that streams large bodies itself (the
 // installer's downloads). It does not retry or limit per host.
-func (c *Client) HTTPClient(trusted bool) *http.Client {
+func (c *Client) HTTPClient(trust Trust) *http.Client {
 	c.init()
-	if trusted {
+	if trust == Trusted {
 		return c.open
 	}
 	return c.guarded
-}
-
-func (c *Client) redirectPolicy(trusted bool) func(*http.Request, []*http.Request) error {
-	return func(req *http.Request, via []*http.Request) error {
-		if len(via) > MaxRedirects {
-			return ErrTooManyRedirects
-		}
-		if trusted {
-			return nil
-		}
-		if err := checkURL(req.URL, c.AllowPrivate); err != nil {
-			return fmt.Errorf("redirect to %s: %w", req.URL.Redacted(), err)
-		}
-		return nil
-	}
 }
 
 // checkURL applies the untrusted-URL policy before any connection.
@@ -228,10 +226,10 @@ func (c *Client) acquire(ctx context.Context, host string) (func(), error) {
 // the headers; once they are in, it becomes an idle timer for the body.
 // attempt sends one request; accept and encoding, when set, are its
 // Accept and Accept-Encoding.
-func (c *Client) attempt(ctx context.Context, method string, u *url.URL, trusted bool, accept, encoding string) (*http.Response, error) {
+func (c *Client) attempt(ctx context.Context, method string, u *url.URL, trust Trust, accept, encoding string) (*http.Response, error) {
 	c.init()
 	hc := c.guarded
-	if trusted {
+	if trust == Trusted {
 		hc = c.open
 	}
 	release, err := c.acquire(ctx, u.Host)
@@ -348,47 +346,48 @@ func (b *body) Close() error {
 
 // retry runs try until ok accepts a status, a failure is permanent, or
 // the attempts are used up. Only an accepted response is returned.
-func (c *Client) retry(ctx context.Context, rawURL string, trusted bool, try func(*url.URL) (*http.Response, error), ok func(int) bool) (*http.Response, error) {
+func (c *Client) retry(ctx context.Context, rawURL string, trust Trust, try func(*url.URL) (*http.Response, error), ok func(int) bool) (*http.Response, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, &URLError{URL: rawURL, Err: fmt.Errorf("not a valid URL: %w", err)}
 	}
-	if trusted {
+	if trust == Trusted {
 		if u.Scheme != "https" && u.Scheme != "http" {
 			return nil, &URLError{URL: rawURL, Err: fmt.Errorf("scheme %q is not http or https", u.Scheme)}
 		}
 	} else if err := checkURL(u, c.AllowPrivate); err != nil {
 		return nil, &URLError{URL: rawURL, Err: err}
 	}
-	n := c.attempts()
-	for i := 1; ; i++ {
-		resp, err := try(u)
-		var wait time.Duration
-		if err == nil {
-			if ok(resp.StatusCode) {
-				return resp, nil
+	var resp *http.Response
+	var last error
+	tries := 0
+	err = c.policy().Do(ctx, func(i int) (bool, time.Duration, error) {
+		tries = i
+		r, err := try(u)
+		if err != nil {
+			last = &URLError{URL: rawURL, Err: err, Attempts: i, Timeout: c.timeout()}
+			if !retryable(ctx, err) || i >= c.attempts() {
+				return false, 0, last
 			}
-			status := resp.StatusCode
-			delay, again := c.policy().Delay(resp, i)
-			drainClose(resp.Body)
-			if !again || ctx.Err() != nil {
-				return nil, &URLError{URL: rawURL, Status: status, Attempts: i}
-			}
-			wait = delay
-		} else {
-			if !retryable(ctx, err) || i >= n {
-				return nil, &URLError{URL: rawURL, Err: err, Attempts: i, Timeout: c.timeout()}
-			}
-			wait = c.backoff(i)
+			return true, c.backoff(i), last
 		}
-		pause := sleep
-		if c.sleep != nil {
-			pause = c.sleep
+		if ok(r.StatusCode) {
+			resp = r
+			return false, 0, nil
 		}
-		if err := pause(ctx, wait); err != nil {
-			return nil, &URLError{URL: rawURL, Err: err, Attempts: i}
-		}
+		status := r.StatusCode
+		delay, again := c.policy().Delay(r, i)
+		drainClose(r.Body)
+		last = &URLError{URL: rawURL, Status: status, Attempts: i}
+		return again && ctx.Err() == nil, delay, last
+	})
+	if err != nil && err != last {
+		return nil, &URLError{URL: rawURL, Err: err, Attempts: tries} // the wait was cut short
 	}
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
 }
 
 // retryable: network trouble is worth another attempt; a refused address,
@@ -457,14 +456,14 @@ func drainClose(rc io.ReadCloser) {
 // e.g. presigned storage URLs signed for GET only).
 func (c *Client) CheckURL(ctx context.Context, rawURL string) error {
 	try := func(u *url.URL) (*http.Response, error) {
-		resp, err := c.attempt(ctx, http.MethodHead, u, false, "", "")
+		resp, err := c.attempt(ctx, http.MethodHead, u, Untrusted, "", "")
 		if err == nil && (resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusMethodNotAllowed) {
 			drainClose(resp.Body)
-			resp, err = c.attempt(ctx, http.MethodGet, u, false, "", "")
+			resp, err = c.attempt(ctx, http.MethodGet, u, Untrusted, "", "")
 		}
 		return resp, err
 	}
-	resp, err := c.retry(ctx, rawURL, false, try, func(s int) bool { return s == http.StatusOK })
+	resp, err := c.retry(ctx, rawURL, Untrusted, try, func(s int) bool { return s == http.StatusOK })
 	if err != nil {
 		return err
 	}
@@ -476,19 +475,19 @@ func (c *Client) CheckURL(ctx context.Context, rawURL string) error {
 
 // GetRetry GETs a URL under the retry, redirect and address policy and
 // returns the response when its status is 2xx; otherwise a *URLError
-// (errors.Is ErrNotFound for 404/410). trusted skips the https and
+// (errors.Is ErrNotFound for 404/410). Trusted skips the https and
 // public-address checks (operator-configured registries). The caller
 // closes the body; the host slot is held until then. The body is the
 // bytes as the server stores them (Accept-Encoding: identity): Go's
 // transport would otherwise ask for gzip and undo a Content-Encoding: gzip
 // reply, so a hash of it (update's sha256) would not be a download's.
-func (c *Client) GetRetry(ctx context.Context, rawURL string, trusted bool) (*http.Response, error) {
-	return c.getAccept(ctx, rawURL, trusted, "", "identity")
+func (c *Client) GetRetry(ctx context.Context, rawURL string, trust Trust) (*http.Response, error) {
+	return c.getAccept(ctx, rawURL, trust, "", "identity")
 }
 
-func (c *Client) getAccept(ctx context.Context, rawURL string, trusted bool, accept, encoding string) (*http.Response, error) {
+func (c *Client) getAccept(ctx context.Context, rawURL string, trust Trust, accept, encoding string) (*http.Response, error) {
 	try := func(u *url.URL) (*http.Response, error) {
-		return c.attempt(ctx, http.MethodGet, u, trusted, accept, encoding)
+		return c.attempt(ctx, http.MethodGet, u, trust, accept, encoding)
 	}
-	return c.retry(ctx, rawURL, trusted, try, func(s int) bool { return s >= 200 && s < 300 })
+	return c.retry(ctx, rawURL, trust, try, func(s int) bool { return s >= 200 && s < 300 })
 }

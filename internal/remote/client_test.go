@@ -151,7 +151,7 @@ func TestGetRetryStalledBody(t *testing.T) {
 	defer close(release)
 	c := testClient(srv)
 	c.Timeout = 100 * time.Millisecond
-	resp, err := c.GetRetry(context.Background(), srv.URL+"/a", false)
+	resp, err := c.GetRetry(context.Background(), srv.URL+"/a", Untrusted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,17 +392,17 @@ func TestGetRetryReleasesSlotOnClose(t *testing.T) {
 	defer srv.Close()
 	c := testClient(srv)
 	c.MaxPerHost = 1
-	resp, err := c.GetRetry(context.Background(), srv.URL, false)
+	resp, err := c.GetRetry(context.Background(), srv.URL, Untrusted)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := c.GetRetry(ctx, srv.URL, false); err == nil {
+	if _, err := c.GetRetry(ctx, srv.URL, Untrusted); err == nil {
 		t.Error("a second request got a slot while the first body was open")
 	}
 	resp.Body.Close()
-	resp, err = c.GetRetry(context.Background(), srv.URL, false)
+	resp, err = c.GetRetry(context.Background(), srv.URL, Untrusted)
 	if err != nil {
 		t.Fatalf("after Close: %v", err)
 	}
@@ -470,7 +470,7 @@ func TestGetRetryKeepsTheStoredBytes(t *testing.T) {
 	}))
 	defer srv.Close()
 	c := &Client{}
-	resp, err := c.GetRetry(context.Background(), srv.URL+"/a.tar.gz", true)
+	resp, err := c.GetRetry(context.Background(), srv.URL+"/a.tar.gz", Trusted)
 	if err != nil {
 		t.Fatal(err)
 	}

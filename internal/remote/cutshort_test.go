@@ -23,7 +23,7 @@ func TestCancelledBodyIsNotComplete(t *testing.T) {
 	defer cancel()
 	c := testClient(srv)
 	c.HTTP = &http.Client{Transport: testkit.CancelAtEOF{RT: srv.Client().Transport, Cancel: cancel}}
-	resp, err := c.GetRetry(ctx, srv.URL+"/a.tar.gz", false)
+	resp, err := c.GetRetry(ctx, srv.URL+"/a.tar.gz", Untrusted)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestShortBodyIsAnError(t *testing.T) {
 		w.Write([]byte(strings.Repeat("x", 1000)))
 	}))
 	defer srv.Close()
-	resp, err := testClient(srv).GetRetry(context.Background(), srv.URL+"/a.tar.gz", false)
+	resp, err := testClient(srv).GetRetry(context.Background(), srv.URL+"/a.tar.gz", Untrusted)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,17 +115,17 @@ func (c *Client) PyPIProject(ctx context.Context, name string) (*PyPIProject, er
 
 // GetJSON GETs a JSON document (an untrusted URL under the https and
 // public-address policy unless trusted) and decodes it into v.
-func (c *Client) GetJSON(ctx context.Context, rawURL string, trusted bool, v any) error {
+func (c *Client) GetJSON(ctx context.Context, rawURL string, trusted Trust, v any) error {
 	return c.getJSONAt(ctx, rawURL, trusted, "application/json", v)
 }
 
 // getJSON GETs a trusted URL and decodes it while streaming, never
 // holding more than MaxDocumentSize of it.
 func (c *Client) getJSON(ctx context.Context, rawURL, accept string, v any) error {
-	return c.getJSONAt(ctx, rawURL, true, accept, v)
+	return c.getJSONAt(ctx, rawURL, Trusted, accept, v)
 }
 
-func (c *Client) getJSONAt(ctx context.Context, rawURL string, trusted bool, accept string, v any) error {
+func (c *Client) getJSONAt(ctx context.Context, rawURL string, trusted Trust, accept string, v any) error {
 	resp, err := c.getAccept(ctx, rawURL, trusted, accept, "")
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strconv"
@@ -27,6 +28,8 @@ type Retry struct {
 	GiveUpPastMaxWait bool
 
 	now func() time.Time
+	// sleep replaces the wait between attempts (tests).
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 func (r Retry) attempts() int {
@@ -83,6 +86,27 @@ func (r Retry) Delay(resp *http.Response, attempt int) (time.Duration, bool) {
 	return max(r.backoff(attempt), asked), true
 }
 
+// Do is the project's one retry loop. It calls try for attempt 1, 2, …
+// until try says another attempt cannot help (again false), or Attempts
+// are used up, and between attempts waits as long as try asks (Backoff,
+// or what Delay makes of a server's answer). It returns try's last error,
+// or ctx's when ctx ends during a wait.
+func (r Retry) Do(ctx context.Context, try func(attempt int) (again bool, wait time.Duration, err error)) error {
+	pause := sleep
+	if r.sleep != nil {
+		pause = r.sleep
+	}
+	for attempt := 1; ; attempt++ {
+		again, wait, err := try(attempt)
+		if !again || attempt >= r.attempts() {
+			return err
+		}
+		if err := pause(ctx, wait); err != nil {
+			return err
+		}
+	}
+}
+
 // Transport returns a RoundTripper that sends idempotent requests (GET,
 // HEAD) through base again while Delay says so, so that a client library
 // above it (go-github fails fast on rate limits, then refuses every later
@@ -103,36 +127,37 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method != http.MethodGet && req.Method != http.MethodHead {
 		return t.base.RoundTrip(req)
 	}
-	for attempt := 1; ; attempt++ {
-		resp, err := t.base.RoundTrip(req)
-		if err != nil {
-			if attempt >= t.policy.attempts() || !retryable(req.Context(), err) {
-				return resp, err
+	var resp *http.Response
+	var last error
+	err := t.policy.Do(req.Context(), func(attempt int) (bool, time.Duration, error) {
+		resp, last = t.base.RoundTrip(req)
+		if last != nil {
+			if attempt >= t.policy.attempts() || !retryable(req.Context(), last) {
+				return false, 0, last
 			}
-			if err := sleep(req.Context(), t.policy.backoff(attempt)); err != nil {
-				return nil, err
-			}
-			continue
+			return true, t.policy.backoff(attempt), last
 		}
 		wait, again := t.policy.Delay(resp, attempt)
 		if !again {
-			return resp, nil
+			return false, 0, nil
 		}
 		// A client timeout is a deadline on the request: a wait past it
 		// would end in a bare "Client.Timeout exceeded", losing the answer
 		// that says what went wrong.
 		if dl, ok := req.Context().Deadline(); ok && time.Until(dl) <= wait {
-			return resp, nil
+			return false, 0, nil
 		}
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()
-		if err := sleep(req.Context(), wait); err != nil {
-			return nil, err
-		}
+		return true, wait, nil
+	})
+	if err != nil && err != last {
+		return nil, err // the wait was cut short
 	}
+	return resp, err
 }
 
 // policy is the Client's retry policy.
 func (c *Client) policy() Retry {
-	return Retry{Attempts: c.attempts(), Backoff: c.backoff, MaxWait: c.maxRetryAfter()}
+	return Retry{Attempts: c.attempts(), Backoff: c.backoff, MaxWait: c.maxRetryAfter(), sleep: c.sleep}
 }

@@ -1,6 +1,8 @@
 package remote
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -73,4 +75,31 @@ func TestRetryTransport(t *testing.T) {
 		t.Fatalf("POST was retried: %v %v after %d requests", resp, err, n.Load())
 	}
 	resp.Body.Close()
+}
+
+// Do is the one retry loop: it stops at Attempts or when try says another
+// attempt cannot help, waits what try asks between attempts, and a wait
+// that ctx cuts short ends it with ctx's error instead of try's.
+func TestRetryDo(t *testing.T) {
+	var waits []time.Duration
+	r := Retry{Attempts: 3, sleep: func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return nil }}
+	calls := 0
+	failed := errors.New("failed")
+	err := r.Do(context.Background(), func(i int) (bool, time.Duration, error) {
+		calls++
+		return true, time.Duration(i) * time.Second, failed
+	})
+	if err != failed || calls != 3 || len(waits) != 2 || waits[0] != time.Second || waits[1] != 2*time.Second {
+		t.Errorf("err %v after %d calls, waits %v; want 3 calls and waits of 1s, 2s", err, calls, waits)
+	}
+	calls = 0
+	if err := r.Do(context.Background(), func(int) (bool, time.Duration, error) { calls++; return false, 0, failed }); err != failed || calls != 1 {
+		t.Errorf("a permanent failure: err %v after %d calls", err, calls)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err = Retry{Attempts: 3}.Do(ctx, func(int) (bool, time.Duration, error) { return true, time.Hour, failed })
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled wait: err %v, want context.Canceled", err)
+	}
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -20,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -166,14 +166,7 @@ func load(ctx context.Context, o Options) (*registry.Index, Origin, error) {
 func DefaultClient() *http.Client { return newClient(http.ProxyFromEnvironment) }
 
 func newClient(proxy func(*http.Request) (*url.URL, error)) *http.Client {
-	return &http.Client{Transport: &http.Transport{
-		Proxy:                 proxy,
-		DialContext:           (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          4,
-		IdleConnTimeout:       30 * time.Second,
-		ExpectContinueTimeout: time.Second,
-	}}
+	return remote.NewHTTPClient(remote.ProxyTransport(proxy), 0, nil)
 }
 
 func loadPath(path string, stderr io.Writer) (*registry.Index, Origin, error) {
@@ -304,20 +297,12 @@ func CheckURL(u *url.URL) error {
 	case "https":
 		return nil
 	case "http":
-		if isLoopback(u.Hostname()) {
+		if remote.IsLoopbackHost(u.Hostname()) {
 			return nil
 		}
 		return fmt.Errorf("%w: %s uses plain http: use https (http is accepted only from loopback addresses)", ErrInsecureURL, u.Redacted())
 	}
 	return fmt.Errorf("%w: %s: unsupported scheme %q: use an https URL, a registry.json file or a registry folder", ErrInsecureURL, u.Redacted(), u.Scheme)
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*registry.Index, Origin, error) {
@@ -503,12 +488,7 @@ func (o Options) fetch(parent context.Context, raw, etag string) (idx *registry.
 	}
 	client := *o.HTTP
 	// A redirect must not downgrade to plain http off loopback.
-	client.CheckRedirect = func(r *http.Request, via []*http.Request) error {
-		if len(via) >= 5 {
-			return errors.New("stopped after 5 redirects")
-		}
-		return CheckURL(r.URL)
-	}
+	client.CheckRedirect = remote.FollowChecked(5, CheckURL)
 	resp, err := client.Do(req)
 	if err != nil {
 		// *url.Error repeats the method and URL ("Get \"https://…\": …"),

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v89/github"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 )
 
 // DefaultURL is api.github.com, as go-github wants it.
@@ -28,7 +30,7 @@ func Client(hc *http.Client, baseURL, token string) (*github.Client, error) {
 	// the API's scheme and host (GitHub's own, for renamed repositories,
 	// do not).
 	own := *hc
-	own.CheckRedirect = stayOnHost(hc.CheckRedirect)
+	own.CheckRedirect = remote.FollowSameHost("the GitHub API", hc.CheckRedirect)
 	opts := []github.ClientOptionsFunc{github.WithHTTPClient(&own)}
 	if token != "" {
 		opts = append(opts, github.WithAuthToken(token))
@@ -50,22 +52,4 @@ func Client(hc *http.Client, baseURL, token string) (*github.Client, error) {
 		return nil, fmt.Errorf("GitHub client: %w", err)
 	}
 	return c, nil
-}
-
-// stayOnHost refuses a redirect to another scheme or host than the
-// request's first, then applies next (nil: Go's default of 10 hops).
-func stayOnHost(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
-	return func(req *http.Request, via []*http.Request) error {
-		first := via[0].URL
-		if req.URL.Scheme != first.Scheme || !strings.EqualFold(req.URL.Host, first.Host) {
-			return fmt.Errorf("the GitHub API at %s redirected to %s://%s, another host: refusing to send the token there or to believe its answer", first.Host, req.URL.Scheme, req.URL.Host)
-		}
-		if next != nil {
-			return next(req, via)
-		}
-		if len(via) >= 10 {
-			return fmt.Errorf("stopped after 10 redirects")
-		}
-		return nil
-	}
 }

@@ -17,10 +17,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/go-github/v89/github"
+
 	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/githubapi"
 	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
-	"github.com/google/go-github/v89/github"
 )
 
 // LatestTag is the tag of the rolling release.
@@ -369,7 +370,7 @@ func (p *publisher) replace(ctx context.Context, rel *github.RepositoryRelease, 
 // assetClient follows an asset's redirect to its storage without the
 // token (go-github sends none on that hop) and within a bound: a host
 // that drips its bytes must not hold the release job until its limit.
-var assetClient = &http.Client{Timeout: 10 * time.Minute}
+var assetClient = remote.NewHTTPClient(nil, 10*time.Minute, nil)
 
 // same reports whether asset a holds exactly f's bytes.
 func (p *publisher) same(ctx context.Context, a *github.ReleaseAsset, f file) (bool, error) {

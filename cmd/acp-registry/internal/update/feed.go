@@ -132,7 +132,7 @@ func readFeedSource(path, id string) (*FeedSource, error) {
 // upstream's does.
 func feedRelease(ctx context.Context, rc *remote.Client, src *FeedSource, m *registry.Manifest) (string, map[registry.Platform]feedAsset, error) {
 	var doc feedDoc
-	if err := rc.GetJSON(ctx, src.Feed, false, &doc); err != nil {
+	if err := rc.GetJSON(ctx, src.Feed, remote.Untrusted, &doc); err != nil {
 		return "", nil, fmt.Errorf("read the release feed: %w", err)
 	}
 	version, _ := doc.Version.(string)

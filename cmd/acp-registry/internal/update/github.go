@@ -9,9 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/go-github/v89/github"
+
 	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/githubapi"
 	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
-	"github.com/google/go-github/v89/github"
 )
 
 // newGitHubClient returns a go-github client for baseURL (with a final
@@ -26,7 +27,7 @@ func newGitHubClient(hc *http.Client, baseURL, token string, attempts int, backo
 		base = hc.Transport
 	}
 	policy := remote.Retry{Attempts: attempts, Backoff: backoff, MaxWait: 2 * time.Minute, GiveUpPastMaxWait: true}
-	return githubapi.Client(&http.Client{Transport: policy.Transport(base), Timeout: 60 * time.Second}, baseURL, token)
+	return githubapi.Client(remote.NewHTTPClient(policy.Transport(base), 60*time.Second, nil), baseURL, token)
 }
 
 // githubRepo takes owner and repo from a repository URL such as

@@ -475,7 +475,7 @@ func (o *Options) sha256Of(ctx context.Context, url string) (string, error) {
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, budget, fmt.Errorf("the download of %s took longer than %s", url, budget))
 	defer cancel()
-	resp, err := o.Remote.GetRetry(ctx, url, false)
+	resp, err := o.Remote.GetRetry(ctx, url, remote.Untrusted)
 	if err != nil {
 		return "", err
 	}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package installer
+package store
 
 // procsCanTell: elsewhere a process's open files are not cheaply known;
 // a version resolved recently (MarkUsed) counts as in use instead.

@@ -1,4 +1,4 @@
-package installer
+package store
 
 import (
 	"context"
@@ -15,13 +15,18 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
+	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
+// ReceiptFile is the receipt's name at the top of every install folder;
+// MaxReceipt the most of it that is read back.
 const (
-	receiptFile = "receipt.json"
+	ReceiptFile = "receipt.json"
 	currentFile = "current"
-	maxReceipt  = 1 << 20
+	MaxReceipt  = 1 << 20
 )
 
 // safeVersion: versions become directory names, and they come from the
@@ -49,7 +54,9 @@ func safeVersion(v string) bool {
 	return !strings.Contains(s, "..") && !strings.HasSuffix(s, ".")
 }
 
-func checkIDVersion(id, version string) error {
+// CheckIDVersion refuses an id or a version that cannot name a folder of
+// the store ("" for version: any).
+func CheckIDVersion(id, version string) error {
 	if !registry.ValidID(id) {
 		return fmt.Errorf("agent id %q is not valid (lowercase letters, digits and -)", id)
 	}
@@ -59,22 +66,59 @@ func checkIDVersion(id, version string) error {
 	return nil
 }
 
-func (in *Installer) agentDir(id string) string { return filepath.Join(in.Root, "agents", id) }
-
-func (in *Installer) versionDir(id, version string) string {
-	return filepath.Join(in.agentDir(id), version)
+// Store is the on-disk layout under Root (see the package comment). The
+// Installer makes one for each call from its own fields; the zero value of
+// every field but Root has a sensible default.
+type Store struct {
+	Root string
+	// LockWait bounds the wait for another process's lock (0: until ctx
+	// ends).
+	LockWait time.Duration
+	// RecentUse is how long a resolved version counts as in use where the
+	// OS cannot tell (default DefaultRecentUse).
+	RecentUse time.Duration
+	// Force removes versions a running process uses.
+	Force bool
+	// Now stamps uses. Default time.Now.
+	Now func() time.Time
+	// Report hears that a lock is being waited for. Default: nothing.
+	Report progress.Reporter
+	// OSCannotTell behaves as where running processes' files are unknown
+	// (all but Linux; tests).
+	OSCannotTell bool
 }
 
-// lock takes the per-agent lock, waiting for other processes (and other
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Store) warn(msg string) {
+	if s.Report != nil {
+		s.Report.Warn(msg)
+	}
+}
+
+// AgentDir is the folder of every version of id.
+func (s *Store) AgentDir(id string) string { return filepath.Join(s.Root, "agents", id) }
+
+// VersionDir is the folder of one install.
+func (s *Store) VersionDir(id, version string) string {
+	return filepath.Join(s.AgentDir(id), version)
+}
+
+// Lock takes the per-agent lock, waiting for other processes (and other
 // goroutines: flock locks belong to the open file, not the process) until
 // ctx ends or LockWait passes. A wait longer than a second is said.
-func (in *Installer) lock(ctx context.Context, id string) (func(), error) {
-	p := filepath.Join(in.Root, "locks", id+".lock")
-	return in.lockFile(ctx, p, id, false)
+func (s *Store) Lock(ctx context.Context, id string) (func(), error) {
+	p := filepath.Join(s.Root, "locks", id+".lock")
+	return s.lockFile(ctx, p, id, false)
 }
 
 // lockFile takes the lock at p, exclusive or shared.
-func (in *Installer) lockFile(ctx context.Context, p, what string, shared bool) (func(), error) {
+func (s *Store) lockFile(ctx context.Context, p, what string, shared bool) (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", what, err)
 	}
@@ -95,12 +139,12 @@ func (in *Installer) lockFile(ctx context.Context, p, what string, shared bool) 
 	}
 	if !ok {
 		wctx, cancel := ctx, context.CancelFunc(func() {})
-		if in.LockWait > 0 {
-			wctx, cancel = context.WithTimeout(ctx, in.LockWait)
+		if s.LockWait > 0 {
+			wctx, cancel = context.WithTimeout(ctx, s.LockWait)
 		}
 		start := time.Now()
 		say := time.AfterFunc(time.Second, func() {
-			in.reporter().Warn(fmt.Sprintf("waiting for another acp that is installing or removing %s (lock %s)", what, p))
+			s.warn(fmt.Sprintf("waiting for another acp that is installing or removing %s (lock %s)", what, p))
 		})
 		ok, err = tryCtx(wctx, 25*time.Millisecond)
 		say.Stop()
@@ -108,7 +152,7 @@ func (in *Installer) lockFile(ctx context.Context, p, what string, shared bool) 
 		if !ok || err != nil {
 			fl.Close()
 			if ctx.Err() != nil {
-				return nil, fmt.Errorf("wait for the lock on %s: %w", what, stopped(ctx))
+				return nil, fmt.Errorf("wait for the lock on %s: %w", what, download.Stopped(ctx))
 			}
 			if err == nil || errors.Is(err, context.DeadlineExceeded) {
 				return nil, errorf(ErrLocked, "another acp has held the lock on %s for %s (installing or removing it): try again when it finishes", what, time.Since(start).Round(100*time.Millisecond))
@@ -119,22 +163,22 @@ func (in *Installer) lockFile(ctx context.Context, p, what string, shared bool) 
 	return func() { fl.Unlock(); fl.Close() }, nil
 }
 
-// readReceipt reads dir/receipt.json; the install dir must be the version
+// ReadReceipt reads dir/receipt.json; the install dir must be the version
 // the receipt names, so a copied or hand-edited folder is not trusted.
-func readReceipt(dir string) (*Receipt, error) {
-	data, err := readRegular(filepath.Join(dir, receiptFile), maxReceipt)
+func ReadReceipt(dir string) (*Receipt, error) {
+	data, err := readRegular(filepath.Join(dir, ReceiptFile), MaxReceipt)
 	if err != nil {
 		return nil, err
 	}
 	var r Receipt
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("read %s: %w (remove the folder and install again)", filepath.Join(dir, receiptFile), err)
+		return nil, fmt.Errorf("read %s: %w (remove the folder and install again)", filepath.Join(dir, ReceiptFile), err)
 	}
 	// toolDir names a folder a reinstall removes: only uv's own, a
 	// ".uv-…" name beside the versions, is trusted.
 	badTool := r.ToolDir != "" && (!strings.HasPrefix(r.ToolDir, ".uv-") || strings.ContainsAny(r.ToolDir, `/\`) || !filepath.IsLocal(r.ToolDir))
 	if r.Version != filepath.Base(dir) || r.ID != filepath.Base(filepath.Dir(dir)) || r.Launch.Command == "" || badTool {
-		return nil, fmt.Errorf("%s does not describe this install (remove the folder and install again)", filepath.Join(dir, receiptFile))
+		return nil, fmt.Errorf("%s does not describe this install (remove the folder and install again)", filepath.Join(dir, ReceiptFile))
 	}
 	r.Dir = dir
 	r.Launch.normalize()
@@ -157,13 +201,13 @@ func (r *Receipt) Check() error {
 	if err != nil || !fi.Mode().IsRegular() {
 		return fmt.Errorf("its command %s is missing", cmd)
 	}
-	if r.Distribution == registry.KindBinary && !windowsScript(cmd) {
-		head, err := readHead(cmd)
+	if r.Distribution == registry.KindBinary && !extract.WindowsScript(cmd) {
+		head, err := extract.ReadHead(cmd)
 		if err != nil {
 			return fmt.Errorf("its command %s cannot be read: %v", cmd, err)
 		}
-		if errorBody(head) {
-			return fmt.Errorf("its command %s is not an executable: it is %s", cmd, describeContent(head))
+		if extract.ErrorBody(head) {
+			return fmt.Errorf("its command %s is not an executable: it is %s", cmd, extract.DescribeContent(head))
 		}
 	}
 	for _, a := range r.Launch.Args {
@@ -176,6 +220,7 @@ func (r *Receipt) Check() error {
 	return nil
 }
 
+// normalize makes Args and Env empty rather than null in JSON.
 func (l *LaunchSpec) normalize() {
 	if l.Args == nil {
 		l.Args = []string{}
@@ -185,17 +230,21 @@ func (l *LaunchSpec) normalize() {
 	}
 }
 
-// writeReceiptFile writes r to path, which must not exist: never through
+// WriteReceipt writes r to path, which must not exist: never through
 // a link or over a file that something else (an archive, an install
 // script) put there.
-func writeReceiptFile(path string, r *Receipt) error {
+// WriteReceipt writes r to path, which must not exist: never through a link
+// or over a file that something else (an archive, an install script) put
+// there. Its launch's Args and Env are made empty rather than null.
+func WriteReceipt(path string, r *Receipt) error {
+	r.Launch.normalize()
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	if len(data) >= maxReceipt {
+	if len(data) >= MaxReceipt {
 		// Read back with that cap, it would make the install invisible.
-		return fmt.Errorf("the receipt would be %d bytes, over the %d-byte limit it is read back with: the manifest's args or env, or the package's engines.node, are far too large", len(data), maxReceipt)
+		return fmt.Errorf("the receipt would be %d bytes, over the %d-byte limit it is read back with: the manifest's args or env, or the package's engines.node, are far too large", len(data), MaxReceipt)
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -211,11 +260,11 @@ func writeReceiptFile(path string, r *Receipt) error {
 // Installed lists every installed version of id, newest first: those with
 // a readable receipt that pass Check. An install whose command was deleted
 // by hand is not installed for anyone (list, resolve, doctor, upgrade).
-func (in *Installer) Installed(id string) ([]Receipt, error) {
-	if err := checkIDVersion(id, ""); err != nil {
+func (s *Store) Installed(id string) ([]Receipt, error) {
+	if err := CheckIDVersion(id, ""); err != nil {
 		return nil, err
 	}
-	entries, err := os.ReadDir(in.agentDir(id))
+	entries, err := os.ReadDir(s.AgentDir(id))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -227,18 +276,18 @@ func (in *Installer) Installed(id string) ([]Receipt, error) {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		r, err := readReceipt(filepath.Join(in.agentDir(id), e.Name()))
+		r, err := ReadReceipt(filepath.Join(s.AgentDir(id), e.Name()))
 		if err != nil || r.Check() != nil {
 			continue // incomplete or broken: not installed (GC removes it)
 		}
 		rs = append(rs, *r)
 	}
-	sort.SliceStable(rs, func(i, j int) bool { return newerVersion(rs[i].Version, rs[j].Version) })
+	sort.SliceStable(rs, func(i, j int) bool { return NewerVersion(rs[i].Version, rs[j].Version) })
 	return rs, nil
 }
 
-// newerVersion orders by semver; unparsable versions sort after, by string.
-func newerVersion(a, b string) bool {
+// NewerVersion orders by semver; unparsable versions sort after, by string.
+func NewerVersion(a, b string) bool {
 	va, ea := registry.ParseVersion(a)
 	vb, eb := registry.ParseVersion(b)
 	switch {
@@ -258,16 +307,16 @@ func newerVersion(a, b string) bool {
 // Current returns the install Resolve and run use when asked by id alone:
 // the version last installed (agents/<id>/current), or when that is gone the
 // highest installed version.
-func (in *Installer) Current(id string) (*Receipt, error) {
-	if err := checkIDVersion(id, ""); err != nil {
+func (s *Store) Current(id string) (*Receipt, error) {
+	if err := CheckIDVersion(id, ""); err != nil {
 		return nil, err
 	}
 	// Editors resolve on every launch: read the one receipt the marker
 	// names, and list the others only when it names none.
-	if data, err := readRegular(filepath.Join(in.agentDir(id), currentFile), 256); err == nil {
+	if data, err := readRegular(filepath.Join(s.AgentDir(id), currentFile), 256); err == nil {
 		v := strings.TrimSpace(string(data))
-		if checkIDVersion(id, v) == nil && v != "" {
-			if r, err := readReceipt(in.versionDir(id, v)); err == nil {
+		if CheckIDVersion(id, v) == nil && v != "" {
+			if r, err := ReadReceipt(s.VersionDir(id, v)); err == nil {
 				// Broken (its command deleted or an error page): launching
 				// an older version instead would surprise; install repairs.
 				if cerr := r.Check(); cerr != nil {
@@ -277,7 +326,7 @@ func (in *Installer) Current(id string) (*Receipt, error) {
 			}
 		}
 	}
-	rs, err := in.Installed(id)
+	rs, err := s.Installed(id)
 	if err != nil {
 		return nil, err
 	}
@@ -287,8 +336,10 @@ func (in *Installer) Current(id string) (*Receipt, error) {
 	return &rs[0], nil
 }
 
-func (in *Installer) markCurrent(ctx context.Context, id, version string) error {
-	tmp, err := os.CreateTemp(in.agentDir(id), ".cur-*")
+// MarkCurrent makes version the one Current returns, replacing the marker
+// atomically.
+func (s *Store) MarkCurrent(ctx context.Context, id, version string) error {
+	tmp, err := os.CreateTemp(s.AgentDir(id), ".cur-*")
 	if err != nil {
 		return err
 	}
@@ -300,7 +351,7 @@ func (in *Installer) markCurrent(ctx context.Context, id, version string) error 
 		err = cerr
 	}
 	if err == nil {
-		err = rename(ctx, tmp.Name(), filepath.Join(in.agentDir(id), currentFile))
+		err = Rename(ctx, tmp.Name(), filepath.Join(s.AgentDir(id), currentFile))
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
@@ -309,8 +360,8 @@ func (in *Installer) markCurrent(ctx context.Context, id, version string) error 
 }
 
 // List returns the current install of every installed agent, sorted by id.
-func (in *Installer) List() ([]Receipt, error) {
-	entries, err := os.ReadDir(filepath.Join(in.Root, "agents"))
+func (s *Store) List() ([]Receipt, error) {
+	entries, err := os.ReadDir(filepath.Join(s.Root, "agents"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return []Receipt{}, nil
 	}
@@ -322,7 +373,7 @@ func (in *Installer) List() ([]Receipt, error) {
 		if !e.IsDir() || !registry.ValidID(e.Name()) {
 			continue
 		}
-		r, err := in.Current(e.Name())
+		r, err := s.Current(e.Name())
 		if errors.Is(err, ErrNotInstalled) {
 			continue
 		}
@@ -334,11 +385,11 @@ func (in *Installer) List() ([]Receipt, error) {
 	return rs, nil
 }
 
-// rename retries on Windows, where antivirus scanners and indexers hold
+// Rename retries on Windows, where antivirus scanners and indexers hold
 // freshly written files open for a moment and renames fail with "access is
 // denied", for up to ~3 s, but no longer than ctx lasts (a Ctrl-C is not
 // kept waiting).
-func rename(ctx context.Context, from, to string) error {
+func Rename(ctx context.Context, from, to string) error {
 	if runtime.GOOS != "windows" {
 		return os.Rename(from, to)
 	}
@@ -354,10 +405,92 @@ func retryRename(ctx context.Context, from, to string, mv func(from, to string) 
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return &kindError{msg: err.Error() + " (gave up waiting: " + stopped(ctx).Error() + ")", kind: ctx.Err(), err: err}
+			return &kindError{msg: err.Error() + " (gave up waiting: " + download.Stopped(ctx).Error() + ")", kind: ctx.Err(), err: err}
 		case <-t.C:
 		}
 		err = mv(from, to)
 	}
 	return err
+}
+
+// IsMarkedCurrent reports whether the current marker names version.
+func (s *Store) IsMarkedCurrent(id, version string) bool {
+	data, err := readRegular(filepath.Join(s.AgentDir(id), currentFile), 256)
+	return err == nil && strings.TrimSpace(string(data)) == version
+}
+
+// Running names who runs version of id (files under paths) now, or "":
+// acp run holding it, or a process found through the OS; never the guess
+// from a recent resolve.
+func (s *Store) Running(id, version string, paths ...string) string {
+	return s.running(id, version, s.processes(), paths...)
+}
+
+// ReplaceDir moves the finished tmp into place. An existing dir (a forced
+// reinstall, or an unreadable install) is moved aside first and restored
+// if the second rename fails.
+func ReplaceDir(ctx context.Context, tmp, dir string) error {
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		if err := Rename(ctx, tmp, dir); err != nil {
+			return fmt.Errorf("move into place: %w", err)
+		}
+		return nil
+	}
+	aside := tmp + ".old"
+	if err := Rename(ctx, dir, aside); err != nil {
+		if isInUseErr(err) {
+			// Windows: a running agent's files cannot be moved.
+			return errorf(ErrInUse, "%s is in use by a running agent: close it and try again", dir)
+		}
+		return fmt.Errorf("move the previous install aside: %w", err)
+	}
+	if err := Rename(ctx, tmp, dir); err != nil {
+		Rename(context.Background(), aside, dir) // put back, even when interrupted
+		return fmt.Errorf("move into place: %w", err)
+	}
+	os.RemoveAll(aside)
+	return nil
+}
+
+// BrokenInstall is an install whose receipt is there but whose files are
+// not whole: its command deleted by hand, an error page saved as the
+// program. Resolve and list pass over it; doctor names it.
+type BrokenInstall struct {
+	ID, Version string
+	Problem     string // Receipt.Check's sentence
+}
+
+// BrokenInstalls lists the broken installs under Root, by id and version
+// (the order of the folders).
+func (s *Store) BrokenInstalls() ([]BrokenInstall, error) {
+	agents, err := os.ReadDir(filepath.Join(s.Root, "agents"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list installed agents: %w", err)
+	}
+	var out []BrokenInstall
+	for _, a := range agents {
+		if !a.IsDir() || !registry.ValidID(a.Name()) {
+			continue
+		}
+		versions, err := os.ReadDir(s.AgentDir(a.Name()))
+		if err != nil {
+			continue
+		}
+		for _, v := range versions {
+			if !v.IsDir() || strings.HasPrefix(v.Name(), ".") {
+				continue
+			}
+			r, err := ReadReceipt(filepath.Join(s.AgentDir(a.Name()), v.Name()))
+			if err != nil {
+				continue // no receipt: an install that never finished, gc's business
+			}
+			if cerr := r.Check(); cerr != nil {
+				out = append(out, BrokenInstall{ID: r.ID, Version: r.Version, Problem: cerr.Error()})
+			}
+		}
+	}
+	return out, nil
 }

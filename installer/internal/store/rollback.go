@@ -1,4 +1,4 @@
-package installer
+package store
 
 import (
 	"context"
@@ -10,15 +10,15 @@ import (
 // Previous returns the install Rollback would make current, the one gc
 // keeps beside the current install: the newest complete install older
 // than the current one. ErrNotInstalled when there is none.
-func (in *Installer) Previous(id string) (*Receipt, error) {
-	if err := checkIDVersion(id, ""); err != nil {
+func (s *Store) Previous(id string) (*Receipt, error) {
+	if err := CheckIDVersion(id, ""); err != nil {
 		return nil, err
 	}
-	cur := in.currentVersion(id)
+	cur := s.currentVersion(id)
 	if cur == "" {
 		return nil, errorf(ErrNotInstalled, "%s is not installed: run acp install %s", id, id)
 	}
-	p := in.previous(id, cur)
+	p := s.previous(id, cur)
 	if p == nil {
 		return nil, errorf(ErrNotInstalled, "%s has no version older than %s installed to roll back to", id, cur)
 	}
@@ -30,20 +30,20 @@ func (in *Installer) Previous(id string) (*Receipt, error) {
 // that a concurrent gc or install sees either version, never neither. It
 // works when the current install is broken too, which is when it is most
 // needed. The version rolled back from stays installed until the next gc.
-func (in *Installer) Rollback(ctx context.Context, id string) (*Receipt, error) {
-	if err := checkIDVersion(id, ""); err != nil {
+func (s *Store) Rollback(ctx context.Context, id string) (*Receipt, error) {
+	if err := CheckIDVersion(id, ""); err != nil {
 		return nil, err
 	}
-	unlock, err := in.lock(ctx, id)
+	unlock, err := s.Lock(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("roll back %s: %w", id, err)
 	}
 	defer unlock()
-	p, err := in.Previous(id)
+	p, err := s.Previous(id)
 	if err != nil {
 		return nil, fmt.Errorf("roll back %s: %w", id, err)
 	}
-	if err := in.markCurrent(ctx, id, p.Version); err != nil {
+	if err := s.MarkCurrent(ctx, id, p.Version); err != nil {
 		return nil, fmt.Errorf("roll back %s to %s: mark current: %w", id, p.Version, err)
 	}
 	return p, nil
@@ -52,29 +52,29 @@ func (in *Installer) Rollback(ctx context.Context, id string) (*Receipt, error) 
 // currentVersion is the version the current marker names, even when that
 // install is broken (its command deleted); without a marker that names an
 // install, the one Current returns.
-func (in *Installer) currentVersion(id string) string {
-	if data, err := readRegular(filepath.Join(in.agentDir(id), currentFile), 256); err == nil {
+func (s *Store) currentVersion(id string) string {
+	if data, err := readRegular(filepath.Join(s.AgentDir(id), currentFile), 256); err == nil {
 		v := strings.TrimSpace(string(data))
-		if v != "" && checkIDVersion(id, v) == nil {
-			if _, err := readReceipt(in.versionDir(id, v)); err == nil {
+		if v != "" && CheckIDVersion(id, v) == nil {
+			if _, err := ReadReceipt(s.VersionDir(id, v)); err == nil {
 				return v
 			}
 		}
 	}
-	if r, err := in.Current(id); err == nil {
+	if r, err := s.Current(id); err == nil {
 		return r.Version
 	}
 	return ""
 }
 
 // previous is the newest complete install of id older than version cur.
-func (in *Installer) previous(id, cur string) *Receipt {
+func (s *Store) previous(id, cur string) *Receipt {
 	if cur == "" {
 		return nil
 	}
-	rs, _ := in.Installed(id) // newest first, complete ones only
+	rs, _ := s.Installed(id) // newest first, complete ones only
 	for i := range rs {
-		if rs[i].Version != cur && newerVersion(cur, rs[i].Version) {
+		if rs[i].Version != cur && NewerVersion(cur, rs[i].Version) {
 			return &rs[i]
 		}
 	}

@@ -1,12 +1,13 @@
 //go:build !windows
 
-package installer
+package download
 
 import (
 	"errors"
 	"syscall"
 )
 
-func isNoSpace(err error) bool {
+// IsNoSpace reports a write that failed because the disk or the quota is full.
+func IsNoSpace(err error) bool {
 	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }

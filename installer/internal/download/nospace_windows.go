@@ -1,4 +1,4 @@
-package installer
+package download
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ const (
 	errorDiskQuotaExceeded syscall.Errno = 1295
 )
 
-func isNoSpace(err error) bool {
+// IsNoSpace reports a write that failed because the disk or the quota is full.
+func IsNoSpace(err error) bool {
 	return errors.Is(err, errorHandleDiskFull) || errors.Is(err, errorDiskFull) || errors.Is(err, errorDiskQuotaExceeded) || errors.Is(err, syscall.ENOSPC)
 }

@@ -1,4 +1,4 @@
-package installer
+package store
 
 import (
 	"errors"
@@ -16,8 +16,3 @@ const (
 func isInUseErr(err error) bool {
 	return errors.Is(err, errorAccessDenied) || errors.Is(err, errorSharingViolation) || errors.Is(err, errorLockViolation)
 }
-
-// errorPrivilegeNotHeld: creating a symlink without Developer Mode.
-const errorPrivilegeNotHeld syscall.Errno = 1314
-
-func isSymlinkPrivilege(err error) bool { return errors.Is(err, errorPrivilegeNotHeld) }

@@ -1,4 +1,4 @@
-package installer
+package store
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -84,9 +84,9 @@ const DefaultRecentUse = 3 * 24 * time.Hour
 // agent folder with no complete install goes entirely). The report lists
 // each removal with its size. An error after some removals still returns
 // the report of what was done.
-func (in *Installer) GCAll(ctx context.Context) (*GCReport, error) {
+func (s *Store) GCAll(ctx context.Context) (*GCReport, error) {
 	rep := newReport()
-	agents := filepath.Join(in.Root, "agents")
+	agents := filepath.Join(s.Root, "agents")
 	entries, err := os.ReadDir(agents)
 	if errors.Is(err, fs.ErrNotExist) {
 		return rep, nil
@@ -94,7 +94,7 @@ func (in *Installer) GCAll(ctx context.Context) (*GCReport, error) {
 	if err != nil {
 		return rep, fmt.Errorf("gc: %w", err)
 	}
-	procs := in.processes()
+	procs := s.processes()
 	var first error
 	for _, e := range entries {
 		name := e.Name()
@@ -102,35 +102,35 @@ func (in *Installer) GCAll(ctx context.Context) (*GCReport, error) {
 		switch {
 		case strings.HasPrefix(name, ".rm-"):
 			// An uninstall renamed the agent aside, then failed to delete it.
-			first = firstErr(first, in.removeLeftover(ctx, rep, "", p, "failed delete"))
+			first = firstErr(first, s.removeLeftover(ctx, rep, "", p, "failed delete"))
 		case e.IsDir() && registry.ValidID(name):
-			first = firstErr(first, in.sweep(ctx, name, false, procs, rep))
+			first = firstErr(first, s.sweep(ctx, name, false, procs, rep))
 		}
 		if ctx.Err() != nil {
-			return rep, stopped(ctx)
+			return rep, download.Stopped(ctx)
 		}
 	}
 	return rep, first
 }
 
 // GCAgent is GCAll for one agent.
-func (in *Installer) GCAgent(ctx context.Context, id string) (*GCReport, error) {
-	if err := checkIDVersion(id, ""); err != nil {
+func (s *Store) GCAgent(ctx context.Context, id string) (*GCReport, error) {
+	if err := CheckIDVersion(id, ""); err != nil {
 		return nil, err
 	}
 	rep := newReport()
-	return rep, in.sweep(ctx, id, false, in.processes(), rep)
+	return rep, s.sweep(ctx, id, false, s.processes(), rep)
 }
 
 // Remove uninstalls id: every version and leftover goes, except a version
 // a running process uses (kept and named in the error, wrapping ErrInUse)
 // unless Force. ErrNotInstalled when there is nothing of id.
-func (in *Installer) Remove(ctx context.Context, id string) (*GCReport, error) {
-	if err := checkIDVersion(id, ""); err != nil {
+func (s *Store) Remove(ctx context.Context, id string) (*GCReport, error) {
+	if err := CheckIDVersion(id, ""); err != nil {
 		return nil, err
 	}
 	rep := newReport()
-	err := in.sweep(ctx, id, true, in.processes(), rep)
+	err := s.sweep(ctx, id, true, s.processes(), rep)
 	if err == nil && len(rep.Kept) > 0 {
 		var what []string
 		for _, k := range rep.Kept {
@@ -141,45 +141,20 @@ func (in *Installer) Remove(ctx context.Context, id string) (*GCReport, error) {
 	return rep, err
 }
 
-// Uninstall removes every installed version of id (Remove without the
-// report).
-func (in *Installer) Uninstall(id string) error {
-	_, err := in.Remove(context.Background(), id)
-	return err
-}
-
-// GC removes every installed version of id except the current one and
-// the previous one kept for rollback, and leftovers of interrupted
-// installs. It returns the complete versions removed, newest first
-// (GCAgent says more).
-func (in *Installer) GC(id string) ([]string, error) {
-	rep, err := in.GCAgent(context.Background(), id)
-	removed := []string{}
-	if rep != nil {
-		for _, r := range rep.Removed {
-			if r.Why == WhyOlder || r.Why == WhyNewer {
-				removed = append(removed, r.Version)
-			}
-		}
-	}
-	sort.Slice(removed, func(i, j int) bool { return newerVersion(removed[i], removed[j]) })
-	return removed, err
-}
-
 // sweep does gc (or, with uninstall, removal) of one agent under its lock.
-func (in *Installer) sweep(ctx context.Context, id string, uninstall bool, procs []procUse, rep *GCReport) error {
+func (s *Store) sweep(ctx context.Context, id string, uninstall bool, procs []procUse, rep *GCReport) error {
 	what := "gc " + id
 	if uninstall {
 		what = "uninstall " + id
 	}
-	dir := in.agentDir(id)
+	dir := s.AgentDir(id)
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		if uninstall {
 			return errorf(ErrNotInstalled, "%s: it is not installed", what)
 		}
 		return nil
 	}
-	unlock, err := in.lock(ctx, id)
+	unlock, err := s.Lock(ctx, id)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
@@ -192,17 +167,47 @@ func (in *Installer) sweep(ctx context.Context, id string, uninstall bool, procs
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	keep, prev := "", ""
-	keepTools := map[string]bool{}
 	if !uninstall {
-		if c, err := in.Current(id); err == nil {
-			keep = c.Version
-		} else if rs, _ := in.Installed(id); len(rs) > 0 {
-			keep = rs[0].Version // the marker names a broken install: keep the best left
+		keep, prev = s.keepVersions(id)
+	}
+	complete, keepTools, first := s.sweepVersions(ctx, id, what, entries, keep, prev, uninstall, procs, rep)
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, ".") || keepTools[name] {
+			continue
 		}
-		if p := in.previous(id, keep); p != nil {
-			prev = p.Version
+		first = firstErr(first, s.removeLeftover(ctx, rep, id, filepath.Join(dir, name), leftoverWhy(name)))
+	}
+	if complete == 0 {
+		// Nothing complete is left (a first install that never finished,
+		// or an uninstall): the agent folder goes with its marker.
+		if err := RemoveDir(ctx, dir); err != nil {
+			first = firstErr(first, deleteFailed(what, dir, err))
 		}
 	}
+	return first
+}
+
+// keepVersions is what gc keeps of id: the current version and the
+// previous one, kept for rollback.
+func (s *Store) keepVersions(id string) (keep, prev string) {
+	if c, err := s.Current(id); err == nil {
+		keep = c.Version
+	} else if rs, _ := s.Installed(id); len(rs) > 0 {
+		keep = rs[0].Version // the marker names a broken install: keep the best left
+	}
+	if p := s.previous(id, keep); p != nil {
+		prev = p.Version
+	}
+	return keep, prev
+}
+
+// sweepVersions removes the versions of id that sweep does not keep (all
+// but those in use, with uninstall). It returns how many complete
+// installs are left, the uv environments they use, and the first error.
+func (s *Store) sweepVersions(ctx context.Context, id, what string, entries []fs.DirEntry, keep, prev string, uninstall bool, procs []procUse, rep *GCReport) (int, map[string]bool, error) {
+	dir := s.AgentDir(id)
+	keepTools := map[string]bool{}
 	var first error
 	complete := 0
 	for _, e := range entries {
@@ -211,7 +216,7 @@ func (in *Installer) sweep(ctx context.Context, id string, uninstall bool, procs
 			continue
 		}
 		p := filepath.Join(dir, name)
-		r, rerr := readReceipt(p)
+		r, rerr := ReadReceipt(p)
 		tool := ""
 		if rerr == nil && r.ToolDir != "" && strings.HasPrefix(r.ToolDir, ".uv-") {
 			tool = filepath.Join(dir, r.ToolDir)
@@ -238,12 +243,12 @@ func (in *Installer) sweep(ctx context.Context, id string, uninstall bool, procs
 				keepTools[r.ToolDir] = true
 			}
 			continue
-		case newerVersion(name, keep):
+		case NewerVersion(name, keep):
 			why = WhyNewer // left by a rollback
 		default:
 			why = WhyOlder
 		}
-		if who := in.inUse(id, name, procs, p, tool); who != "" && !in.Force {
+		if who := s.inUse(id, name, procs, p, tool); who != "" && !s.Force {
 			rep.Kept = append(rep.Kept, Kept{Agent: id, Version: name, Path: p, Why: who})
 			complete++
 			if tool != "" {
@@ -252,36 +257,22 @@ func (in *Installer) sweep(ctx context.Context, id string, uninstall bool, procs
 			continue
 		}
 		size := dirSize(p) + dirSize(tool)
-		if err := removeDir(ctx, p); err != nil {
+		if err := RemoveDir(ctx, p); err != nil {
 			first = firstErr(first, deleteFailed(what, p, err))
 			continue
 		}
 		if tool != "" {
-			removeDir(ctx, tool) // otherwise a leftover for the next gc
+			RemoveDir(ctx, tool) // otherwise a leftover for the next gc
 		}
-		os.Remove(in.usePath(id, name))
+		os.Remove(s.usePath(id, name))
 		rep.Removed = append(rep.Removed, Removed{Agent: id, Version: name, Path: p, Bytes: size, Why: why})
 	}
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasPrefix(name, ".") || keepTools[name] {
-			continue
-		}
-		first = firstErr(first, in.removeLeftover(ctx, rep, id, filepath.Join(dir, name), leftoverWhy(name)))
-	}
-	if complete == 0 {
-		// Nothing complete is left (a first install that never finished,
-		// or an uninstall): the agent folder goes with its marker.
-		if err := removeDir(ctx, dir); err != nil {
-			first = firstErr(first, deleteFailed(what, dir, err))
-		}
-	}
-	return first
+	return complete, keepTools, first
 }
 
-func (in *Installer) removeLeftover(ctx context.Context, rep *GCReport, id, p, why string) error {
+func (s *Store) removeLeftover(ctx context.Context, rep *GCReport, id, p, why string) error {
 	size := dirSize(p)
-	if err := removeDir(ctx, p); err != nil {
+	if err := RemoveDir(ctx, p); err != nil {
 		return deleteFailed("gc", p, err)
 	}
 	rep.Removed = append(rep.Removed, Removed{Agent: id, Path: p, Bytes: size, Why: why})
@@ -314,17 +305,17 @@ func firstErr(a, b error) error {
 // inUse names who uses version of id (files under paths), or "": acp run
 // holding it (Hold), a running process found through the OS, or, where the
 // OS cannot tell, a resolve within RecentUse (MarkUsed).
-func (in *Installer) inUse(id, version string, procs []procUse, paths ...string) string {
-	if who := in.running(id, version, procs, paths...); who != "" {
+func (s *Store) inUse(id, version string, procs []procUse, paths ...string) string {
+	if who := s.running(id, version, procs, paths...); who != "" {
 		return who
 	}
-	fi, err := os.Lstat(in.usePath(id, version))
-	if !in.procsCanTell() && err == nil {
-		recent := in.RecentUse
+	fi, err := os.Lstat(s.usePath(id, version))
+	if !s.procsCanTell() && err == nil {
+		recent := s.RecentUse
 		if recent <= 0 {
 			recent = DefaultRecentUse
 		}
-		if ago := in.now().Sub(fi.ModTime()); ago < recent {
+		if ago := s.now().Sub(fi.ModTime()); ago < recent {
 			return fmt.Sprintf("resolved %s ago (this OS does not tell which files running agents use, so a version resolved in the last %s is kept)", roundAgo(ago), roundAgo(recent))
 		}
 	}
@@ -333,8 +324,8 @@ func (in *Installer) inUse(id, version string, procs []procUse, paths ...string)
 
 // running is inUse without the guess from recent resolves: acp run
 // holding the version, or a running process found through the OS.
-func (in *Installer) running(id, version string, procs []procUse, paths ...string) string {
-	use := in.usePath(id, version)
+func (s *Store) running(id, version string, procs []procUse, paths ...string) string {
+	use := s.usePath(id, version)
 	if fi, err := os.Lstat(use); err == nil && fi.Mode().IsRegular() {
 		fl := flock.New(use)
 		ok, err := fl.TryLock()
@@ -364,30 +355,30 @@ func roundAgo(d time.Duration) string {
 	return "moments"
 }
 
-func (in *Installer) procsCanTell() bool { return procsCanTell && !in.osCannotTell }
+func (s *Store) procsCanTell() bool { return procsCanTell && !s.OSCannotTell }
 
-func (in *Installer) processes() []procUse {
-	if !in.procsCanTell() {
+func (s *Store) processes() []procUse {
+	if !s.procsCanTell() {
 		return nil
 	}
-	return scanProcesses(in.Root)
+	return scanProcesses(s.Root)
 }
 
 // usePath is the file acp run holds a shared lock on while the version
 // runs, and whose time MarkUsed sets.
-func (in *Installer) usePath(id, version string) string {
-	return filepath.Join(in.Root, "locks", id+"@"+version+".use")
+func (s *Store) usePath(id, version string) string {
+	return filepath.Join(s.Root, "locks", id+"@"+version+".use")
 }
 
 // MarkUsed records that version of id was just resolved, so gc, uninstall
 // and upgrade keep it for a while where the OS cannot tell which files
 // running processes use. It costs one file-time update; resolve calls it.
-func (in *Installer) MarkUsed(id, version string) error {
-	if err := checkIDVersion(id, version); err != nil || version == "" {
+func (s *Store) MarkUsed(id, version string) error {
+	if err := CheckIDVersion(id, version); err != nil || version == "" {
 		return fmt.Errorf("mark %s %s used: not a valid id and version", id, version)
 	}
-	p := in.usePath(id, version)
-	now := in.now()
+	p := s.usePath(id, version)
+	now := s.now()
 	if err := os.Chtimes(p, now, now); err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -407,28 +398,28 @@ func (in *Installer) MarkUsed(id, version string) error {
 // upgrade's cleanup keep a held version unless Force. The hold is a shared
 // lock, released by the returned function or when the process ends. The
 // wait for a gc or an install of the agent is bounded by ctx and LockWait.
-func (in *Installer) Hold(ctx context.Context, id, version string) (release func(), err error) {
-	if err := checkIDVersion(id, version); err != nil || version == "" {
+func (s *Store) Hold(ctx context.Context, id, version string) (release func(), err error) {
+	if err := CheckIDVersion(id, version); err != nil || version == "" {
 		return nil, fmt.Errorf("hold %s %s: not a valid id and version", id, version)
 	}
-	unlock, err := in.lock(ctx, id)
+	unlock, err := s.Lock(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("hold %s %s: %w", id, version, err)
 	}
 	defer unlock()
-	r, err := readReceipt(in.versionDir(id, version))
+	r, err := ReadReceipt(s.VersionDir(id, version))
 	if err == nil {
 		err = r.Check()
 	}
 	if err != nil {
 		return nil, errorf(ErrNotInstalled, "%s %s is not installed (%v): run acp install %s", id, version, err, id)
 	}
-	release, err = in.lockFile(ctx, in.usePath(id, version), id+" "+version, true)
+	release, err = s.lockFile(ctx, s.usePath(id, version), id+" "+version, true)
 	if err != nil {
 		return nil, fmt.Errorf("hold %s %s: %w", id, version, err)
 	}
-	now := in.now()
-	os.Chtimes(in.usePath(id, version), now, now)
+	now := s.now()
+	os.Chtimes(s.usePath(id, version), now, now)
 	return release, nil
 }
 
@@ -449,10 +440,10 @@ func dirSize(p string) int64 {
 	return n
 }
 
-// removeDir renames a tree aside before deleting it, so a half-deleted
+// RemoveDir renames a tree aside before deleting it, so a half-deleted
 // install never looks like a complete one; what a failed delete leaves is
 // a .rm-* folder that the next gc removes.
-func removeDir(ctx context.Context, p string) error {
+func RemoveDir(ctx context.Context, p string) error {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -466,7 +457,7 @@ func removeDir(ctx context.Context, p string) error {
 	base := filepath.Base(p)
 	if !strings.HasPrefix(base, ".rm-") {
 		trash := filepath.Join(filepath.Dir(p), fmt.Sprintf(".rm-%s-%d", strings.TrimPrefix(base, "."), time.Now().UnixNano()))
-		if err := rename(ctx, p, trash); err != nil {
+		if err := Rename(ctx, p, trash); err != nil {
 			return err
 		}
 		p = trash

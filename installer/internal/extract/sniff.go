@@ -1,4 +1,4 @@
-package installer
+package extract
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"os"
 	"path"
 	"strings"
+
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 )
 
 // archiveNamed is the archive format a download URL's path names ("" when
@@ -29,9 +31,9 @@ func archiveNamed(rawURL string) string {
 	return ""
 }
 
-// looksExecutable reports whether head starts like something an OS runs:
+// LooksExecutable reports whether head starts like something an OS runs:
 // ELF, Mach-O (thin or fat, either byte order), PE ("MZ") or a #! script.
-func looksExecutable(head []byte) bool {
+func LooksExecutable(head []byte) bool {
 	for _, m := range [][]byte{
 		{0x7f, 'E', 'L', 'F'},
 		{0xfe, 0xed, 0xfa, 0xce}, {0xfe, 0xed, 0xfa, 0xcf}, // Mach-O, big-endian
@@ -46,9 +48,9 @@ func looksExecutable(head []byte) bool {
 	return false
 }
 
-// describeContent names what a download that is not what it should be
+// DescribeContent names what a download that is not what it should be
 // looks like, for the error.
-func describeContent(head []byte) string {
+func DescribeContent(head []byte) string {
 	t := bytes.ToLower(bytes.TrimLeft(head, " \t\r\n\ufeff"))
 	t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
 	switch {
@@ -75,17 +77,18 @@ func isText(b []byte) bool {
 	return true
 }
 
-// readHead returns the first 512 bytes of the file at p.
-func readHead(p string) ([]byte, error) {
+// ReadHead returns the first 512 bytes of the file at p.
+func ReadHead(p string) ([]byte, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readHeadOf(f)
+	return ReadHeadOf(f)
 }
 
-func readHeadOf(r io.Reader) ([]byte, error) {
+// ReadHeadOf returns the first 512 bytes r gives.
+func ReadHeadOf(r io.Reader) ([]byte, error) {
 	head := make([]byte, 512)
 	n, err := io.ReadFull(r, head)
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
@@ -94,36 +97,37 @@ func readHeadOf(r io.Reader) ([]byte, error) {
 	return head[:n], err
 }
 
-// checkContent refuses a download that is not what its URL and the
+// CheckContent refuses a download that is not what its URL and the
 // manifest say: fm is what identify found, head the file's first bytes.
-func checkContent(rawURL string, fm format, head []byte) error {
-	shown := redact(rawURL)
+func CheckContent(rawURL string, fm Format, head []byte) error {
+	shown := download.Redact(rawURL)
 	want := archiveNamed(rawURL)
 	if want != "" && fm.name != want {
-		what := describeContent(head)
-		if fm.isArchive() || fm.isCompressed() {
+		what := DescribeContent(head)
+		if fm.IsArchive() || fm.IsCompressed() {
 			what = "a " + fm.name + " file"
-		} else if looksExecutable(head) {
+		} else if LooksExecutable(head) {
 			what = "an executable"
 		}
 		return errorf(ErrWrongContent, "the download from %s is not the %s archive its name says: it is %s", shown, want, what)
 	}
-	if !fm.isArchive() && !fm.isCompressed() && !looksExecutable(head) {
-		return notExecutable("the download from "+shown, head)
+	if !fm.IsArchive() && !fm.IsCompressed() && !LooksExecutable(head) {
+		return NotExecutable("the download from "+shown, head)
 	}
 	return nil
 }
 
-func notExecutable(what string, head []byte) error {
-	return errorf(ErrWrongContent, "%s is neither an archive (zip, tar.gz, tar.bz2) nor an executable (ELF, Mach-O, PE or a #! script): it is %s", what, describeContent(head))
+// NotExecutable refuses a file that should be a program, naming what it is.
+func NotExecutable(what string, head []byte) error {
+	return errorf(ErrWrongContent, "%s is neither an archive (zip, tar.gz, tar.bz2) nor an executable (ELF, Mach-O, PE or a #! script): it is %s", what, DescribeContent(head))
 }
 
-// errorBody reports a file that is surely no program: empty, or a web
+// ErrorBody reports a file that is surely no program: empty, or a web
 // page or JSON document (what servers answer errors with). Installs are
-// judged by it rather than by looksExecutable, so a script without #! in
+// judged by it rather than by LooksExecutable, so a script without #! in
 // an archive is not taken for broken and reinstalled on every resolve.
-func errorBody(head []byte) bool {
-	if looksExecutable(head) {
+func ErrorBody(head []byte) bool {
+	if LooksExecutable(head) {
 		return false
 	}
 	t := bytes.TrimLeft(head, " \t\r\n")
@@ -131,8 +135,8 @@ func errorBody(head []byte) bool {
 	return len(t) == 0 || t[0] == '<' || t[0] == '{' || t[0] == '['
 }
 
-// windowsScript reports a cmd Windows runs by its extension.
-func windowsScript(p string) bool {
+// WindowsScript reports a cmd Windows runs by its extension.
+func WindowsScript(p string) bool {
 	switch strings.ToLower(path.Ext(strings.ReplaceAll(p, "\\", "/"))) {
 	case ".cmd", ".bat", ".ps1", ".com":
 		return true

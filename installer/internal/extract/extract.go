@@ -1,4 +1,4 @@
-package installer
+package extract
 
 import (
 	"archive/tar"
@@ -15,16 +15,18 @@ import (
 	"math"
 	"os"
 	"path"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
-// format is what identify found in a downloaded file.
-type format struct {
+// Format is what Identify found in a downloaded file.
+type Format struct {
 	// archive is set for archives: "zip", "tar", or "tar" under compress.
 	archive string
 	// compress is "gzip" or "bzip2" for compressed data: the outer layer of
@@ -35,10 +37,13 @@ type format struct {
 	name string
 }
 
-// isArchive reports an archive to extract; isCompressed one compressed
+// IsArchive reports an archive to extract; IsCompressed one compressed
 // file to decompress. Neither: a raw executable.
-func (f format) isArchive() bool    { return f.archive != "" }
-func (f format) isCompressed() bool { return f.archive == "" && f.compress != "" }
+func (f Format) IsArchive() bool    { return f.archive != "" }
+func (f Format) IsCompressed() bool { return f.archive == "" && f.compress != "" }
+
+// Name describes the format in messages ("tar.gz", "raw executable").
+func (f Format) Name() string { return f.name }
 
 // refusedMagic are archive and compression formats the registry does not
 // accept, by signature: named in the refusal instead of taken for an
@@ -72,7 +77,7 @@ var (
 	zipEmptyMagic = []byte("PK\x05\x06")
 )
 
-// identify sniffs the content (never the URL, which lies: raw executables
+// Identify sniffs the content (never the URL, which lies: raw executables
 // have no suffix and some archives have the wrong one). Formats the registry
 // accepts are extracted; other real archive formats are refused; anything
 // unrecognised is a raw executable. A file that starts like an archive but
@@ -85,83 +90,83 @@ var (
 //
 // maxEntries caps a zip's central directory before it is read (0: the
 // default).
-func identify(ctx context.Context, f *os.File, maxEntries int) (format, error) {
+func Identify(ctx context.Context, f *os.File, maxEntries int) (Format, error) {
 	if err := ctx.Err(); err != nil {
-		return format{}, err
+		return Format{}, err
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return format{}, err
+		return Format{}, err
 	}
-	head, err := readHeadOf(f)
+	head, err := ReadHeadOf(f)
 	if err != nil {
-		return format{}, err
+		return Format{}, err
 	}
 	if maxEntries <= 0 {
 		maxEntries = Limits{}.withDefaults().MaxEntries
 	}
 	fm, err := sniff(f, head, maxEntries)
 	if _, serr := f.Seek(0, io.SeekStart); serr != nil {
-		return format{}, serr
+		return Format{}, serr
 	}
 	var ke *kindError
 	if errors.As(err, &ke) {
-		return format{}, err // a refused format, named
+		return Format{}, err // a refused format, named
 	}
 	if err != nil {
-		return format{}, errorf(ErrUnsupportedArchive, "the download looks like an archive but cannot be read (%v): it is corrupt, or a format the registry does not accept (zip, tar.gz and tar.bz2 are)", err)
+		return Format{}, errorf(ErrUnsupportedArchive, "the download looks like an archive but cannot be read (%v): it is corrupt, or a format the registry does not accept (zip, tar.gz and tar.bz2 are)", err)
 	}
 	return fm, nil
 }
 
-func sniff(f *os.File, head []byte, maxEntries int) (format, error) {
+func sniff(f *os.File, head []byte, maxEntries int) (Format, error) {
 	switch {
 	case bytes.HasPrefix(head, zipMagic), bytes.HasPrefix(head, zipEmptyMagic):
 		fi, err := f.Stat()
 		if err != nil {
-			return format{}, err
+			return Format{}, err
 		}
 		if err := zipRecordsWithin(f, fi.Size(), maxEntries); err != nil {
-			return format{}, err
+			return Format{}, err
 		}
 		if _, err := openZip(f, fi.Size()); err != nil {
-			return format{}, err
+			return Format{}, err
 		}
-		return format{archive: "zip", name: "zip"}, nil
+		return Format{archive: "zip", name: "zip"}, nil
 	case bytes.HasPrefix(head, gzipMagic):
 		return sniffCompressed(f, "gzip", "tar.gz")
 	case bytes.HasPrefix(head, bzip2Magic):
 		return sniffCompressed(f, "bzip2", "tar.bz2")
 	case tarHeader(head):
-		return format{archive: "tar", name: "tar"}, nil
+		return Format{archive: "tar", name: "tar"}, nil
 	}
 	if name := refusedFormat(head); name != "" {
-		return format{}, errorf(ErrUnsupportedArchive, "the download is %s data; the registry accepts zip, tar.gz and tar.bz2 archives or a raw executable", name)
+		return Format{}, errorf(ErrUnsupportedArchive, "the download is %s data; the registry accepts zip, tar.gz and tar.bz2 archives or a raw executable", name)
 	}
-	return format{name: "raw executable"}, nil
+	return Format{name: "raw executable"}, nil
 }
 
 // sniffCompressed looks inside compressed data: a tar archive, or one
 // compressed file. Data that does not decompress is corrupt.
-func sniffCompressed(f *os.File, compress, tarName string) (format, error) {
+func sniffCompressed(f *os.File, compress, tarName string) (Format, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return format{}, err
+		return Format{}, err
 	}
 	r, err := decompressor(compress, f)
 	if err != nil {
-		return format{}, err
+		return Format{}, err
 	}
 	defer r.Close()
-	inner, err := readHeadOf(r)
+	inner, err := ReadHeadOf(r)
 	if err != nil {
-		return format{}, err
+		return Format{}, err
 	}
 	if tarHeader(inner) {
-		return format{archive: "tar", compress: compress, name: tarName}, nil
+		return Format{archive: "tar", compress: compress, name: tarName}, nil
 	}
 	if name := refusedFormat(inner); name != "" {
-		return format{}, errorf(ErrUnsupportedArchive, "the download is %s data inside %s; the registry accepts zip, tar.gz and tar.bz2 archives or a raw executable", name, compress)
+		return Format{}, errorf(ErrUnsupportedArchive, "the download is %s data inside %s; the registry accepts zip, tar.gz and tar.bz2 archives or a raw executable", name, compress)
 	}
-	return format{compress: compress, name: compress}, nil
+	return Format{compress: compress, name: compress}, nil
 }
 
 // decompressor opens compressed data; gzip reads concatenated members as
@@ -259,26 +264,28 @@ func Extract(ctx context.Context, archivePath, dest string, lim Limits) error {
 		return fmt.Errorf("extract %s: %w", archivePath, err)
 	}
 	defer f.Close()
-	fm, err := identify(ctx, f, lim.MaxEntries)
+	fm, err := Identify(ctx, f, lim.MaxEntries)
 	if err != nil {
 		return fmt.Errorf("extract %s: %w", archivePath, err)
 	}
-	if !fm.isArchive() {
+	if !fm.IsArchive() {
 		return errorf(ErrUnsupportedArchive, "extract %s: it is a %s, not an archive", archivePath, fm.name)
 	}
-	if err := extractInto(ctx, fm, f, dest, lim); err != nil {
+	if err := Unpack(ctx, fm, f, dest, lim); err != nil {
 		return fmt.Errorf("extract %s: %w", archivePath, err)
 	}
 	return nil
 }
 
-func extractInto(ctx context.Context, fm format, f *os.File, dest string, lim Limits) error {
+// Unpack extracts the archive in f, which Identify found to be fm, into
+// dest, as Extract does.
+func Unpack(ctx context.Context, fm Format, f *os.File, dest string, lim Limits) error {
 	return extractFor(ctx, fm, f, dest, lim, runtime.GOOS == "windows")
 }
 
 // extractFor extracts with Windows' name rules when windows is set (tests
 // apply them anywhere).
-func extractFor(ctx context.Context, fm format, f *os.File, dest string, lim Limits, windows bool) (err error) {
+func extractFor(ctx context.Context, fm Format, f *os.File, dest string, lim Limits, windows bool) (err error) {
 	if entries, rerr := os.ReadDir(dest); rerr == nil && len(entries) > 0 {
 		return fmt.Errorf("destination %s is not empty", dest)
 	}
@@ -313,7 +320,7 @@ func extractFor(ctx context.Context, fm format, f *os.File, dest string, lim Lim
 	}
 	if err := walkArchive(fm, f, x.download, handle); err != nil {
 		if ctx.Err() != nil {
-			return stopped(ctx)
+			return download.Stopped(ctx)
 		}
 		var ke *kindError
 		if own || errors.As(err, &ke) {
@@ -336,7 +343,7 @@ type member struct {
 
 // walkArchive calls handle for every member of the archive in f (fm says
 // which kind), in archive order, and stops at the first error.
-func walkArchive(fm format, f *os.File, size int64, handle func(member) error) error {
+func walkArchive(fm Format, f *os.File, size int64, handle func(member) error) error {
 	if fm.archive == "zip" {
 		zr, err := openZip(f, size)
 		if err != nil {
@@ -392,12 +399,12 @@ func zipLinkTarget(zf *zip.File) (string, error) {
 		return "", err
 	}
 	defer r.Close()
-	b, err := io.ReadAll(io.LimitReader(r, maxName+1))
+	b, err := io.ReadAll(io.LimitReader(r, MaxName+1))
 	if err != nil {
 		return "", err
 	}
-	if len(b) > maxName {
-		return "", errorf(ErrUnsafeArchive, "archive entry %q is a symlink with a target longer than %d bytes", zf.Name, maxName)
+	if len(b) > MaxName {
+		return "", errorf(ErrUnsafeArchive, "archive entry %q is a symlink with a target longer than %d bytes", zf.Name, MaxName)
 	}
 	return string(b), nil
 }
@@ -426,9 +433,9 @@ func (x *extraction) handle(ctx context.Context, f member) error {
 	if err := x.count(); err != nil {
 		return err
 	}
-	if len(f.name) > maxName || len(f.link) > maxName {
+	if len(f.name) > MaxName || len(f.link) > MaxName {
 		// Quoted whole, a pax name of a megabyte would be the message.
-		return errorf(ErrUnsafeArchive, "archive entry %q… has a name or link target longer than %d bytes: refusing it", f.name[:min(len(f.name), 60)], maxName)
+		return errorf(ErrUnsafeArchive, "archive entry %q… has a name or link target longer than %d bytes: refusing it", f.name[:min(len(f.name), 60)], MaxName)
 	}
 	name, err := cleanEntry(f.name)
 	if err != nil {
@@ -441,11 +448,11 @@ func (x *extraction) handle(ctx context.Context, f member) error {
 	if f.mode.IsDir() {
 		depth++
 	}
-	if depth > maxDepth {
-		return errorf(ErrUnsafeArchive, "archive entry %q is more than %d folders deep: refusing it (real agent archives are a few levels deep)", f.name, maxDepth)
+	if depth > MaxDepth {
+		return errorf(ErrUnsafeArchive, "archive entry %q is more than %d folders deep: refusing it (real agent archives are a few levels deep)", f.name, MaxDepth)
 	}
-	if strings.Count(f.link, "/") > maxDepth {
-		return errorf(ErrUnsafeArchive, "archive entry %q is a link whose target is more than %d folders deep: refusing it", f.name, maxDepth)
+	if strings.Count(f.link, "/") > MaxDepth {
+		return errorf(ErrUnsafeArchive, "archive entry %q is a link whose target is more than %d folders deep: refusing it", f.name, MaxDepth)
 	}
 	if x.windows {
 		if err := windowsName(f.name, name); err != nil {
@@ -470,16 +477,16 @@ func (x *extraction) handle(ctx context.Context, f member) error {
 	}
 }
 
-// maxDepth caps how many folders deep an entry (or a link's target) may
+// MaxDepth caps how many folders deep an entry (or a link's target) may
 // be. Every step on a path costs each later operation on it a lookup
 // (os.Root walks it one folder at a time), so a path thousands of folders
 // deep in a 200-byte archive would take minutes. Real agent archives are a
 // handful of levels deep; bundled node_modules a few dozen at most.
-const maxDepth = 64
+const MaxDepth = 64
 
-// maxName is the longest entry name or link target taken: Linux's
+// MaxName is the longest entry name or link target taken: Linux's
 // PATH_MAX, and so the most any path of the extraction can be anyway.
-const maxName = 4096
+const MaxName = 4096
 
 // count counts one more thing the extraction makes, an entry or a folder
 // an entry's path implies, against MaxEntries.
@@ -506,7 +513,7 @@ func cleanEntry(raw string) (string, error) {
 	if strings.ContainsRune(n, 0) {
 		return "", errorf(ErrUnsafeArchive, "archive entry %q has a NUL byte in its name", raw)
 	}
-	if strings.HasPrefix(n, "/") || hasDriveLetter(n) {
+	if strings.HasPrefix(n, "/") || HasDriveLetter(n) {
 		return "", errorf(ErrUnsafeArchive, "archive entry %q has an absolute path: entries must be relative to the archive", raw)
 	}
 	c := path.Clean(n)
@@ -516,7 +523,8 @@ func cleanEntry(raw string) (string, error) {
 	return c, nil
 }
 
-func hasDriveLetter(p string) bool {
+// HasDriveLetter reports a Windows path that starts with a drive (C:).
+func HasDriveLetter(p string) bool {
 	return len(p) >= 2 && p[1] == ':' && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z'))
 }
 
@@ -605,8 +613,8 @@ func (x *extraction) file(ctx context.Context, name string, f member) error {
 		return errorf(ErrUnsafeArchive, "read archive entry %q: %v (the file is corrupt or truncated)", raw, src.err)
 	}
 	for _, e := range []error{err, cerr} {
-		if isNoSpace(e) {
-			return noSpace("extract "+raw, x.root.Name(), x.bytes+max(f.size-n, 0), true)
+		if download.IsNoSpace(e) {
+			return download.NoSpace("extract "+raw, x.root.Name(), x.bytes+max(f.size-n, 0), true)
 		}
 	}
 	if err != nil {
@@ -630,31 +638,31 @@ func (x *extraction) tooLarge(raw string) error {
 // zeros stops at 300 MB instead of filling the disk at 4 GiB. The floor
 // spares small archives (a script, a tiny binary) a cap of a few kilobytes.
 // lim must have its defaults.
-func (l Limits) budget(download int64) int64 {
+func (l Limits) budget(size int64) int64 {
 	limit := l.RatioFloor
-	if download > math.MaxInt64/l.MaxRatio {
+	if size > math.MaxInt64/l.MaxRatio {
 		limit = math.MaxInt64
-	} else if download > 0 {
-		limit = max(limit, download*l.MaxRatio)
+	} else if size > 0 {
+		limit = max(limit, size*l.MaxRatio)
 	}
 	return min(limit, l.MaxBytes)
 }
 
 // tooLarge refuses what (an archive, gzip data) that passed its budget,
 // naming the limit it passed: the ratio to the download or the total cap.
-func (l Limits) tooLarge(what string, download int64, at string) error {
-	limit := l.budget(download)
+func (l Limits) tooLarge(what string, size int64, at string) error {
+	limit := l.budget(size)
 	if limit < l.MaxBytes {
-		return errorf(ErrUnsafeArchive, "%s expands past %s, %d× its %s download%s: refusing a decompression bomb", what, approxBytes(limit), l.MaxRatio, approxBytes(download), at)
+		return errorf(ErrUnsafeArchive, "%s expands past %s, %d× its %s download%s: refusing a decompression bomb", what, approxBytes(limit), l.MaxRatio, approxBytes(size), at)
 	}
-	return errorf(ErrUnsafeArchive, "%s expands to more than %s%s: refusing it as a likely decompression bomb", what, humanBytes(limit), at)
+	return errorf(ErrUnsafeArchive, "%s expands to more than %s%s: refusing it as a likely decompression bomb", what, download.HumanBytes(limit), at)
 }
 
 // linkTarget checks a link target and returns it resolved (lexically) as a
 // clean path relative to dest.
 func linkInside(name, target string) (string, bool) {
 	t := strings.ReplaceAll(target, "\\", "/")
-	if t == "" || strings.HasPrefix(t, "/") || hasDriveLetter(t) || strings.ContainsRune(t, 0) {
+	if t == "" || strings.HasPrefix(t, "/") || HasDriveLetter(t) || strings.ContainsRune(t, 0) {
 		return "", false
 	}
 	r := path.Join(path.Dir(name), t)
@@ -773,19 +781,7 @@ func approxBytes(n int64) string {
 			break
 		}
 	}
-	return humanBytes(n)
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
+	return download.HumanBytes(n)
 }
 
 // readErr remembers the error its reader returned, so that a failed copy
@@ -812,7 +808,46 @@ type ctxReader struct {
 
 func (c ctxReader) Read(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
-		return 0, stopped(c.ctx)
+		return 0, download.Stopped(c.ctx)
 	}
 	return c.r.Read(p)
+}
+
+// Decompress writes the one compressed file in f (fm says how it is
+// compressed) to target, which must not exist, within lim's budget.
+func Decompress(ctx context.Context, fm Format, f *os.File, target string, lim Limits) error {
+	lim = lim.withDefaults()
+	r, err := decompressor(fm.compress, f)
+	if err != nil {
+		return errorf(ErrUnsafeArchive, "read %s data: %v", fm.name, err)
+	}
+	defer r.Close()
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return err
+	}
+	out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	budget := lim.budget(size)
+	n, err := io.Copy(out, io.LimitReader(ctxReader{ctx, r}, budget+1))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if n > budget {
+		return lim.tooLarge(fm.name+" data", size, "")
+	}
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return download.Stopped(ctx)
+	case download.IsNoSpace(err):
+		return download.NoSpace("unpack "+fm.name+" data", filepath.Dir(target), n, true)
+	}
+	return errorf(ErrUnsafeArchive, "read %s data: %v (the file is corrupt or truncated)", fm.name, err)
 }

@@ -1,4 +1,4 @@
-package installer
+package extract
 
 import (
 	"archive/tar"
@@ -39,7 +39,7 @@ func TestExtractRefusesWindowsDeviceNames(t *testing.T) {
 		p := filepath.Join(t.TempDir(), "a.tgz")
 		os.WriteFile(p, body, 0o644)
 		f, _ := os.Open(p)
-		fm, err := identify(context.Background(), f, 0)
+		fm, err := Identify(context.Background(), f, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func TestExtractRefusesWindowsDeviceNames(t *testing.T) {
 	os.WriteFile(p, body, 0o644)
 	f, _ := os.Open(p)
 	defer f.Close()
-	fm, _ := identify(context.Background(), f, 0)
+	fm, _ := Identify(context.Background(), f, 0)
 	if err := extractFor(context.Background(), fm, f, filepath.Join(t.TempDir(), "x"), Limits{}, false); err != nil {
 		t.Errorf("without Windows rules: %v", err)
 	}
@@ -72,10 +72,10 @@ func TestSymlinkThatCannotBeCreated(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 	// Through a real extraction: a link target the OS refuses although
-	// the extraction takes it (maxName bytes: Linux's PATH_MAX counts the
+	// the extraction takes it (MaxName bytes: Linux's PATH_MAX counts the
 	// final NUL, so ENAMETOOLONG on Unix; a privilege error on most
 	// Windows machines).
-	long := strings.Repeat("x", maxName)
+	long := strings.Repeat("x", MaxName)
 	body := makeTar(t, []entry{exe("agent", agentScript), {name: "lib", typ: tar.TypeSymlink, link: long}}, "")
 	p := filepath.Join(t.TempDir(), "a.tar")
 	os.WriteFile(p, body, 0o644)

@@ -1,6 +1,6 @@
 //go:build !windows
 
-package installer
+package store
 
 import (
 	"errors"
@@ -10,5 +10,3 @@ import (
 func isInUseErr(err error) bool {
 	return errors.Is(err, syscall.EBUSY) || errors.Is(err, syscall.ETXTBSY)
 }
-
-func isSymlinkPrivilege(error) bool { return false }

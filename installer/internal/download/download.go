@@ -1,4 +1,4 @@
-package installer
+package download
 
 import (
 	"context"
@@ -35,35 +35,36 @@ const (
 	DefaultMinRate       = 4 << 10 // bytes a second
 	defaultStall         = 60 * time.Second
 	defaultRateWindow    = 30 * time.Second
-	maxRedirects         = 10
+	MaxRedirects         = 10
 )
 
-// downloader holds what Download needs beyond its arguments, so Installer
-// can inject policy while the exported function keeps safe defaults.
-type downloader struct {
-	client    *http.Client
-	allowHTTP func(*url.URL) bool
-	// guard refuses connections to non-public addresses (checked at connect
+// Options is the policy of a download beyond its arguments, so the
+// Installer can inject it while Download keeps safe defaults. The zero
+// value of every field is a safe default.
+type Options struct {
+	Client    *http.Client
+	AllowHTTP func(*url.URL) bool
+	// Guard refuses connections to non-public addresses (checked at connect
 	// time, after DNS), except loopback when the manifest's URL itself is a
-	// loopback one (a local mirror), and anything when allowPrivate.
-	guard        bool
-	allowPrivate bool
-	header       time.Duration
-	stall        time.Duration
-	minRate      int64
-	rateWindow   time.Duration
-	attempts     int
-	wait         func(attempt int) time.Duration
-	report       progress.Reporter
-	agent        string
-	// create makes the temporary file (tests inject a failing disk).
-	create func(dir string) (tempFile, error)
-	// lookup replaces DNS for the guard (tests).
-	lookup func(ctx context.Context, network, host string) ([]netip.Addr, error)
+	// loopback one (a local mirror), and anything when AllowPrivate.
+	Guard         bool
+	AllowPrivate  bool
+	HeaderTimeout time.Duration
+	Stall         time.Duration
+	MinRate       int64
+	RateWindow    time.Duration
+	Attempts      int
+	Wait          func(attempt int) time.Duration
+	Report        progress.Reporter
+	Agent         string
+	// Create makes the temporary file (tests inject a failing disk).
+	Create func(dir string) (TempFile, error)
+	// Lookup replaces DNS for the guard (tests).
+	Lookup func(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
 
-// tempFile is what a download writes to.
-type tempFile interface {
+// TempFile is what a download writes to.
+type TempFile interface {
 	io.Writer
 	Close() error
 	Name() string
@@ -81,20 +82,13 @@ func Download(ctx context.Context, client *http.Client, rawURL, dir, wantSHA256 
 	if report == nil {
 		report = progress.Discard
 	}
-	d := downloader{client: client, report: report}
-	return d.get(ctx, rawURL, dir, wantSHA256)
+	d := Options{Client: client, Report: report}
+	return d.Get(ctx, rawURL, dir, wantSHA256)
 }
 
 // LoopbackOnly is the default AllowHTTP policy: plain http only to
 // localhost or a loopback address.
-func LoopbackOnly(u *url.URL) bool {
-	h := u.Hostname()
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
+func LoopbackOnly(u *url.URL) bool { return remote.IsLoopbackHost(u.Hostname()) }
 
 // ValidSHA256 reports whether s is a sha256 as manifests write it: 64 hex
 // digits (either case).
@@ -117,92 +111,94 @@ func checkSHA256(rawURL, want string) error {
 	if want == "" || ValidSHA256(strings.TrimSpace(want)) {
 		return nil
 	}
-	return errorf(ErrBadManifest, "the manifest's sha256 for %s is %q, not 64 hex digits: fix sha256 in the manifest (sha256sum prints it)", redact(rawURL), want)
+	return errorf(ErrBadManifest, "the manifest's sha256 for %s is %q, not 64 hex digits: fix sha256 in the manifest (sha256sum prints it)", Redact(rawURL), want)
 }
 
-func (d downloader) get(ctx context.Context, rawURL, dir, want string) (string, string, error) {
+// Get is Download under the policy of d: it returns the temporary file's
+// path and its sha256 (hex); the caller removes the file.
+func (d Options) Get(ctx context.Context, rawURL, dir, want string) (string, string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
-		return "", "", fmt.Errorf("download %s: not an absolute URL", redact(rawURL))
+		return "", "", fmt.Errorf("download %s: not an absolute URL", Redact(rawURL))
 	}
 	if err := checkSHA256(rawURL, want); err != nil {
 		return "", "", err
 	}
-	allow := d.allowHTTP
+	allow := d.AllowHTTP
 	if allow == nil {
 		allow = LoopbackOnly
 	}
-	d.allowHTTP = allow
+	d.AllowHTTP = allow
 	switch {
 	case u.Scheme == "https":
 	case u.Scheme == "http" && allow(u):
 	default:
 		return "", "", fmt.Errorf("download %s: only https URLs are accepted (plain http only from loopback mirrors)", u.Redacted())
 	}
-	if d.report == nil {
-		d.report = progress.Discard
+	if d.Report == nil {
+		d.Report = progress.Discard
 	}
 	client, done := d.httpClient(u)
 	defer done()
 	want = strings.ToLower(strings.TrimSpace(want))
-	attempts := d.attempts
+	attempts := d.Attempts
 	if attempts <= 0 {
 		attempts = 3
 	}
-	wait := d.wait
+	wait := d.Wait
 	if wait == nil {
 		wait = func(i int) time.Duration { return time.Duration(i) * time.Second }
 	}
-	var lastErr error
-	for i := 1; i <= attempts; i++ {
-		path, sum, retry, err := d.once(ctx, client, u, dir)
-		if err == nil {
-			if want != "" {
-				// The digest was computed on the way in; comparing it is
-				// instant, but an editor shows the step it was promised.
-				d.report.Phase(d.agent, progress.Verify, "sha256")
-			}
-			if want != "" && sum != want {
-				os.Remove(path)
-				return "", "", errorf(ErrChecksum, "download %s: sha256 mismatch: the file has %s but the manifest says %s (the archive changed upstream, or the download was tampered with)", u.Redacted(), sum, want)
-			}
-			return path, sum, nil
+	var path, sum string
+	var last error
+	err = remote.Retry{Attempts: attempts}.Do(ctx, func(i int) (bool, time.Duration, error) {
+		var retry bool
+		path, sum, retry, last = d.once(ctx, client, u, dir)
+		if !retry || ctx.Err() != nil || i >= attempts {
+			return false, 0, last
 		}
-		lastErr = err
-		if !retry || ctx.Err() != nil || i == attempts {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return "", "", fmt.Errorf("download %s: %w", u.Redacted(), stopped(ctx))
-		case <-time.After(wait(i)):
-		}
+		return true, wait(i), last
+	})
+	if err != nil && err != last {
+		return "", "", fmt.Errorf("download %s: %w", u.Redacted(), Stopped(ctx)) // interrupted between attempts
 	}
-	return "", "", lastErr
+	if err != nil {
+		return "", "", err
+	}
+	if want != "" {
+		// The digest was computed on the way in; comparing it is instant,
+		// but an editor shows the step it was promised.
+		d.Report.Phase(d.Agent, progress.Verify, "sha256")
+	}
+	if want != "" && sum != want {
+		os.Remove(path)
+		return "", "", errorf(ErrChecksum, "download %s: sha256 mismatch: the file has %s but the manifest says %s (the archive changed upstream, or the download was tampered with)", u.Redacted(), sum, want)
+	}
+	return path, sum, nil
 }
 
 // httpClient is the client for one download whose manifest URL is orig:
 // the caller's client (or a default one) with this download's redirect
 // policy and, when guarded, a transport that dials only allowed addresses.
 // done releases the connections of a transport made here.
-func (d downloader) httpClient(orig *url.URL) (*http.Client, func()) {
+func (d Options) httpClient(orig *url.URL) (*http.Client, func()) {
 	header := d.headerTimeout()
 	var base http.Client
-	if d.client != nil {
-		base = *d.client
+	if d.Client != nil {
+		base = *d.Client
 	}
 	rt := base.Transport
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
 	done := func() {}
-	if t, ok := rt.(*http.Transport); ok && (d.guard || d.client == nil || d.client.Transport == nil) {
+	if t, ok := rt.(*http.Transport); ok && (d.Guard || d.Client == nil || d.Client.Transport == nil) {
 		var c *http.Transport
-		if d.guard {
+		if d.Guard {
 			origLoopback := LoopbackOnly(orig)
 			c = remote.GuardTransport(t, header, func(ip netip.Addr) bool {
-				return d.allowPrivate || remote.IsPublicIP(ip) || origLoopback && ip.IsLoopback()
-			}, d.lookup)
+				return d.AllowPrivate || remote.IsPublicIP(ip) || origLoopback && ip.IsLoopback()
+			}, d.Lookup)
 		} else {
 			c = t.Clone()
 		}
@@ -211,41 +207,16 @@ func (d downloader) httpClient(orig *url.URL) (*http.Client, func()) {
 		rt, done = c, c.CloseIdleConnections
 	}
 	base.Transport = rt
-	inner := base.CheckRedirect
-	base.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) >= maxRedirects {
-			return &redirectError{fmt.Sprintf("more than %d redirects (a redirect loop?)", maxRedirects)}
-		}
-		switch req.URL.Scheme {
-		case "https":
-		case "http":
-			// Plain http only where it began as plain http on loopback: an
-			// https host must not steer us to a local service in clear.
-			if orig.Scheme != "http" || !d.allowHTTP(orig) || !d.allowHTTP(req.URL) {
-				return &redirectError{fmt.Sprintf("redirect to %s refused: not https", req.URL.Redacted())}
-			}
-		default:
-			return &redirectError{fmt.Sprintf("redirect to %s refused: not https", req.URL.Redacted())}
-		}
-		if inner != nil {
-			return inner(req, via)
-		}
-		return nil
-	}
+	base.CheckRedirect = remote.FollowMirror(orig, d.AllowHTTP, MaxRedirects, base.CheckRedirect)
 	return &base, done
 }
 
-func (d downloader) headerTimeout() time.Duration {
-	if d.header > 0 {
-		return d.header
+func (d Options) headerTimeout() time.Duration {
+	if d.HeaderTimeout > 0 {
+		return d.HeaderTimeout
 	}
 	return DefaultHeaderTimeout
 }
-
-// redirectError is a redirect the policy refused, or a loop: never retried.
-type redirectError struct{ msg string }
-
-func (e *redirectError) Error() string { return e.msg }
 
 // Causes of a download's cancellation, told apart from the caller's.
 var (
@@ -255,10 +226,10 @@ var (
 )
 
 // once makes one attempt. retry says whether another attempt may help.
-func (d downloader) once(ctx context.Context, client *http.Client, u *url.URL, dir string) (path, sum string, retry bool, err error) {
+func (d Options) once(ctx context.Context, client *http.Client, u *url.URL, dir string) (path, sum string, retry bool, err error) {
 	shown := u.Redacted()
 	header := d.headerTimeout()
-	stall := d.stall
+	stall := d.Stall
 	if stall <= 0 {
 		stall = defaultStall
 	}
@@ -278,18 +249,18 @@ func (d downloader) once(ctx context.Context, client *http.Client, u *url.URL, d
 	// slow but healthy large downloads; the rate check bounds the rest).
 	timer := time.AfterFunc(header, func() { cancel(errNoAnswer) })
 	defer func() { timer.Stop() }() // the stall watchdog replaces it below
-	d.report.Phase(d.agent, progress.Download, shown)
+	d.Report.Phase(d.Agent, progress.Download, shown)
 	resp, err := client.Do(req)
 	if err != nil {
 		if parent.Err() != nil {
-			return "", "", false, fmt.Errorf("download %s: %w", shown, stopped(parent))
+			return "", "", false, fmt.Errorf("download %s: %w", shown, Stopped(parent))
 		}
 		if context.Cause(ctx) == errNoAnswer {
 			return "", "", false, errorf(ErrDownload, "download %s: no answer within %s", shown, header)
 		}
-		var re *redirectError
+		var re *remote.RedirectError
 		if errors.As(err, &re) {
-			return "", "", false, errorf(ErrDownload, "download %s: %s", shown, re.msg)
+			return "", "", false, errorf(ErrDownload, "download %s: %s", shown, re.Error())
 		}
 		var np *remote.NotPublicError
 		if errors.As(err, &np) {
@@ -310,7 +281,14 @@ func (d downloader) once(ctx context.Context, client *http.Client, u *url.URL, d
 	}
 	timer.Stop()
 	timer = time.AfterFunc(stall, func() { cancel(errStalled) })
-	minRate, window := d.minRate, d.rateWindow
+	return d.receive(ctx, parent, cancel, resp, timer, stall, shown, dir)
+}
+
+// receive writes resp's body into a new temporary file in dir while
+// hashing it, under the stall watchdog timer and the rate and size
+// budgets; cancel stops the request with the cause that tripped.
+func (d Options) receive(ctx, parent context.Context, cancel context.CancelCauseFunc, resp *http.Response, timer *time.Timer, stall time.Duration, shown, dir string) (path, sum string, retry bool, err error) {
+	minRate, window := d.MinRate, d.RateWindow
 	if minRate <= 0 {
 		minRate = DefaultMinRate
 	}
@@ -328,9 +306,9 @@ func (d downloader) once(ctx context.Context, client *http.Client, u *url.URL, d
 	stopRate := watchRate(&got, minRate, window, func() { cancel(errTooSlow) })
 	defer stopRate()
 
-	create := d.create
+	create := d.Create
 	if create == nil {
-		create = func(dir string) (tempFile, error) { return os.CreateTemp(dir, ".dl-*") }
+		create = func(dir string) (TempFile, error) { return os.CreateTemp(dir, ".dl-*") }
 	}
 	f, err := create(dir)
 	if err != nil {
@@ -346,7 +324,7 @@ func (d downloader) once(ctx context.Context, client *http.Client, u *url.URL, d
 	h := sha256.New()
 	w := &trackWriter{w: f}
 	body := &countReader{r: io.LimitReader(resp.Body, MaxDownload+1), got: &got, timer: timer, stall: stall,
-		bytes: func(n int64) { d.report.Bytes(d.agent, n, resp.ContentLength) }}
+		bytes: func(n int64) { d.Report.Bytes(d.Agent, n, resp.ContentLength) }}
 	n, err := io.CopyBuffer(io.MultiWriter(w, h), body, make([]byte, copyBufferSize(resp.ContentLength)))
 	if err == nil && ctx.Err() != nil {
 		// A clean end under a cancelled request is a body cut short.
@@ -357,15 +335,10 @@ func (d downloader) once(ctx context.Context, client *http.Client, u *url.URL, d
 		case w.err != nil:
 			return "", "", false, writeFailed(shown, dir, w.err, resp.ContentLength, n)
 		case parent.Err() != nil:
-			return "", "", false, fmt.Errorf("download %s: %w", shown, stopped(parent))
-		case context.Cause(ctx) == errStalled:
-			return "", "", true, errorf(ErrDownload, "download %s: stalled: nothing received for %s after %d bytes", shown, stall, n)
-		case context.Cause(ctx) == errTooSlow:
-			return "", "", false, errorf(ErrDownload, "download %s: too slow: %s in %s, below the minimum of %s/s", shown, humanBytes(n), time.Since(body.start()).Round(time.Second), humanBytes(minRate))
-		case errors.Is(err, io.ErrUnexpectedEOF) && resp.ContentLength > 0:
-			return "", "", true, errorf(ErrDownload, "download %s: truncated: the server closed the connection after %d of %d bytes", shown, n, resp.ContentLength)
+			return "", "", false, fmt.Errorf("download %s: %w", shown, Stopped(parent))
 		}
-		return "", "", true, errorf(ErrDownload, "download %s: connection broke after %d bytes: %w", shown, n, err)
+		retry, err := broke(context.Cause(ctx), err, shown, n, resp.ContentLength, stall, time.Since(body.start()), minRate)
+		return "", "", retry, err
 	}
 	if n > MaxDownload {
 		return "", "", false, errorf(ErrDownload, "download %s: more than the %d GiB limit", shown, MaxDownload>>30)
@@ -377,27 +350,42 @@ func (d downloader) once(ctx context.Context, client *http.Client, u *url.URL, d
 		return "", "", false, writeFailed(shown, dir, err, resp.ContentLength, n)
 	}
 	if resp.ContentLength < 0 {
-		d.report.Bytes(d.agent, n, n) // the total is known at last
+		d.Report.Bytes(d.Agent, n, n) // the total is known at last
 	}
 	ok = true
 	return f.Name(), hex.EncodeToString(h.Sum(nil)), false, nil
 }
 
+// broke words a transfer that ended before its body did (cause is the
+// request's, after n bytes of total), and says whether another attempt
+// may help.
+func broke(cause, err error, shown string, n, total int64, stall, took time.Duration, minRate int64) (bool, error) {
+	switch {
+	case cause == errStalled:
+		return true, errorf(ErrDownload, "download %s: stalled: nothing received for %s after %d bytes", shown, stall, n)
+	case cause == errTooSlow:
+		return false, errorf(ErrDownload, "download %s: too slow: %s in %s, below the minimum of %s/s", shown, HumanBytes(n), took.Round(time.Second), HumanBytes(minRate))
+	case errors.Is(err, io.ErrUnexpectedEOF) && total > 0:
+		return true, errorf(ErrDownload, "download %s: truncated: the server closed the connection after %d of %d bytes", shown, n, total)
+	}
+	return true, errorf(ErrDownload, "download %s: connection broke after %d bytes: %w", shown, n, err)
+}
+
 // writeFailed words a failed write of the download: a full disk says
 // where and how much room the file needs.
 func writeFailed(shown, dir string, err error, total, n int64) error {
-	if isNoSpace(err) {
+	if IsNoSpace(err) {
 		need := total
 		if need <= 0 {
 			need = n
 		}
-		return noSpace(fmt.Sprintf("download %s", shown), dir, need, total <= 0)
+		return NoSpace(fmt.Sprintf("download %s", shown), dir, need, total <= 0)
 	}
 	return fmt.Errorf("download %s: write into %s: %w", shown, dir, err)
 }
 
-// noSpace is the full-disk error: never retried, never "corrupt".
-func noSpace(what, dir string, need int64, atLeast bool) error {
+// NoSpace is the full-disk error: never retried, never "corrupt".
+func NoSpace(what, dir string, need int64, atLeast bool) error {
 	more := ""
 	if atLeast {
 		more = "at least "
@@ -488,8 +476,8 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// redact hides a password in a URL that failed to parse as one.
-func redact(raw string) string {
+// Redact hides a password in a URL that failed to parse as one.
+func Redact(raw string) string {
 	if u, err := url.Parse(raw); err == nil {
 		return u.Redacted()
 	}

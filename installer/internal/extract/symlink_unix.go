@@ -1,0 +1,5 @@
+//go:build !windows
+
+package extract
+
+func isSymlinkPrivilege(error) bool { return false }

@@ -1,0 +1,63 @@
+package store
+
+import (
+	"time"
+
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+)
+
+// LaunchSpec says exactly how to start an installed agent. Command is an
+// absolute path that does not depend on PATH (for npx, a node; Args then
+// start with the package's script); Env holds only the manifest's
+// additions. Args and Env are never null in JSON. The working directory is
+// the caller's choice (the editor's project).
+type LaunchSpec struct {
+	ID           string            `json:"id"`
+	Version      string            `json:"version"`
+	Distribution registry.Kind     `json:"distribution"`
+	Command      string            `json:"command"`
+	Args         []string          `json:"args"`
+	Env          map[string]string `json:"env"`
+	// Warnings are what a person should know before launching (a node
+	// older than the package asks for); they were also reported on the
+	// Installer's Progress.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Receipt is receipt.json inside an install directory: what was installed,
+// from where, and how to launch it.
+type Receipt struct {
+	ID           string            `json:"id"`
+	Version      string            `json:"version"`
+	Distribution registry.Kind     `json:"distribution"`
+	Target       registry.Platform `json:"target,omitempty"`
+	URL          string            `json:"url,omitempty"`
+	Package      string            `json:"package,omitempty"`
+	// SHA256 is the digest computed from the download (binary only),
+	// recorded whether or not the manifest gave one.
+	SHA256      string     `json:"sha256,omitempty"`
+	Launch      LaunchSpec `json:"launch"`
+	InstalledAt time.Time  `json:"installedAt"`
+	Preview     bool       `json:"preview,omitempty"`
+	// ToolDir is uv's tool environment (a name under agents/<id>/) for uvx
+	// installs; removed together with the version.
+	ToolDir string `json:"toolDir,omitempty"`
+	// Runtime is the node an npx install launches with (nil otherwise, and
+	// in receipts written before it existed).
+	Runtime *Runtime `json:"runtime,omitempty"`
+	// Dir is the install directory; filled in when read, not stored.
+	Dir string `json:"-"`
+}
+
+// Runtime is the node an npx install launches with, recorded in the receipt
+// with the file's size and modification time, so a resolve trusts it
+// without running it again until the file changes (an upgrade of node in
+// place).
+type Runtime struct {
+	Path    string `json:"path"`
+	Version string `json:"version"`
+	// Requires is the package's engines.node ("" when it names none).
+	Requires string    `json:"requires,omitempty"`
+	Size     int64     `json:"size"`
+	ModTime  time.Time `json:"modTime"`
+}
