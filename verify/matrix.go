@@ -251,11 +251,11 @@ func kindName(k registry.Kind) string {
 func ReadMatrix(path string) (*Matrix, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read the previous matrix: %w", err)
+		return nil, fmt.Errorf("read protocol matrix: %w", err)
 	}
 	var mx Matrix
 	if err := json.Unmarshal(data, &mx); err != nil {
-		return nil, fmt.Errorf("read the previous matrix %s: not a protocol matrix snapshot: %v", path, err)
+		return nil, fmt.Errorf("read protocol matrix %s: not a protocol matrix snapshot: %v", path, err)
 	}
 	return &mx, nil
 }

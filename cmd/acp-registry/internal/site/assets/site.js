@@ -1,0 +1,92 @@
+// Search and filters of the catalog's index.html. index.html?q=TERM
+// (and &platform=, &dist=) applies them on load, so other sites can link
+// to a search; cards that do not match get the hidden attribute.
+"use strict";
+(function () {
+  var form = document.getElementById("filters");
+  if (!form) {
+    return;
+  }
+  var q = form.elements.q;
+  var platform = form.elements.platform;
+  var dist = form.elements.dist;
+  var cards = Array.prototype.slice.call(document.querySelectorAll("[data-agent-id]"));
+  var count = document.getElementById("count");
+  var none = document.getElementById("none");
+  var universal = ["npx", "uvx"]; // node and python run everywhere
+
+  function choose(select, value) {
+    for (var i = 0; i < select.options.length; i++) {
+      if (select.options[i].value === value) {
+        select.value = value;
+        return;
+      }
+    }
+  }
+
+  var params = new URLSearchParams(window.location.search);
+  q.value = params.get("q") || "";
+  choose(platform, params.get("platform") || "");
+  choose(dist, params.get("dist") || "");
+
+  function matches(card, terms, p, d) {
+    var text = card.getAttribute("data-search");
+    for (var i = 0; i < terms.length; i++) {
+      if (text.indexOf(terms[i]) < 0) {
+        return false;
+      }
+    }
+    var dists = card.getAttribute("data-dist").split(" ");
+    if (d && dists.indexOf(d) < 0) {
+      return false;
+    }
+    if (p && card.getAttribute("data-platforms").split(" ").indexOf(p) < 0) {
+      return dists.indexOf(universal[0]) >= 0 || dists.indexOf(universal[1]) >= 0;
+    }
+    return true;
+  }
+
+  function apply() {
+    var terms = q.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var shown = 0;
+    for (var i = 0; i < cards.length; i++) {
+      var ok = matches(cards[i], terms, platform.value, dist.value);
+      cards[i].hidden = !ok;
+      if (ok) {
+        shown++;
+      }
+    }
+    count.textContent = shown === cards.length ? cards.length + " agents" : shown + " of " + cards.length + " agents";
+    none.hidden = shown !== 0;
+  }
+
+  function remember() {
+    var next = new URLSearchParams();
+    if (q.value) {
+      next.set("q", q.value);
+    }
+    if (platform.value) {
+      next.set("platform", platform.value);
+    }
+    if (dist.value) {
+      next.set("dist", dist.value);
+    }
+    var s = next.toString();
+    try {
+      window.history.replaceState(null, "", s ? "?" + s : window.location.pathname);
+    } catch (e) {
+      // Some browsers refuse it on file://; the filter works without it.
+    }
+  }
+
+  form.addEventListener("input", function () {
+    apply();
+    remember();
+  });
+  form.addEventListener("submit", function (e) {
+    e.preventDefault();
+    apply();
+    remember();
+  });
+  apply();
+})();
