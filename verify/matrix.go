@@ -257,6 +257,10 @@ func ReadMatrix(path string) (*Matrix, error) {
 	if err := json.Unmarshal(data, &mx); err != nil {
 		return nil, fmt.Errorf("read protocol matrix %s: not a protocol matrix snapshot: %v", path, err)
 	}
+	if mx.Date == "" || mx.Agents == nil {
+		// Any JSON object decodes; a snapshot has at least these two.
+		return nil, fmt.Errorf("read protocol matrix %s: not a protocol matrix snapshot: it has no \"date\" and \"agents\"", path)
+	}
 	return &mx, nil
 }
 

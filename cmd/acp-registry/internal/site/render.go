@@ -21,7 +21,7 @@ import (
 var assets embed.FS
 
 // Static files of every catalog, copied as they are.
-var staticFiles = []string{"site.css", "site.js"}
+var staticFiles = []string{"favicon.svg", "site.css", "site.js"}
 
 // templates are parsed the first time a catalog is made, not at start-up
 // of every acp-registry command.

@@ -36,14 +36,20 @@
         return false;
       }
     }
+    // Some distribution of the agent is the one asked for and runs on the
+    // platform asked for: a binary where it has an archive for it, npx and
+    // uvx anywhere.
     var dists = card.getAttribute("data-dist").split(" ");
-    if (d && dists.indexOf(d) < 0) {
-      return false;
+    var platforms = card.getAttribute("data-platforms").split(" ");
+    for (var j = 0; j < dists.length; j++) {
+      if (d && dists[j] !== d) {
+        continue;
+      }
+      if (!p || universal.indexOf(dists[j]) >= 0 || platforms.indexOf(p) >= 0) {
+        return true;
+      }
     }
-    if (p && card.getAttribute("data-platforms").split(" ").indexOf(p) < 0) {
-      return dists.indexOf(universal[0]) >= 0 || dists.indexOf(universal[1]) >= 0;
-    }
-    return true;
+    return false;
   }
 
   function apply() {
