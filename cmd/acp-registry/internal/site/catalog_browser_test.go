@@ -264,4 +264,3 @@ func expectedCommands(m registry.Manifest) []string {
 	}
 	return out
 }
-
