@@ -168,6 +168,12 @@ func saveScreenshot(tb testing.TB, b *browser, name string, full bool) {
 	if dir == "" {
 		dir = tb.TempDir()
 	}
+	// Icons on screen load lazily, after the load event: wait for them.
+	icons := `Promise.all(Array.from(document.images).filter(i => !i.complete && i.getBoundingClientRect().top < innerHeight)
+		.map(i => new Promise(done => { i.onload = done; i.onerror = done; }))).then(() => true)`
+	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](icons, chromedp.EvalAwaitPromise)); err != nil {
+		tb.Fatalf("screenshot %s: wait for the icons: %v", name, err)
+	}
 	shot := chromedp.CaptureScreenshot()
 	if full {
 		shot = chromedp.FullScreenshot(100)

@@ -1,0 +1,122 @@
+package site
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/agentclientprotocol/acp-registry-go/build"
+	"github.com/agentclientprotocol/acp-registry-go/validate"
+)
+
+// BenchmarkSite5000 writes the catalog of 5,000 real-shaped agents
+// (bench/genregistry over the valid corpus agents), and, as the
+// reference beside it, builds the same tree: the ratio of the two is the
+// catalog's cost over `acp-registry build`'s.
+func BenchmarkSite5000(b *testing.B) {
+	root := genTree(b, 5000)
+	vo := validate.Options{SkipURLs: true, Lean: true}
+	b.Run("site", func(b *testing.B) {
+		out := filepath.Join(b.TempDir(), "site")
+		for b.Loop() {
+			res, err := Generate(context.Background(), Options{Root: root, Out: out, Validate: build.Validator(vo)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			res.Report.Close()
+		}
+	})
+	b.Run("build", func(b *testing.B) {
+		out := filepath.Join(b.TempDir(), "dist")
+		for b.Loop() {
+			res, err := build.Build(context.Background(), build.Options{Root: root, Out: out,
+				Validate: build.Validator(vo), Schemas: build.Schemas()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			res.Report.Close()
+		}
+	})
+}
+
+// BenchmarkCatalogLoad loads index.html in headless chromium, from a
+// loopback server with the cache off, until its load event (its script
+// has filtered by then), and beside it registry.json of the same tree in
+// the same browser. It reports both times, their ratio and the bytes of
+// each page.
+func BenchmarkCatalogLoad(b *testing.B) {
+	br := startBrowser(b)
+	// One server for both sizes: the browser asks for /favicon.ico when it
+	// shows registry.json (the catalog's pages name their icon), at times
+	// after the load event.
+	top := b.TempDir()
+	files := http.FileServer(http.Dir(top))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/favicon.ico" {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	for _, c := range []struct {
+		name string
+		tree func(testing.TB) string
+	}{
+		{"corpus", func(tb testing.TB) string { return validCorpusCopy(tb) }},
+		{"5000", func(tb testing.TB) string { return genTree(tb, 5000) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			root := c.tree(b)
+			dir := filepath.Join(top, c.name)
+			generate(b, root, filepath.Join(dir, "site"), nil)
+			res, err := build.Build(context.Background(), build.Options{Root: root, Out: filepath.Join(dir, "dist"),
+				Validate: build.Validator(validate.Options{SkipURLs: true}), Schemas: build.Schemas()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			res.Report.Close()
+			var page, ref float64
+			for b.Loop() {
+				page += loadMillis(b, br, srv.URL+"/"+c.name+"/site/index.html?q=agent")
+				ref += loadMillis(b, br, srv.URL+"/"+c.name+"/dist/registry.json")
+			}
+			n := float64(b.N)
+			b.ReportMetric(page/n, "index-ms")
+			b.ReportMetric(ref/n, "registry.json-ms")
+			b.ReportMetric(page/ref, "ratio")
+			b.ReportMetric(float64(fileSizes(b, filepath.Join(dir, "site"), "index.html", "site.css", "site.js", "favicon.svg")), "page-bytes")
+			b.ReportMetric(float64(fileSizes(b, filepath.Join(dir, "dist"), "registry.json")), "registry.json-bytes")
+			b.ReportMetric(0, "ns/op")
+			br.check(b, srv.URL+"/")
+		})
+	}
+}
+
+// loadMillis navigates to u and returns the navigation's duration: from
+// its start to the end of the load event.
+func loadMillis(tb testing.TB, br *browser, u string) float64 {
+	br.navigate(tb, u)
+	ms, err := chromedp.Run(br.ctx, chromedp.Evaluate[float64](`performance.getEntriesByType("navigation")[0].duration`))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ms
+}
+
+func fileSizes(tb testing.TB, dir string, names ...string) int64 {
+	var n int64
+	for _, name := range names {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		n += st.Size()
+	}
+	return n
+}
