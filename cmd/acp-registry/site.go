@@ -83,6 +83,9 @@ func runSite(ctx context.Context, s cli.Streams, args []string, f siteFlags) err
 	}
 	vo := f.net.validateOptions()
 	vo.Stderr = s.Err
+	// As in build: the report is only printed, and the catalog keeps what
+	// it shows of each agent itself.
+	vo.Lean = true
 	res, err := site.Generate(ctx, site.Options{Root: root, Out: f.out, Matrix: mx, Validate: build.Validator(vo)})
 	if res != nil && res.Report != nil {
 		defer res.Report.Close()
