@@ -53,7 +53,7 @@ func BenchmarkSite5000(b *testing.B) {
 // the same browser. It reports both times, their ratio and the bytes of
 // each page.
 func BenchmarkCatalogLoad(b *testing.B) {
-	br := startBrowser(b)
+	br := startBrowser(b, 15*time.Minute)
 	// One server for both sizes: the browser asks for /favicon.ico when it
 	// shows registry.json (the catalog's pages name their icon), at times
 	// after the load event.

@@ -55,7 +55,7 @@ type browser struct {
 	failures []string // loads that failed or were answered >= 400
 }
 
-func startBrowser(tb testing.TB) *browser {
+func startBrowser(tb testing.TB, budget time.Duration) *browser {
 	tb.Helper()
 	exe := findBrowser(tb)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -71,7 +71,7 @@ func startBrowser(tb testing.TB) *browser {
 	}
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)
-	ctx, cancelC := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancelC := context.WithTimeout(ctx, budget)
 	tb.Cleanup(func() { cancelC(); cancelB(); cancelA() })
 	b := &browser{ctx: ctx}
 	if err := chromedp.Do(ctx); err != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
@@ -31,7 +32,7 @@ type catalogCase struct {
 // agent) and reads it in headless chromium as a visitor would, over a
 // loopback server and from file://.
 func TestCatalogInBrowser(t *testing.T) {
-	b := startBrowser(t)
+	b := startBrowser(t, 90*time.Second)
 	root := validCorpusCopy(t)
 	addHostileAgent(t, root)
 	out := filepath.Join(t.TempDir(), "site")
