@@ -64,7 +64,7 @@ func render(cat *catalog, mx *verify.Matrix) (build.Files, error) {
 			for i := w; i < len(cat.agents); i += workers {
 				m := &cat.agents[i]
 				cards[i] = newCard(m)
-				p := page{card: cards[i], Install: installs(m, false), Matrix: rows[m.ID], MatrixDate: matrixDate(mx)}
+				p := page{Card: cards[i], Install: installs(m, false), Matrix: rows[m.ID], MatrixDate: matrixDate(mx)}
 				if pre := cat.preview[m.ID]; pre != nil {
 					p.Preview = &preview{Version: pre.Version, Install: installs(pre, true)}
 				}
@@ -158,7 +158,7 @@ func newIndex(cards []card) index {
 
 // page is what agents/<id>.html shows.
 type page struct {
-	card
+	Card       card // a field, not embedded: templates find an embedded struct's fields slowly
 	Install    install
 	Preview    *preview
 	Matrix     *matrixView
