@@ -32,8 +32,8 @@ type catalogCase struct {
 // agent) and reads it in headless chromium as a visitor would, over a
 // loopback server and from file://.
 func TestCatalogInBrowser(t *testing.T) {
-	b := startBrowser(t, 90*time.Second)
 	root := validCorpusCopy(t)
+	b := startBrowser(t, 90*time.Second)
 	addHostileAgent(t, root)
 	out := filepath.Join(t.TempDir(), "site")
 	generate(t, root, out, corpusMatrix(t))
