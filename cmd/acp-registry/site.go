@@ -33,7 +33,7 @@ distributions and platforms, license and links) and a search with filters
 (index.html?q=TERM applies it on load); agents/<id>.html with the agent's
 install and launch commands, its preview channel and, with --matrix (a
 protocol-matrix snapshot such as acp-registry matrix writes), its probe
-results; icons/<id>.svg, site.css and site.js.
+results; icons/<id>.svg, site.css, site.js and favicon.svg.
 
 The pages load nothing from outside the folder and link relatively, so the
 folder works from file:// and from any static host. The folder is written

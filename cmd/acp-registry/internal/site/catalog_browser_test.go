@@ -223,6 +223,7 @@ func (c *catalogCase) phoneAndDark(t *testing.T) {
 	if w := eval[int](t, c.b, `document.documentElement.scrollWidth`); w > 390 {
 		t.Errorf("on a 390 px phone an agent page is %d px wide", w)
 	}
+	saveScreenshot(t, c.b, "agent-phone.png", false)
 	if err := chromedp.Do(c.b.ctx, chromedp.ResetViewport()); err != nil {
 		t.Fatal(err)
 	}
