@@ -120,35 +120,43 @@ func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, b
 
 // buildFailure reports a build that wrote nothing, as its kind says.
 func buildFailure(s cli.Streams, f buildFlags, res *build.Result, err error) error {
-	if errors.Is(err, build.ErrProblems) {
-		// The report is diagnostics here: stdout is for what was built.
-		// With --json, stdout holds one document whatever happens: the
-		// report, in validate --json's shape, which exit 3 announces.
-		if werr := validate.WriteText(s.Err, res.Report, cli.Color(s.Err)); werr != nil {
-			return werr
-		}
-		if f.json {
-			if werr := validate.WriteJSON(s.Out, res.Report); werr != nil {
-				return fmt.Errorf("write report: %w", werr)
-			}
-		}
-		return &cli.ExitError{Code: cli.ExitProblems, Msg: err.Error()}
-	}
-	if errors.Is(err, build.ErrVariants) {
-		// variants.json is registry input like the manifests: a problem
-		// found in it, not a failure to read or write. (The validator
-		// reports its problems first; this is what rendering found.)
-		msg := err.Error() + "; nothing was written"
-		if f.json {
-			doc := cli.ErrorDoc{Error: cli.ErrorBody{Code: cli.CodeRegistryInvalid, Message: msg, Candidates: []string{}}}
-			if werr := cli.WriteJSON(s.Out, doc); werr != nil {
-				return werr
-			}
-		}
-		return &cli.ExitError{Code: cli.ExitProblems, Msg: msg}
+	if errors.Is(err, build.ErrProblems) || errors.Is(err, build.ErrVariants) {
+		return problemsExit(s, f.json, res.Report, err)
 	}
 	if errors.Is(err, build.ErrOut) || errors.Is(err, build.ErrNoAgents) {
 		return &cli.UsageError{Err: err}
 	}
 	return err
+}
+
+// problemsExit turns what build and site found wrong with the registry
+// into exit 3 (handled is true): the report goes to stderr, and with
+// --json stdout holds one document, the report in validate --json's
+// shape, or the error document for an unusable variants.json.
+func problemsExit(s cli.Streams, asJSON bool, report *validate.Report, err error) error {
+	if errors.Is(err, build.ErrProblems) {
+		// The report is diagnostics here: stdout is for what was built.
+		// With --json, stdout holds one document whatever happens: the
+		// report, in validate --json's shape, which exit 3 announces.
+		if werr := validate.WriteText(s.Err, report, cli.Color(s.Err)); werr != nil {
+			return werr
+		}
+		if asJSON {
+			if werr := validate.WriteJSON(s.Out, report); werr != nil {
+				return fmt.Errorf("write report: %w", werr)
+			}
+		}
+		return &cli.ExitError{Code: cli.ExitProblems, Msg: err.Error()}
+	}
+	// variants.json is registry input like the manifests: a problem
+	// found in it, not a failure to read or write. (The validator
+	// reports its problems first; this is what rendering found.)
+	msg := err.Error() + "; nothing was written"
+	if asJSON {
+		doc := cli.ErrorDoc{Error: cli.ErrorBody{Code: cli.CodeRegistryInvalid, Message: msg, Candidates: []string{}}}
+		if werr := cli.WriteJSON(s.Out, doc); werr != nil {
+			return werr
+		}
+	}
+	return &cli.ExitError{Code: cli.ExitProblems, Msg: msg}
 }

@@ -36,6 +36,7 @@ func setup(root *cobra.Command, s cli.Streams) cli.Options {
 		newPublishCmd(s),
 		newMatrixCmd(s),
 		newNewCmd(s),
+		newSiteCmd(s),
 	)
 	return cli.Options{Classify: codes.Classify}
 }

@@ -109,7 +109,7 @@ func (o *Options) prepare() error {
 	if o.BaseURL == "" {
 		o.BaseURL = DefaultBaseURL
 	}
-	if err := checkOut(o.Root, o.Out); err != nil {
+	if err := CheckOut(o.Root, o.Out, IndexFile); err != nil {
 		return fmt.Errorf("build %s: %w", o.Root, err)
 	}
 	return nil
@@ -340,12 +340,13 @@ func Schemas() map[string][]byte {
 	}
 }
 
-// checkOut refuses output folders whose replacement would destroy
-// something that is not a previous build: the registry itself (or a
-// folder holding it), the current folder, or a folder of other files.
+// CheckOut refuses output folders whose replacement would destroy
+// something that is not a previous output: the registry itself (or a
+// folder holding it), the current folder, or a folder of other files
+// (one without marker, the file every earlier output holds).
 // The output is replaced as a whole, so "--out agents" or "--out ." would
 // otherwise delete the manifests or the checkout.
-func checkOut(root, out string) error {
+func CheckOut(root, out, marker string) error {
 	absOut, err := realAbs(out)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrOut, out, err)
@@ -362,8 +363,8 @@ func checkOut(root, out string) error {
 	if err != nil || len(entries) == 0 {
 		return nil // missing, empty, or not a folder (WriteDir says so)
 	}
-	if _, err := os.Stat(filepath.Join(out, IndexFile)); err != nil {
-		return fmt.Errorf("%w: --out %s holds other files and no %s from an earlier build, and would be replaced as a whole: remove it or choose another folder", ErrOut, out, IndexFile)
+	if _, err := os.Stat(filepath.Join(out, marker)); err != nil {
+		return fmt.Errorf("%w: --out %s holds other files and no %s from an earlier run, and would be replaced as a whole: remove it or choose another folder", ErrOut, out, marker)
 	}
 	return nil
 }

@@ -31,7 +31,8 @@ type Agent struct {
 	Icon     []byte
 }
 
-// Files maps an output file name (flat, no folders) to its content.
+// Files maps an output file name to its content: flat in a build; WriteDir
+// also accepts slash-separated paths below the folder.
 type Files map[string][]byte
 
 // Names returns the file names sorted.

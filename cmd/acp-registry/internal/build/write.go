@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -155,10 +157,18 @@ func (s *stage) write(files Files, streamed []output, keep []string, load func(n
 			return fmt.Errorf("refusing output file name %q: it must be a plain file name", o.name)
 		}
 	}
-	for _, name := range append(files.Names(), keep...) {
+	for _, name := range files.Names() {
+		if !localFileName(name) {
+			return fmt.Errorf("refusing output file name %q: it must be a plain file name or a path below the folder", name)
+		}
+	}
+	for _, name := range keep {
 		if !plainFileName(name) {
 			return fmt.Errorf("refusing output file name %q: it must be a plain file name", name)
 		}
+	}
+	if err := s.mkdirs(files.Names()); err != nil {
+		return err
 	}
 	written := map[string]bool{}
 	if s.early {
@@ -306,6 +316,36 @@ func (s *stage) abort() {
 
 func plainFileName(name string) bool {
 	return name == filepath.Base(name) && name != "." && name != ".."
+}
+
+// localFileName accepts a plain file name or a slash-separated path of
+// plain names below the folder ("icons/x.svg"): the catalog (package
+// site) is written through WriteDir with subfolders; build's own outputs
+// are flat.
+func localFileName(name string) bool {
+	for _, part := range strings.Split(name, "/") {
+		if !plainFileName(part) || part == "" || strings.Contains(part, `\`) {
+			return false
+		}
+	}
+	return true
+}
+
+// mkdirs creates the subfolders that names need inside the temporary
+// folder, each once.
+func (s *stage) mkdirs(names []string) error {
+	made := map[string]bool{}
+	for _, name := range names {
+		dir := path.Dir(name)
+		if dir == "." || made[dir] {
+			continue
+		}
+		made[dir] = true
+		if err := os.MkdirAll(filepath.Join(s.tmp, filepath.FromSlash(dir)), 0o755); err != nil {
+			return fmt.Errorf("write %s: %w", filepath.Join(s.tmp, dir), err)
+		}
+	}
+	return nil
 }
 
 // writers is how many files are written at once: a build is thousands of

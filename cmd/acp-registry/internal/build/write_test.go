@@ -118,3 +118,32 @@ func TestStageRetriesAFailedEarlyWrite(t *testing.T) {
 		t.Errorf("output exists after a failed write: %v", err)
 	}
 }
+
+// The catalog (package site) writes icons/ and agents/ through WriteDir:
+// paths below the folder are written, and nothing that leaves it.
+func TestWriteDirSubfolders(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "site")
+	files := Files{"index.html": []byte("i"), "icons/a.svg": []byte("<svg/>"), "agents/a.html": []byte("a"), "agents/b.html": []byte("b")}
+	if err := WriteDir(out, files); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range files {
+		if got, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(name))); err != nil || string(got) != string(want) {
+			t.Errorf("%s = %q, %v; want %q", name, got, err, want)
+		}
+	}
+	// Written again with the same bytes: the previous output's files are
+	// reused, in subfolders too.
+	if err := WriteDir(out, files); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"../x.html", "icons/../../x.svg", "/abs.html", "icons//a.svg", `icons\a.svg`, "icons/", "./a.html"} {
+		err := WriteDir(out, Files{"index.html": []byte("new"), bad: []byte("x")})
+		if err == nil || !strings.Contains(err.Error(), "refusing output file name") {
+			t.Errorf("WriteDir accepted %q: %v", bad, err)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "index.html")); string(got) != "i" {
+		t.Errorf("a refused write changed index.html to %q", got)
+	}
+}

@@ -287,11 +287,15 @@ func kindName(k registry.Kind) string {
 func ReadMatrix(path string) (*Matrix, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read the previous matrix: %w", err)
+		return nil, fmt.Errorf("read protocol matrix: %w", err)
 	}
 	var mx Matrix
 	if err := json.Unmarshal(data, &mx); err != nil {
-		return nil, fmt.Errorf("read the previous matrix %s: not a protocol matrix snapshot: %v", path, err)
+		return nil, fmt.Errorf("read protocol matrix %s: not a protocol matrix snapshot: %v", path, err)
+	}
+	if mx.Date == "" || mx.Agents == nil {
+		// Any JSON object decodes; a snapshot has at least these two.
+		return nil, fmt.Errorf("read protocol matrix %s: not a protocol matrix snapshot: it has no \"date\" and \"agents\"", path)
 	}
 	return &mx, nil
 }
