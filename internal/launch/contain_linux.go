@@ -160,6 +160,7 @@ func startDirect(path string, spec Spec, env []string, stdin io.Reader, stdout, 
 	if !foreground {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	}
+	closeInheritedOnExec()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -362,6 +363,9 @@ func runShim() int {
 		sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: cfg.GID, HostID: 0, Size: 1}}
 		sys.GidMappingsEnableSetgroups = false
 	}
+	// What our caller left open without close-on-exec came to us through
+	// exec; it stops here.
+	closeInheritedOnExec()
 	attr := &syscall.ProcAttr{Env: cfg.Env, Files: []uintptr{0, 1, 2}, Sys: sys}
 	agent, err := syscall.ForkExec(cfg.Path, cfg.Args, attr)
 	if err != nil && sys.Cloneflags != 0 {
