@@ -237,19 +237,18 @@ func (in *Installer) Installed(id string) ([]Receipt, error) {
 	return rs, nil
 }
 
-// newerVersion orders by semver; unparsable versions sort after, by string.
+// newerVersion orders by semver (numbers of any size); unparsable
+// versions sort after, by string.
 func newerVersion(a, b string) bool {
-	va, ea := registry.ParseVersion(a)
-	vb, eb := registry.ParseVersion(b)
+	c, ok := registry.CompareVersions(a, b)
+	_, okA := registry.CompareVersions(a, a)
+	_, okB := registry.CompareVersions(b, b)
 	switch {
-	case ea == nil && eb == nil:
-		if !va.Equal(vb) {
-			return va.GreaterThan(vb)
-		}
-		return a > b
-	case ea == nil:
+	case ok && c != 0:
+		return c > 0
+	case okA && !okB:
 		return true
-	case eb == nil:
+	case okB && !okA:
 		return false
 	}
 	return a > b

@@ -263,6 +263,10 @@ var prereleaseCoreRe = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+[-+]`)
 var numericPartsRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
 
 func (c *checker) version(v string) {
+	if err := registry.CheckVersionSize(v); err != nil {
+		c.add("/version", false, RuleVersionSemver, SeverityError, "%s", err.Error())
+		return
+	}
 	if registry.StrictVersion(v) {
 		if registry.HasLeadingZero(v) {
 			c.add("/version", false, RuleVersionLeadingZero, SeverityWarning,
@@ -718,6 +722,8 @@ func (c *checker) preview(pv map[string]any) {
 		c.add("/preview/version", false, RulePreviewVersion, SeverityError,
 			"preview.version %q must be X.Y.Z or X.Y.Z-preview.N with N a number, e.g. \"1.2.0-preview.3\"", version)
 		version = "" // a mismatch against a malformed version says nothing new
+	} else if err := registry.CheckVersionSize(version); err != nil {
+		c.add("/preview/version", false, RulePreviewVersion, SeverityError, "preview.%s", err.Error())
 	}
 	d, ok := pv["distribution"].(map[string]any)
 	if !ok {

@@ -105,6 +105,9 @@ var ruleCases = []ruleCase{
 	{name: "version leading v", rule: RuleVersionSemver, want: true, edits: []string{`"version": "1.2.3"`, `"version": "v1.2.3"`}, ptr: "/version", msg: `drop the leading "v"`},
 	{name: "version pre-release", rule: RuleVersionSemver, want: true, edits: []string{`"version": "1.2.3"`, `"version": "1.2.3-beta.1"`}, ptr: "/version", msg: "belong in \"preview\""},
 	{name: "version fine", rule: RuleVersionSemver, want: false, edits: []string{`"version": "1.2.3"`, `"version": "10.20.30"`}},
+	{name: "version above 2^53-1", rule: RuleVersionSemver, want: true, edits: []string{`"version": "1.2.3"`, `"version": "9007199254740993.0.0"`}, ptr: "/version", msg: "above 9007199254740991"},
+	{name: "preview version above 2^53-1", rule: RulePreviewVersion, want: true, edits: []string{`"version": "1.3.0-preview.1"`, `"version": "9007199254740992.0.0"`, `@example/demo@1.3.0-preview.1`, `@example/demo@9007199254740992.0.0`}, ptr: "/preview/version", msg: "above 9007199254740991"},
+	{name: "version at 2^53-1", rule: RuleVersionSemver, want: false, edits: []string{`"version": "1.2.3"`, `"version": "1.9007199254740991.0"`}},
 
 	{name: "version leading zero", rule: RuleVersionLeadingZero, want: true, edits: []string{`"version": "1.2.3"`, `"version": "2026.10.01"`}, ptr: "/version", msg: `write "2026.10.1"`},
 	{name: "version no leading zero", rule: RuleVersionLeadingZero, want: false, edits: []string{`"version": "1.2.3"`, `"version": "2026.10.1"`}},
