@@ -54,7 +54,7 @@ func Main() {
 		os.Exit(code)
 	}
 	mode := os.Getenv("ACP_FAKE_AGENT")
-	if runHostile(mode) {
+	if runHostile(mode) || runGreedy(mode) {
 		return
 	}
 	if mode == OrphanExit {
