@@ -102,8 +102,10 @@ func (c *checker) manifest(r *AgentResult, data []byte, dirName string) {
 		return
 	}
 	for _, d := range dups {
-		c.add(d.Ptr, true, RuleJSONSyntax, SeverityError,
-			"duplicate field %q: it already appears in this object and JSON parsers disagree on which one wins; remove one", d.Key)
+		// At the repeat's own key: its pointer would find the last one.
+		line, col := jsonpos.LineCol(data, d.Off)
+		c.probs = append(c.probs, Problem{File: c.file, Line: line, Column: col, Pointer: d.Ptr, Rule: RuleJSONSyntax, Severity: SeverityError,
+			Message: fmt.Sprintf("duplicate field %q: it already appears in this object and JSON parsers disagree on which one wins; remove one", d.Key)})
 	}
 	root, ok := v.(map[string]any)
 	if !ok {

@@ -487,3 +487,24 @@ func TestPlainURLAgreesWithURLParse(t *testing.T) {
 		t.Error("user info must go through url.Parse")
 	}
 }
+
+// Each repeat of a key is a problem at its own spot, not all at the last
+// one (which the JSON pointer alone finds).
+func TestDuplicateKeysEachAtItsOwnPosition(t *testing.T) {
+	src := strings.Replace(baseManifest, `"name": "Demo Agent",`, "\"name\": \"A\",\n  \"name\": \"B\",\n  \"name\": \"C\",", 1)
+	r := ValidateManifest("demo/agent.json", []byte(src), "demo")
+	var at []string
+	for _, p := range r.Problems {
+		if p.Rule == RuleJSONSyntax {
+			at = append(at, fmt.Sprintf("%d:%d", p.Line, p.Column))
+		}
+	}
+	var want []string
+	for _, v := range []string{`"name": "B"`, `"name": "C"`} {
+		line, col := jsonpos.LineCol([]byte(src), strings.Index(src, v))
+		want = append(want, fmt.Sprintf("%d:%d", line, col))
+	}
+	if strings.Join(at, " ") != strings.Join(want, " ") {
+		t.Errorf("duplicates at %v, want %v", at, want)
+	}
+}
