@@ -297,7 +297,8 @@ func extractFor(ctx context.Context, fm format, f *os.File, dest string, lim Lim
 		return err
 	}
 	defer root.Close()
-	x := &extraction{root: root, lim: lim.withDefaults(), dirs: map[string]bool{".": true}, windows: windows}
+	x := &extraction{root: root, lim: lim.withDefaults(), dirs: map[string]bool{".": true}, windows: windows,
+		foldCase: windows || runtime.GOOS == "darwin", folded: map[string]string{}}
 	if fi, err := f.Stat(); err == nil {
 		x.download = fi.Size()
 	}
@@ -417,6 +418,10 @@ type extraction struct {
 	// windows applies Windows' file name rules (device names, trailing
 	// dots and spaces, reserved characters).
 	windows bool
+	// foldCase refuses two entries whose names differ only in case
+	// (Windows, macOS); folded maps an upper-cased name to the first.
+	foldCase bool
+	folded   map[string]string
 }
 
 func (x *extraction) handle(ctx context.Context, f member) error {
@@ -451,6 +456,15 @@ func (x *extraction) handle(ctx context.Context, f member) error {
 		if err := windowsName(f.name, name); err != nil {
 			return err
 		}
+	}
+	if x.foldCase && !f.mode.IsDir() {
+		// One file where names ignore case: the later would overwrite
+		// the earlier without a word.
+		key := strings.ToUpper(name)
+		if first, ok := x.folded[key]; ok && first != name {
+			return errorf(ErrUnsafeArchive, "archive entries %q and %q differ only in case: on Windows and macOS they are one file, and one would overwrite the other", f.name, first)
+		}
+		x.folded[key] = name
 	}
 	mode := f.mode
 	if f.hard {
@@ -505,6 +519,9 @@ func cleanEntry(raw string) (string, error) {
 	}
 	if strings.ContainsRune(n, 0) {
 		return "", errorf(ErrUnsafeArchive, "archive entry %q has a NUL byte in its name", raw)
+	}
+	if hasDriveLetter(n) && (len(n) == 2 || n[2] != '/') {
+		return "", errorf(ErrUnsafeArchive, "archive entry %q holds ':', which is not allowed in a file name on Windows (there %q names a drive)", raw, n[:2])
 	}
 	if strings.HasPrefix(n, "/") || hasDriveLetter(n) {
 		return "", errorf(ErrUnsafeArchive, "archive entry %q has an absolute path: entries must be relative to the archive", raw)
