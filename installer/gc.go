@@ -21,6 +21,8 @@ import (
 type GCReport struct {
 	Removed []Removed `json:"removed"`
 	Kept    []Kept    `json:"kept"`
+
+	seen map[fileID]bool // files already counted (dirSize)
 }
 
 // Removed is one thing gc or uninstall deleted.
@@ -70,7 +72,9 @@ func (r *GCReport) Bytes() int64 {
 	return n
 }
 
-func newReport() *GCReport { return &GCReport{Removed: []Removed{}, Kept: []Kept{}} }
+func newReport() *GCReport {
+	return &GCReport{Removed: []Removed{}, Kept: []Kept{}, seen: map[fileID]bool{}}
+}
 
 // DefaultRecentUse is how long a resolved version counts as in use where
 // the OS cannot tell which files running processes use.
@@ -251,7 +255,7 @@ func (in *Installer) sweep(ctx context.Context, id string, uninstall bool, procs
 			}
 			continue
 		}
-		size := dirSize(p) + dirSize(tool)
+		size := dirSize(rep.seen, p, tool)
 		if err := removeDir(ctx, p); err != nil {
 			first = firstErr(first, deleteFailed(what, p, err))
 			continue
@@ -280,7 +284,7 @@ func (in *Installer) sweep(ctx context.Context, id string, uninstall bool, procs
 }
 
 func (in *Installer) removeLeftover(ctx context.Context, rep *GCReport, id, p, why string) error {
-	size := dirSize(p)
+	size := dirSize(rep.seen, p)
 	if err := removeDir(ctx, p); err != nil {
 		return deleteFailed("gc", p, err)
 	}
@@ -432,20 +436,38 @@ func (in *Installer) Hold(ctx context.Context, id, version string) (release func
 	return release, nil
 }
 
-// dirSize is the size of the files under p (0 when p is "" or gone).
-func dirSize(p string) int64 {
-	if p == "" {
-		return 0
-	}
+// dirSize is the size of the files under paths ("" or gone: nothing). A
+// file with several names (hard links: uv links its cache into every
+// environment) counts once per seen, which one report shares.
+func dirSize(seen map[fileID]bool, paths ...string) int64 {
 	var n int64
-	filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
+	for _, p := range paths {
+		if p == "" {
+			continue
 		}
-		return nil
-	})
+		filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return nil
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return nil
+			}
+			// Only files with other names are remembered, but every file
+			// is looked up: those other names may be gone by now (an
+			// earlier version of the report, already removed).
+			if id, names, ok := fileIdentity(fi); ok {
+				if seen[id] {
+					return nil
+				}
+				if names > 1 {
+					seen[id] = true
+				}
+			}
+			n += fi.Size()
+			return nil
+		})
+	}
 	return n
 }
 

@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -246,5 +247,35 @@ func TestDeletedCmdIsNotInstalledForAnyone(t *testing.T) {
 	rep, err := in.GCAll(context.Background())
 	if err != nil || len(rep.Removed) != 1 || !strings.HasPrefix(rep.Removed[0].Why, "broken install") {
 		t.Errorf("gc = %+v %v", rep, err)
+	}
+}
+
+// Hard-linked files (uv links its cache into each environment) take their
+// bytes once, however many names they have: uninstall --json reported
+// 587 MB for 295 MB on disk.
+func TestRemovedBytesCountHardLinksOnce(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("file identities are read on Unix")
+	}
+	srv := newServer(t)
+	in := newInstaller(t)
+	installVersions(t, in, srv, "1.0.0", "2.0.0")
+	big := bytes.Repeat([]byte("x"), 1<<20)
+	v1, v2 := filepath.Join(in.Root, "agents", "demo", "1.0.0"), filepath.Join(in.Root, "agents", "demo", "2.0.0")
+	if err := os.WriteFile(filepath.Join(v1, "big"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{filepath.Join(v1, "big2"), filepath.Join(v2, "big")} {
+		if err := os.Link(filepath.Join(v1, "big"), l); err != nil {
+			t.Skipf("no hard links here: %v", err)
+		}
+	}
+	small := dirSize(map[fileID]bool{}, filepath.Join(in.Root, "agents", "demo", "2.0.0")) - 1<<20
+	rep, err := in.Remove(context.Background(), "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rep.Bytes(), int64(1<<20)+2*small; got != want {
+		t.Errorf("removed %d bytes, want %d (the 1 MiB file once)", got, want)
 	}
 }
