@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -247,7 +248,14 @@ func (in *Installer) sweep(ctx context.Context, id string, uninstall bool, procs
 		default:
 			why = WhyOlder
 		}
-		if who := in.inUse(id, name, procs, p, tool); who != "" && !in.Force {
+		inUse := in.inUse
+		if uninstall && (runtime.GOOS == "windows" || in.osRefusesInUseDelete) {
+			// Windows refuses to delete a running program's files, and
+			// deleteFailed says so: an explicit uninstall needs no
+			// guess from recent resolves.
+			inUse = in.running
+		}
+		if who := inUse(id, name, procs, p, tool); who != "" && !in.Force {
 			rep.Kept = append(rep.Kept, Kept{Agent: id, Version: name, Path: p, Why: who})
 			complete++
 			if tool != "" {

@@ -279,3 +279,25 @@ func TestRemovedBytesCountHardLinksOnce(t *testing.T) {
 		t.Errorf("removed %d bytes, want %d (the 1 MiB file once)", got, want)
 	}
 }
+
+// On Windows, which refuses itself to delete a running program's files
+// (and acp turns that refusal into a sentence), an explicit uninstall
+// needs no --force for a version resolved in the last days; gc still
+// keeps it.
+func TestExplicitUninstallTrustsTheOSRefusalOnWindows(t *testing.T) {
+	srv := newServer(t)
+	in := newInstaller(t)
+	in.osCannotTell = true
+	in.osRefusesInUseDelete = true
+	installVersions(t, in, srv, "1.0.0", "2.0.0", "3.0.0")
+	if err := in.MarkUsed("demo", "1.0.0"); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := in.GCAll(context.Background()); err != nil || len(rep.Kept) != 2 || !strings.Contains(rep.Kept[0].Why, "resolved moments ago") {
+		t.Fatalf("gc kept %+v (%v); want 1.0.0, resolved moments ago, and 2.0.0 for rollback", rep, err)
+	}
+	rep, err := in.Remove(context.Background(), "demo")
+	if err != nil || len(rep.Removed) != 3 || len(rep.Kept) != 0 {
+		t.Fatalf("uninstall: %+v %v", rep, err)
+	}
+}
