@@ -59,7 +59,8 @@ func TestGCKeepsAVersionARunningAgentUses(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sleeper.Process.Kill(); sleeper.Wait() })
-	time.Sleep(100 * time.Millisecond) // let sh start
+	// No wait: Start returns once sh runs the script (exec is done),
+	// and /proc shows its command line and working folder from then on.
 
 	rep, err := in.GCAll(context.Background())
 	if err != nil {
