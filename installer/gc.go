@@ -248,14 +248,7 @@ func (in *Installer) sweep(ctx context.Context, id string, uninstall bool, procs
 		default:
 			why = WhyOlder
 		}
-		inUse := in.inUse
-		if uninstall && (runtime.GOOS == "windows" || in.osRefusesInUseDelete) {
-			// Windows refuses to delete a running program's files, and
-			// deleteFailed says so: an explicit uninstall needs no
-			// guess from recent resolves.
-			inUse = in.running
-		}
-		if who := inUse(id, name, procs, p, tool); who != "" && !in.Force {
+		if who := in.inUseCheck(uninstall)(id, name, procs, p, tool); who != "" && !in.Force {
 			rep.Kept = append(rep.Kept, Kept{Agent: id, Version: name, Path: p, Why: who})
 			complete++
 			if tool != "" {
@@ -341,6 +334,16 @@ func (in *Installer) inUse(id, version string, procs []procUse, paths ...string)
 		}
 	}
 	return ""
+}
+
+// inUseCheck is inUse, or running for an explicit uninstall where the OS
+// refuses to delete a running program's files (Windows): deleteFailed
+// then says so, and no guess from recent resolves is needed.
+func (in *Installer) inUseCheck(uninstall bool) func(id, version string, procs []procUse, paths ...string) string {
+	if uninstall && (runtime.GOOS == "windows" || in.osRefusesInUseDelete) {
+		return in.running
+	}
+	return in.inUse
 }
 
 // running is inUse without the guess from recent resolves: acp run

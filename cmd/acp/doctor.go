@@ -128,13 +128,7 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 		add("cache dir", statusOK, d)
 	}
 
-	if d, err := dirs.Default(); err == nil {
-		if old := dirs.OldWindowsLayout(d, runtime.GOOS); len(old) > 0 {
-			add("old layout", statusWarn, strings.Join(old, ", ")+" hold installs of an acp from before data and cache were apart, which this acp does not see: move them into "+d.Data+", or install the agents again and remove them")
-		}
-	}
-	add("run", statusOK, runLifetime[runtime.GOOS == "windows"])
-
+	layoutChecks(add)
 	installs(ctx, g, add)
 
 	src := g.registrySource()
@@ -159,6 +153,18 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 		}
 	}
 	return rep
+}
+
+// layoutChecks name installs left in the Windows layout from before data
+// and cache were apart, and say what becomes of an agent acp run started
+// when acp is killed.
+func layoutChecks(add func(name, status, detail string)) {
+	if d, err := dirs.Default(); err == nil {
+		if old := dirs.OldWindowsLayout(d, runtime.GOOS); len(old) > 0 {
+			add("old layout", statusWarn, strings.Join(old, ", ")+" hold installs of an acp from before data and cache were apart, which this acp does not see: move them into "+d.Data+", or install the agents again and remove them")
+		}
+	}
+	add("run", statusOK, runLifetime[runtime.GOOS == "windows"])
 }
 
 // runLifetime says what becomes of an agent started by acp run when acp

@@ -403,30 +403,7 @@ func runShim() int {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT)
 
-	sys := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if cfg.Namespaces {
-		// A nested user namespace gives the agent back the caller's ids
-		// (not root, which npm, git and agents treat differently) and
-		// locks the mounts it inherits: even as root there it cannot
-		// unmount our /proc to reach the host's beneath.
-		sys.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
-		sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: cfg.UID, HostID: 0, Size: 1}}
-		sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: cfg.GID, HostID: 0, Size: 1}}
-		sys.GidMappingsEnableSetgroups = false
-	}
-	// What our caller left open without close-on-exec came to us through
-	// exec; it stops here.
-	closeInheritedOnExec()
-	attr := &syscall.ProcAttr{Env: cfg.Env, Files: []uintptr{0, 1, 2}, Sys: sys}
-	start := syscall.ForkExec
-	if cfg.Limits != nil {
-		start = func(string, []string, *syscall.ProcAttr) (int, error) { return startLimited(cfg, attr) }
-	}
-	agent, err := start(cfg.Path, cfg.Args, attr)
-	if err != nil && sys.Cloneflags != 0 {
-		sys.Cloneflags, sys.UidMappings, sys.GidMappings = 0, nil, nil
-		agent, err = start(cfg.Path, cfg.Args, attr)
-	}
+	agent, err := forkAgent(cfg)
 	if err != nil {
 		say(shimEvent{Error: err.Error()})
 		return 127
@@ -509,6 +486,37 @@ wait:
 		return 128 + ev.Signal
 	}
 	return ev.Code
+}
+
+// forkAgent starts the agent for the supervisor: in a nested user
+// namespace when we have one (falling back without it), with descriptors
+// 0-2 only, and through limitedArg0 when it has limits.
+func forkAgent(cfg shimConfig) (int, error) {
+	sys := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if cfg.Namespaces {
+		// A nested user namespace gives the agent back the caller's ids
+		// (not root, which npm, git and agents treat differently) and
+		// locks the mounts it inherits: even as root there it cannot
+		// unmount our /proc to reach the host's beneath.
+		sys.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+		sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: cfg.UID, HostID: 0, Size: 1}}
+		sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: cfg.GID, HostID: 0, Size: 1}}
+		sys.GidMappingsEnableSetgroups = false
+	}
+	// What our caller left open without close-on-exec came to us through
+	// exec; it stops here.
+	closeInheritedOnExec()
+	attr := &syscall.ProcAttr{Env: cfg.Env, Files: []uintptr{0, 1, 2}, Sys: sys}
+	start := syscall.ForkExec
+	if cfg.Limits != nil {
+		start = func(string, []string, *syscall.ProcAttr) (int, error) { return startLimited(cfg, attr) }
+	}
+	agent, err := start(cfg.Path, cfg.Args, attr)
+	if err != nil && sys.Cloneflags != 0 {
+		sys.Cloneflags, sys.UidMappings, sys.GidMappings = 0, nil, nil
+		agent, err = start(cfg.Path, cfg.Args, attr)
+	}
+	return agent, err
 }
 
 // descendants lists every process below root, from /proc (children

@@ -27,21 +27,7 @@ func init() {
 // its Legacy argument passing, 5.1's). The program sits in a folder whose
 // name holds a space and what cmd and PowerShell give meanings to.
 func TestLaunchLinesInRealWindowsShells(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog := filepath.Join(t.TempDir(), "a b&(c)'d^e", "echo.exe")
-	if err := os.MkdirAll(filepath.Dir(prog), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(prog, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	prog := echoProgram(t)
 	args := append(slices.Clone(awkward), "it's", "$HOME", "`n", "x&y|z", "-flag")
 	env := map[string]string{"ACP_ECHO_A": `x&y %PATH% "q" !v! ^`, "ACP_ECHO_B": "it's $HOME"}
 	check := func(t *testing.T, name string, out []byte, err error) {
@@ -107,6 +93,27 @@ func TestLaunchLinesInRealWindowsShells(t *testing.T) {
 			check(t, line, out, err)
 		})
 	}
+}
+
+// echoProgram is a copy of this test binary in a folder whose name holds
+// a space and what cmd and PowerShell give meanings to.
+func echoProgram(t *testing.T) string {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := filepath.Join(t.TempDir(), "a b&(c)'d^e", "echo.exe")
+	if err := os.MkdirAll(filepath.Dir(prog), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(prog, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return prog
 }
 
 type eofReader struct{}
