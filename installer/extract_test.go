@@ -46,6 +46,9 @@ func TestInstallRefusesUnsafeArchives(t *testing.T) {
 		{"zip-slip zip", func() []byte { return makeZip(t, []entry{agent, file("../evil", "x")}) }, Limits{}, "../evil"},
 		{"zip-slip backslash", func() []byte { return makeZip(t, []entry{agent, file(`..\..\evil`, "x")}) }, Limits{}, `..\\..\\evil`},
 		{"absolute path", func() []byte { return makeTar(t, []entry{agent, file(filepath.ToSlash(outside)+"/abs", "x")}, "gz") }, Limits{}, "absolute path"},
+		// "a:" is a drive on Windows, but the name is relative: the reason
+		// is the colon.
+		{"colon after a letter", func() []byte { return makeZip(t, []entry{agent, file("a:b.txt", "x")}) }, Limits{}, `"a:b.txt" holds ':', which is not allowed in a file name on Windows`},
 		{"symlink out tar", func() []byte {
 			return makeTar(t, []entry{agent, {name: "link", typ: tar.TypeSymlink, link: up}}, "gz")
 		}, Limits{}, `"link" is a symlink to "` + up},

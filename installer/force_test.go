@@ -69,13 +69,16 @@ func TestForcedInstallRefusesARunningAgent(t *testing.T) {
 	}
 	srv := newServer(t)
 	in := newInstaller(t)
-	r := installScript(t, in, srv, "1.0.0", "#!/bin/sh\nsleep 30\n")
+	// One process, no child to outlive the kill below: the agent's folder
+	// is its working folder, which /proc shows from Start on (Go's Start
+	// returns once exec is done).
+	r := installScript(t, in, srv, "1.0.0", "#!/bin/sh\nexec sleep 30\n")
 	agent := exec.Command(r.Launch.Command)
+	agent.Dir = r.Dir
 	if err := agent.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { agent.Process.Kill(); agent.Wait() }()
-	time.Sleep(100 * time.Millisecond) // let sh start
 	body := makeTar(t, []entry{exe("agent", agentScript)}, "gz")
 	m := binaryManifest("demo", "1.0.0", srv.add("/new.tgz", body), "agent", sha(body))
 	_, _, err := in.Install(context.Background(), Request{Agent: m, Force: true})

@@ -1,8 +1,10 @@
 package installer
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,7 +59,8 @@ func TestGCKeepsAVersionARunningAgentUses(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sleeper.Process.Kill(); sleeper.Wait() })
-	time.Sleep(100 * time.Millisecond) // let sh start
+	// No wait: Start returns once sh runs the script (exec is done),
+	// and /proc shows its command line and working folder from then on.
 
 	rep, err := in.GCAll(context.Background())
 	if err != nil {
@@ -233,4 +236,75 @@ func TestDeletedCmdIsNotInstalledForAnyone(t *testing.T) {
 	if err != nil || len(rep.Removed) != 1 || !strings.HasPrefix(rep.Removed[0].Why, "broken install") {
 		t.Errorf("gc = %+v %v", rep, err)
 	}
+}
+
+// Hard-linked files (uv links its cache into each environment) take their
+// bytes once, however many names they have: uninstall --json reported
+// 587 MB for 295 MB on disk.
+func TestRemovedBytesCountHardLinksOnce(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("file identities are read on Unix")
+	}
+	srv := newServer(t)
+	in := newInstaller(t)
+	installVersions(t, in, srv, "1.0.0", "2.0.0")
+	big := bytes.Repeat([]byte("x"), 1<<20)
+	v1, v2 := filepath.Join(in.Root, "agents", "demo", "1.0.0"), filepath.Join(in.Root, "agents", "demo", "2.0.0")
+	if err := os.WriteFile(filepath.Join(v1, "big"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{filepath.Join(v1, "big2"), filepath.Join(v2, "big")} {
+		if err := os.Link(filepath.Join(v1, "big"), l); err != nil {
+			t.Skipf("no hard links here: %v", err)
+		}
+	}
+	small := filesSize(t, v2) - 1<<20
+	rep, err := in.Remove(context.Background(), "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rep.Bytes(), int64(1<<20)+2*small; got != want {
+		t.Errorf("removed %d bytes, want %d (the 1 MiB file once)", got, want)
+	}
+}
+
+// On Windows, which refuses itself to delete a running program's files
+// (and acp turns that refusal into a sentence), an explicit uninstall
+// needs no --force for a version resolved in the last days; gc still
+// keeps it.
+func TestExplicitUninstallTrustsTheOSRefusalOnWindows(t *testing.T) {
+	srv := newServer(t)
+	in := newInstaller(t)
+	in.osCannotTell = true
+	in.osRefusesInUseDelete = true
+	installVersions(t, in, srv, "1.0.0", "2.0.0", "3.0.0")
+	if err := in.MarkUsed("demo", "1.0.0"); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := in.GCAll(context.Background()); err != nil || len(rep.Kept) != 2 || !strings.Contains(rep.Kept[0].Why, "resolved moments ago") {
+		t.Fatalf("gc kept %+v (%v); want 1.0.0, resolved moments ago, and 2.0.0 for rollback", rep, err)
+	}
+	rep, err := in.Remove(context.Background(), "demo")
+	if err != nil || len(rep.Removed) != 3 || len(rep.Kept) != 0 {
+		t.Fatalf("uninstall: %+v %v", rep, err)
+	}
+}
+
+// filesSize adds up the sizes of the regular files under dir.
+func filesSize(t *testing.T, dir string) int64 {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			fi, ierr := d.Info()
+			if ierr != nil {
+				return ierr
+			}
+			n += fi.Size()
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -18,6 +18,8 @@ func (in *Installer) store() *store.Store {
 		Now:          in.Now,
 		Report:       in.reporter(),
 		OSCannotTell: in.osCannotTell,
+
+		OSRefusesInUseDelete: in.osRefusesInUseDelete,
 	}
 }
 

@@ -94,3 +94,21 @@ func TestRollbackFromABrokenInstall(t *testing.T) {
 		t.Errorf("rollback of an agent never installed: %v", err)
 	}
 }
+
+// Past 2^64 semver's parser gives up; the order of installs must not:
+// gc keeps the version before the current one, rollback finds it.
+func TestGCAndRollbackOrderPast2To64(t *testing.T) {
+	srv := newServer(t)
+	in := newInstaller(t)
+	installVersions(t, in, srv, "2.0.0", "18446744073709551616.0.0", "18446744073709551617.0.0")
+	rep, err := in.GCAll(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Removed) != 1 || rep.Removed[0].Version != "2.0.0" || rep.Removed[0].Why != WhyOlder {
+		t.Errorf("removed = %+v, want 2.0.0 (%s)", rep.Removed, WhyOlder)
+	}
+	if r, err := in.Rollback(context.Background(), "demo"); err != nil || r.Version != "18446744073709551616.0.0" {
+		t.Errorf("rollback = %+v %v", r, err)
+	}
+}

@@ -3,13 +3,13 @@ package installer
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 
@@ -301,13 +301,26 @@ func TestInterruptedNpmInstall(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake npm is a shell script")
 	}
-	npm := filepath.Join(t.TempDir(), "npm")
-	os.WriteFile(npm, []byte("#!/bin/sh\nexec sleep 10\n"), 0o755)
+	// The interrupt comes once npm runs: it says so through a FIFO,
+	// whose open waits for it.
+	dir := t.TempDir()
+	started := filepath.Join(dir, "started")
+	if err := exec.Command("mkfifo", started).Run(); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	npm := filepath.Join(dir, "npm")
+	os.WriteFile(npm, []byte("#!/bin/sh\necho started > '"+started+"'\nexec sleep 10\n"), 0o755)
 	in := newInstaller(t)
 	in.NPM = npm
 	in.LookPath = func(name string) (string, error) { return "/usr/bin/" + name, nil } // node "is there"
 	ctx, cancel := context.WithCancelCause(context.Background())
-	go func() { time.Sleep(100 * time.Millisecond); cancel(errors.New("interrupt signal received")) }()
+	go func() {
+		if f, err := os.Open(started); err == nil {
+			io.ReadAll(f)
+			f.Close()
+		}
+		cancel(errors.New("interrupt signal received"))
+	}()
 	_, _, err := in.Install(ctx, Request{Agent: npxManifest("@acp-test/fake-agent@1.0.0")})
 	if !errors.Is(err, context.Canceled) || !strings.HasSuffix(err.Error(), "npm install @acp-test/fake-agent@1.0.0: interrupt signal received") {
 		t.Fatalf("err = %v", err)

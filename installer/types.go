@@ -126,6 +126,10 @@ type Installer struct {
 	osCannotTell bool
 	nodeMu       sync.Mutex
 	nodeCache    map[string]nodeProbe // node path -> version, by file stamp
+
+	// osRefusesInUseDelete makes uninstall behave as on Windows, which
+	// refuses to delete a running program's files.
+	osRefusesInUseDelete bool
 }
 
 // Request asks for one agent to be installed or resolved.

@@ -181,6 +181,14 @@ func CheckIndexAgent(m *Manifest) error {
 			return fmt.Errorf("distribution/binary has unknown platform %q: use one of %s", p, joinPlatforms(Platforms))
 		}
 	}
+	if err := CheckVersionSize(m.Version); err != nil {
+		return err
+	}
+	if m.Preview != nil {
+		if err := CheckVersionSize(m.Preview.Version); err != nil {
+			return fmt.Errorf("preview: %w", err)
+		}
+	}
 	return CheckAgent(m)
 }
 

@@ -406,3 +406,45 @@ func TestReservedEnvCoversToolHooks(t *testing.T) {
 		}
 	}
 }
+
+// npm refuses a version part above 2^53-1 (Number.MAX_SAFE_INTEGER), and
+// past 2^64 semver's parser gives up: acp's order must hold whatever size,
+// and an index's agent with such a part is refused as npm would.
+func TestVersionOrderPastSafeIntegers(t *testing.T) {
+	for _, c := range [][2]string{
+		{"18446744073709551617.0.0", "18446744073709551616.0.0"},
+		{"18446744073709551616.0.0", "2.0.0"},
+		{"1.0.0", "0.18446744073709551616.0"},
+		{"1.0.00000000000000000000000000002", "1.0.1"},
+		{"1.0.0-100000000000000000000", "1.0.0-99999999999999999999"},
+		{"1.0.0-alpha", "1.0.0-100000000000000000000"},
+		{"1.0.0", "1.0.0-100000000000000000000"},
+	} {
+		if !Newer(c[0], c[1]) || Newer(c[1], c[0]) {
+			t.Errorf("Newer(%q, %q) = %v, Newer(%q, %q) = %v", c[0], c[1], Newer(c[0], c[1]), c[1], c[0], Newer(c[1], c[0]))
+		}
+		if SameVersion(c[0], c[1]) {
+			t.Errorf("SameVersion(%q, %q)", c[0], c[1])
+		}
+	}
+	if !SameVersion("18446744073709551616.0.0", "18446744073709551616.0.0+build") {
+		t.Error("build metadata counts in SameVersion")
+	}
+	if _, err := ParseVersion("9007199254740992.0.0"); err == nil || !strings.Contains(err.Error(), "above 9007199254740991") {
+		t.Errorf("ParseVersion of 2^53: %v", err)
+	}
+	if _, err := ParseVersion("9007199254740991.9007199254740991.9007199254740991"); err != nil {
+		t.Errorf("ParseVersion of 2^53-1: %v", err)
+	}
+	idx := `{"version":"1.0.0","agents":[` +
+		`{"id":"big","name":"Big","version":"9007199254740993.0.0","description":"d","distribution":{"npx":{"package":"big@1.0.0"}}},` +
+		`{"id":"bigpreview","name":"P","version":"1.0.0","description":"d","distribution":{"npx":{"package":"p@1.0.0"}},"preview":{"version":"1.18446744073709551616.0","distribution":{"npx":{"package":"p@1.0.0"}}}},` +
+		`{"id":"ok","name":"Ok","version":"9007199254740991.0.0","description":"d","distribution":{"npx":{"package":"ok@1.0.0"}}}]}`
+	x, err := ParseIndex([]byte(idx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x.Agents) != 1 || x.Agents[0].ID != "ok" || len(x.Refused) != 2 || !strings.Contains(x.Refused[0].Reason, "above 9007199254740991") {
+		t.Errorf("agents %v, refused %+v", x.Agents, x.Refused)
+	}
+}

@@ -3,6 +3,7 @@ package registry
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"sync"
 
 	"github.com/Masterminds/semver/v3"
@@ -27,11 +28,130 @@ func HasLeadingZero(v string) bool { return leadingZeroRe().MatchString(v) }
 // shorter forms ("1.2" is 1.2.0) and leading zeros. It rejects anything
 // that is not a version at all, including four-part versions.
 func ParseVersion(v string) (*semver.Version, error) {
+	if err := CheckVersionSize(v); err != nil {
+		return nil, err
+	}
 	sv, err := semver.NewVersion(v)
 	if err != nil {
 		return nil, fmt.Errorf("%q is not a semantic version: %w", v, err)
 	}
 	return sv, nil
+}
+
+// MaxVersionPart is the largest major, minor or patch npm accepts
+// (JavaScript's Number.MAX_SAFE_INTEGER, 2^53-1).
+const MaxVersionPart = "9007199254740991"
+
+// CheckVersionSize refuses a version whose major, minor or patch is
+// above MaxVersionPart, as npm does; other versions, semantic or not,
+// pass (nil).
+func CheckVersionSize(v string) error {
+	pv, ok := splitVersion(v)
+	if !ok {
+		return nil
+	}
+	for _, n := range pv.core {
+		if compareNumbers(n, MaxVersionPart) > 0 {
+			return fmt.Errorf("version %q has a part above %s (2^53-1), the largest npm accepts: use a smaller number", v, MaxVersionPart)
+		}
+	}
+	return nil
+}
+
+// parsedVersion is a semantic version as text: numbers of any size keep
+// their order (semver's parser stops at 2^64).
+type parsedVersion struct {
+	core [3]string
+	pre  []string
+}
+
+// splitVersion reads what ParseVersion reads: an optional "v", one to
+// three numeric parts, an optional pre-release and build metadata
+// (ignored for order).
+func splitVersion(v string) (parsedVersion, bool) {
+	var pv parsedVersion
+	if v != "" && (v[0] == 'v' || v[0] == 'V') {
+		v = v[1:]
+	}
+	if i := strings.IndexByte(v, '+'); i >= 0 {
+		if !identifiers(v[i+1:]) {
+			return pv, false
+		}
+		v = v[:i]
+	}
+	if i := strings.IndexByte(v, '-'); i >= 0 {
+		if !identifiers(v[i+1:]) {
+			return pv, false
+		}
+		pv.pre = strings.Split(v[i+1:], ".")
+		v = v[:i]
+	}
+	if !DottedNumbers(v, 0, 2) {
+		return pv, false
+	}
+	pv.core = [3]string{"0", "0", "0"}
+	copy(pv.core[:], strings.Split(v, "."))
+	return pv, true
+}
+
+func numeric(s string) bool { return DottedNumbers(s, 0, 0) }
+
+// compareNumbers compares two runs of digits of any length.
+func compareNumbers(a, b string) int {
+	a, b = strings.TrimLeft(a, "0"), strings.TrimLeft(b, "0")
+	if len(a) != len(b) {
+		return cmpInt(len(a), len(b))
+	}
+	return strings.Compare(a, b)
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// CompareVersions orders two versions by semantic-version precedence,
+// exactly for numbers of any size; ok is false when either is not a
+// version ParseVersion's grammar reads.
+func CompareVersions(a, b string) (c int, ok bool) {
+	x, okA := splitVersion(a)
+	y, okB := splitVersion(b)
+	if !okA || !okB {
+		return 0, false
+	}
+	for i := range x.core {
+		if c := compareNumbers(x.core[i], y.core[i]); c != 0 {
+			return c, true
+		}
+	}
+	// A pre-release comes before its release.
+	switch {
+	case len(x.pre) == 0 || len(y.pre) == 0:
+		return cmpInt(len(y.pre), len(x.pre)), true
+	}
+	for i := 0; i < len(x.pre) && i < len(y.pre); i++ {
+		p, q := x.pre[i], y.pre[i]
+		np, nq := numeric(p), numeric(q)
+		switch {
+		case np && nq:
+			c = compareNumbers(p, q)
+		case np:
+			c = -1 // numbers before words
+		case nq:
+			c = 1
+		default:
+			c = strings.Compare(p, q)
+		}
+		if c != 0 {
+			return c, true
+		}
+	}
+	return cmpInt(len(x.pre), len(y.pre)), true
 }
 
 // SameVersion compares two versions as semantic versions; unparsable ones
@@ -45,23 +165,18 @@ func SameVersion(a, b string) bool {
 			return x == y
 		}
 	}
-	va, errA := ParseVersion(a)
-	vb, errB := ParseVersion(b)
-	if errA != nil || errB != nil {
+	c, ok := CompareVersions(a, b)
+	if !ok {
 		return a == b
 	}
-	return va.Equal(vb)
+	return c == 0
 }
 
 // Newer reports whether a is strictly newer than b by semantic-version
 // precedence. Unparsable versions are never newer.
 func Newer(a, b string) bool {
-	va, errA := ParseVersion(a)
-	vb, errB := ParseVersion(b)
-	if errA != nil || errB != nil {
-		return false
-	}
-	return va.GreaterThan(vb)
+	c, ok := CompareVersions(a, b)
+	return ok && c > 0
 }
 
 // IsPrerelease reports whether v parses and carries a pre-release part.

@@ -172,7 +172,9 @@ func ParseVariants(file string, data []byte, ids map[string]bool) (*Variants, []
 		return nil, probs
 	}
 	for _, dup := range dups {
-		d.add(dup.Ptr, true, RuleJSONSyntax, "duplicate field %q: remove one", dup.Key)
+		line, col := jsonpos.LineCol(data, dup.Off) // each repeat at its own key
+		d.probs = append(d.probs, Problem{File: file, Line: line, Column: col, Pointer: dup.Ptr,
+			Rule: RuleJSONSyntax, Severity: SeverityError, Message: fmt.Sprintf("duplicate field %q: remove one", dup.Key)})
 	}
 	root, ok := v.(map[string]any)
 	if !ok {

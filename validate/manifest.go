@@ -103,8 +103,10 @@ func (c *checker) manifest(r *AgentResult, data []byte, dirName string) {
 		return
 	}
 	for _, d := range dups {
-		c.add(d.Ptr, true, RuleJSONSyntax, SeverityError,
-			"duplicate field %q: it already appears in this object and JSON parsers disagree on which one wins; remove one", d.Key)
+		// At the repeat's own key: its pointer would find the last one.
+		line, col := jsonpos.LineCol(data, d.Off)
+		c.probs = append(c.probs, Problem{File: c.file, Line: line, Column: col, Pointer: d.Ptr, Rule: RuleJSONSyntax, Severity: SeverityError,
+			Message: fmt.Sprintf("duplicate field %q: it already appears in this object and JSON parsers disagree on which one wins; remove one", d.Key)})
 	}
 	root, ok := v.(map[string]any)
 	if !ok {
@@ -280,6 +282,10 @@ var prereleaseCoreRe = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+[-+]`)
 var numericPartsRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
 
 func (c *checker) version(v string) {
+	if err := registry.CheckVersionSize(v); err != nil {
+		c.add("/version", false, RuleVersionSemver, SeverityError, "%s", err.Error())
+		return
+	}
 	if registry.StrictVersion(v) {
 		if registry.HasLeadingZero(v) {
 			c.add("/version", false, RuleVersionLeadingZero, SeverityWarning,
@@ -735,6 +741,8 @@ func (c *checker) preview(pv map[string]any) {
 		c.add("/preview/version", false, RulePreviewVersion, SeverityError,
 			"preview.version %q must be X.Y.Z or X.Y.Z-preview.N with N a number, e.g. \"1.2.0-preview.3\"", version)
 		version = "" // a mismatch against a malformed version says nothing new
+	} else if err := registry.CheckVersionSize(version); err != nil {
+		c.add("/preview/version", false, RulePreviewVersion, SeverityError, "preview.%s", err.Error())
 	}
 	d, ok := pv["distribution"].(map[string]any)
 	if !ok {

@@ -105,6 +105,9 @@ var ruleCases = []ruleCase{
 	{name: "version leading v", rule: RuleVersionSemver, want: true, edits: []string{`"version": "1.2.3"`, `"version": "v1.2.3"`}, ptr: "/version", msg: `drop the leading "v"`},
 	{name: "version pre-release", rule: RuleVersionSemver, want: true, edits: []string{`"version": "1.2.3"`, `"version": "1.2.3-beta.1"`}, ptr: "/version", msg: "belong in \"preview\""},
 	{name: "version fine", rule: RuleVersionSemver, want: false, edits: []string{`"version": "1.2.3"`, `"version": "10.20.30"`}},
+	{name: "version above 2^53-1", rule: RuleVersionSemver, want: true, edits: []string{`"version": "1.2.3"`, `"version": "9007199254740993.0.0"`}, ptr: "/version", msg: "above 9007199254740991"},
+	{name: "preview version above 2^53-1", rule: RulePreviewVersion, want: true, edits: []string{`"version": "1.3.0-preview.1"`, `"version": "9007199254740992.0.0"`, `@example/demo@1.3.0-preview.1`, `@example/demo@9007199254740992.0.0`}, ptr: "/preview/version", msg: "above 9007199254740991"},
+	{name: "version at 2^53-1", rule: RuleVersionSemver, want: false, edits: []string{`"version": "1.2.3"`, `"version": "1.9007199254740991.0"`}},
 
 	{name: "version leading zero", rule: RuleVersionLeadingZero, want: true, edits: []string{`"version": "1.2.3"`, `"version": "2026.10.01"`}, ptr: "/version", msg: `write "2026.10.1"`},
 	{name: "version no leading zero", rule: RuleVersionLeadingZero, want: false, edits: []string{`"version": "1.2.3"`, `"version": "2026.10.1"`}},
@@ -488,5 +491,26 @@ func TestPlainURLAgreesWithURLParse(t *testing.T) {
 	}
 	if _, _, _, ok := plainURL("https://user:pw@host/"); ok {
 		t.Error("user info must go through url.Parse")
+	}
+}
+
+// Each repeat of a key is a problem at its own spot, not all at the last
+// one (which the JSON pointer alone finds).
+func TestDuplicateKeysEachAtItsOwnPosition(t *testing.T) {
+	src := strings.Replace(baseManifest, `"name": "Demo Agent",`, "\"name\": \"A\",\n  \"name\": \"B\",\n  \"name\": \"C\",", 1)
+	r := ValidateManifest("demo/agent.json", []byte(src), "demo")
+	var at []string
+	for _, p := range r.Problems {
+		if p.Rule == RuleJSONSyntax {
+			at = append(at, fmt.Sprintf("%d:%d", p.Line, p.Column))
+		}
+	}
+	var want []string
+	for _, v := range []string{`"name": "B"`, `"name": "C"`} {
+		line, col := jsonpos.LineCol([]byte(src), strings.Index(src, v))
+		want = append(want, fmt.Sprintf("%d:%d", line, col))
+	}
+	if strings.Join(at, " ") != strings.Join(want, " ") {
+		t.Errorf("duplicates at %v, want %v", at, want)
 	}
 }

@@ -41,6 +41,7 @@ type verifyFlags struct {
 	installJobs int
 	timeout     time.Duration
 	sandbox     string
+	limits      string
 	json        bool
 	format      string
 	authCheck   bool
@@ -150,6 +151,7 @@ func addRunFlags(cmd *cobra.Command, f *verifyFlags) {
 	fl.DurationVar(&f.timeout, "timeout", probe.DefaultTimeout, "how long each agent has to answer initialize (install time not included)")
 	fl.StringVar(&f.sandbox, "sandbox", "", "folder for installs and throw-away homes, kept afterwards (default: a temporary folder, removed)")
 	fl.StringVar(&f.shard, "shard", "", "only the I-th of N deterministic slices of the agents (I/N, 1-based), for a run spread over CI runners")
+	fl.StringVar(&f.limits, "limits", "", "resource limits for each agent on Linux, e.g. processes=1024,memory=4GiB,files=4096,cpu=10m (also "+launch.LimitsEnv+"; none lifts one)")
 }
 
 // shardOf applies --shard to the agents (all of them, sorted, without it).
@@ -189,6 +191,10 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 	}
 	if f.timeout <= 0 {
 		return nil, cli.Usagef("--timeout must be positive, e.g. 120s")
+	}
+	limits, err := launch.ResolveLimits(os.Getenv(launch.LimitsEnv), f.limits)
+	if err != nil {
+		return nil, &cli.UsageError{Err: err}
 	}
 	var kinds []registry.Kind
 	if f.kind != "" {
@@ -243,6 +249,7 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 		Client:      probe.ClientInfo(prog),
 		Progress:    progress,
 		AfterInit:   f.afterInit,
+		Limits:      &limits,
 	})
 	if cerr := ctx.Err(); cerr != nil {
 		// Installs and handshakes cut short are not the agents' failures.

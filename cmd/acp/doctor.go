@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/internal/dirs"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
@@ -126,6 +128,7 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 		add("cache dir", statusOK, d)
 	}
 
+	layoutChecks(add)
 	installs(ctx, g, add)
 
 	src := g.registrySource()
@@ -150,6 +153,25 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 		}
 	}
 	return rep
+}
+
+// layoutChecks name installs left in the Windows layout from before data
+// and cache were apart, and say what becomes of an agent acp run started
+// when acp is killed.
+func layoutChecks(add func(name, status, detail string)) {
+	if d, err := dirs.Default(); err == nil {
+		if old := dirs.OldWindowsLayout(d, runtime.GOOS); len(old) > 0 {
+			add("old layout", statusWarn, strings.Join(old, ", ")+" hold installs of an acp from before data and cache were apart, which this acp does not see: move them into "+d.Data+", or install the agents again and remove them")
+		}
+	}
+	add("run", statusOK, runLifetime[runtime.GOOS == "windows"])
+}
+
+// runLifetime says what becomes of an agent started by acp run when acp
+// is killed, on Windows (true) and elsewhere.
+var runLifetime = map[bool]string{
+	false: "acp run becomes the agent (exec): a signal to acp run reaches the agent itself",
+	true:  "acp run holds the agent in a job object that ends with acp: if acp.exe is killed, the agent and all it started end too",
 }
 
 // programVersion runs `name --version` with a timeout; a hung runner must

@@ -85,6 +85,11 @@ func TestDoctorChecksInstalls(t *testing.T) {
 		t.Errorf("deleted command: %+v", c)
 	}
 
+	// What becomes of an agent acp run started when acp is killed.
+	if c := got["run"]; c.Status != statusOK || !strings.Contains(c.Detail, "exec") {
+		t.Errorf("run: %+v", c)
+	}
+
 	code, out, _ = acpText(t, "doctor")
 	for _, want := range []string{"agent old-node  warn", "agent gone-cmd  fail"} {
 		if code != 1 || !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {

@@ -37,7 +37,7 @@ listed. acp exits with the sign-in's exit status.`,
 		Args: oneArg("agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			spec, init, err := probeAgent(ctx, g, args[0], o.resolveOpts, timeout)
+			spec, init, err := probeAgent(ctx, g, args[0], o.resolveOpts, timeout, "")
 			if err != nil {
 				return err
 			}

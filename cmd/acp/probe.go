@@ -30,12 +30,13 @@ const defaultProbeTimeout = probe.DefaultTimeout
 type probeOpts struct {
 	resolveOpts
 	timeout time.Duration
+	limits  string
 }
 
 func newProbeCmd(g *globalOpts) *cobra.Command {
 	var o probeOpts
 	cmd := &cobra.Command{
-		Use: "probe ID [--dist binary|npx|uvx] [--preview] [--timeout DUR] [--json]",
+		Use: "probe ID [--dist binary|npx|uvx] [--preview] [--timeout DUR] [--limits L] [--json]",
 		Example: `  acp probe claude-agent
   acp probe gemini --timeout 1m --json`,
 		Short: "Show what an agent offers: its initialize answer (protocol, capabilities, auth methods)",
@@ -47,7 +48,7 @@ auth methods (with their effective types, as verify does) beside the
 answer's result object exactly as the agent sent it.`,
 		Args: oneArg("agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, init, err := probeAgent(cmd.Context(), g, args[0], o.resolveOpts, o.timeout)
+			spec, init, err := probeAgent(cmd.Context(), g, args[0], o.resolveOpts, o.timeout, o.limits)
 			if err != nil {
 				return err
 			}
@@ -60,15 +61,20 @@ answer's result object exactly as the agent sent it.`,
 	addResolveFlags(cmd, &o.resolveOpts)
 	addDownloadFlags(cmd, g)
 	cmd.Flags().DurationVar(&o.timeout, "timeout", defaultProbeTimeout, "how long the agent has to answer initialize")
+	cmd.Flags().StringVar(&o.limits, "limits", "", "resource limits for the agent on Linux, e.g. processes=1024,memory=4GiB,files=4096,cpu=10m (also "+acplaunch.LimitsEnv+"; none lifts one)")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the judged auth methods and the raw initialize result")
 	return cmd
 }
 
 // probeAgent resolves (installing if needed) and handshakes with id in a
 // temporary sandbox, which is removed afterwards.
-func probeAgent(ctx context.Context, g *globalOpts, id string, ro resolveOpts, timeout time.Duration) (*installer.LaunchSpec, *acpclient.InitializeResult, error) {
+func probeAgent(ctx context.Context, g *globalOpts, id string, ro resolveOpts, timeout time.Duration, limitsFlag string) (*installer.LaunchSpec, *acpclient.InitializeResult, error) {
 	if timeout <= 0 {
 		return nil, nil, cli.Usagef("--timeout must be positive, e.g. 30s")
+	}
+	limits, err := acplaunch.ResolveLimits(os.Getenv(acplaunch.LimitsEnv), limitsFlag)
+	if err != nil {
+		return nil, nil, &cli.UsageError{Err: err}
 	}
 	spec, err := resolveAgent(ctx, g, id, ro)
 	if err != nil {
@@ -79,7 +85,7 @@ func probeAgent(ctx context.Context, g *globalOpts, id string, ro resolveOpts, t
 		return nil, nil, fmt.Errorf("probe %s: create sandbox: %w", spec.ID, err)
 	}
 	defer os.RemoveAll(sandbox)
-	out := probe.Handshake(ctx, toLaunch(spec), probe.HandshakeOptions{Sandbox: sandbox, Timeout: timeout, Client: probe.ClientInfo(prog)})
+	out := probe.Handshake(ctx, toLaunch(spec), probe.HandshakeOptions{Sandbox: sandbox, Timeout: timeout, Client: probe.ClientInfo(prog), Launch: acplaunch.Options{Limits: &limits}})
 	if out.Init == nil {
 		return nil, nil, &cli.Error{Code: cli.CodeProbeFailed, Err: errors.New(probeFailure(spec, out))}
 	}

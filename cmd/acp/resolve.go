@@ -55,7 +55,11 @@ Windows (--shell cmd for cmd.exe).`,
 			if o.json {
 				return cli.WriteJSON(g.streams.Out, spec)
 			}
-			_, err = fmt.Fprintln(g.streams.Out, safetext.Terminal(launch.CommandLine(shell, spec.Command, spec.Args, spec.Env)))
+			line, err := launch.CommandLine(shell, spec.Command, spec.Args, spec.Env)
+			if err != nil {
+				return &cli.UsageError{Err: err}
+			}
+			_, err = fmt.Fprintln(g.streams.Out, safetext.Terminal(line))
 			return err
 		},
 	}

@@ -102,6 +102,11 @@ func launchAgent(ctx context.Context, g *globalOpts, spec *installer.LaunchSpec,
 	if err := c.Start(); err != nil {
 		return &cli.Error{Code: cli.CodeLaunchFailed, Err: fmt.Errorf("launch %s %s: %w", spec.ID, spec.Version, err)}
 	}
+	// No exec on Windows: an editor that kills acp.exe must take the
+	// agent, and all it started, along.
+	if err := launch.DieWithUs(c.Process); err != nil {
+		fmt.Fprintf(g.streams.Err, "warning: %s may outlive acp if acp is killed: %v\n", spec.ID, err)
+	}
 	done := make(chan struct{})
 	go func() {
 		for {

@@ -122,3 +122,22 @@ func join(goos string, elem ...string) string {
 	}
 	return out
 }
+
+// OldWindowsLayout lists the folders that acp before data and cache were
+// split on Windows kept straight in %LocalAppData%\acp (agents, locks),
+// which acp no longer reads: installs there are invisible to it until
+// moved into the data folder or installed again. Empty elsewhere, and
+// under ACP_HOME.
+func OldWindowsLayout(d Dirs, goos string) []string {
+	base := filepath.Dir(d.Data)
+	if goos != "windows" || filepath.Base(d.Data) != "data" || filepath.Dir(d.Cache) != base {
+		return nil
+	}
+	var found []string
+	for _, name := range []string{"agents", "locks"} {
+		if st, err := os.Stat(filepath.Join(base, name)); err == nil && st.IsDir() {
+			found = append(found, filepath.Join(base, name))
+		}
+	}
+	return found
+}

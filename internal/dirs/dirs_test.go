@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -93,5 +94,29 @@ func TestDefaultWithoutACPHome(t *testing.T) {
 	}[runtime.GOOS]
 	if want[0] != "" && (d.Data != want[0] || d.Cache != want[1]) {
 		t.Fatalf("Default() = %+v, want %v", d, want)
+	}
+}
+
+// Installs of acp before data and cache were split on Windows sit in
+// %LocalAppData%\acp\agents and locks: doctor names them, since acp no
+// longer looks there.
+func TestOldWindowsLayout(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "acp")
+	d := Dirs{Data: filepath.Join(base, "data"), Cache: filepath.Join(base, "cache")}
+	if got := OldWindowsLayout(d, "windows"); len(got) != 0 {
+		t.Fatalf("nothing left, yet %v", got)
+	}
+	os.MkdirAll(filepath.Join(base, "agents", "demo", "1.0.0"), 0o755)
+	os.MkdirAll(filepath.Join(base, "locks"), 0o755)
+	want := []string{filepath.Join(base, "agents"), filepath.Join(base, "locks")}
+	if got := OldWindowsLayout(d, "windows"); !slices.Equal(got, want) {
+		t.Errorf("old layout %v, want %v", got, want)
+	}
+	if got := OldWindowsLayout(d, "linux"); len(got) != 0 {
+		t.Errorf("not Windows, yet %v", got)
+	}
+	// ACP_HOME holds data itself, cache inside: no old layout to find.
+	if got := OldWindowsLayout(Dirs{Data: base, Cache: filepath.Join(base, "cache")}, "windows"); len(got) != 0 {
+		t.Errorf("ACP_HOME, yet %v", got)
 	}
 }

@@ -6,6 +6,7 @@
 //	ACP_FAKE_AGENT   behaviour (the constants of this package)
 //	ACP_FAKE_DELAY   wait this long (a Go duration) before answering
 //	ACP_FAKE_RECORD  write {"args":[...],"env":[...]} of this process to this file
+//	ACP_FAKE_FDS     write {"fd":"what it is",...} of this process's open descriptors to this file
 //	ACP_FAKE_EXIT    exit status in login mode (default 0)
 //
 // An argument "--fake-login" anywhere on the command line selects login

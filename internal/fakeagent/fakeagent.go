@@ -45,13 +45,16 @@ func Main() {
 	if rec := os.Getenv("ACP_FAKE_RECORD"); rec != "" {
 		record(rec)
 	}
+	if rep := os.Getenv("ACP_FAKE_FDS"); rep != "" {
+		reportFDs(rep)
+	}
 	if slices.Contains(os.Args[1:], "--fake-login") {
 		fmt.Println("fake login: signed in")
 		code, _ := strconv.Atoi(os.Getenv("ACP_FAKE_EXIT"))
 		os.Exit(code)
 	}
 	mode := os.Getenv("ACP_FAKE_AGENT")
-	if runHostile(mode) {
+	if runHostile(mode) || runGreedy(mode) {
 		return
 	}
 	if mode == OrphanExit {
@@ -221,6 +224,26 @@ func wait() {
 		if _, err := os.Stdin.Read(buf); err != nil {
 			os.Exit(0)
 		}
+	}
+}
+
+// reportFDs writes the descriptors this process holds, as a map from
+// number to what /proc/self/fd says it is, to path (Linux only; elsewhere
+// an empty map). The listing's own descriptor is in it (a path ending in
+// /fd), and so may be the Go runtime's (anon_inode:…).
+func reportFDs(path string) {
+	fds := map[string]string{}
+	ents, _ := os.ReadDir("/proc/self/fd")
+	for _, e := range ents {
+		target, err := os.Readlink("/proc/self/fd/" + e.Name())
+		if err == nil {
+			fds[e.Name()] = target
+		}
+	}
+	data, _ := json.Marshal(fds)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, "fake agent: fds:", err)
+		os.Exit(2)
 	}
 }
 

@@ -30,9 +30,20 @@ const (
 	shimMagic = "v1"
 )
 
+// limitedArg0 is the same executable run once more by the supervisor, to
+// set the agent's resource limits in the process that then becomes the
+// agent (execve keeps them), so that not one instruction of the agent
+// runs without them.
+const limitedArg0 = "acp-agent-limits"
+
 func init() {
-	if len(os.Args) == 1 && os.Args[0] == shimArg0 && os.Getenv(shimEnv) == shimMagic {
-		os.Exit(runShim())
+	if len(os.Args) == 1 && os.Getenv(shimEnv) == shimMagic {
+		switch os.Args[0] {
+		case shimArg0:
+			os.Exit(runShim())
+		case limitedArg0:
+			os.Exit(runLimited())
+		}
 	}
 }
 
@@ -50,6 +61,9 @@ type shimConfig struct {
 	Namespaces bool `json:"namespaces"`
 	UID        int  `json:"uid"`
 	GID        int  `json:"gid"`
+	// Limits, when set, are applied through limitedArg0 (Self).
+	Limits *Limits `json:"limits,omitempty"`
+	Self   string  `json:"self,omitempty"`
 }
 
 // shimEvent is one line the supervisor writes on descriptor 4.
@@ -60,6 +74,12 @@ type shimEvent struct {
 	Exited      bool   `json:"exited,omitempty"`
 	Code        int    `json:"code,omitempty"`
 	Signal      int    `json:"signal,omitempty"`
+	// CPUMillis is the CPU time the agent's own process used (the
+	// kernel's count, which RLIMIT_CPU is held to).
+	CPUMillis int64 `json:"cpuMillis,omitempty"`
+	// PidMax: the agent's PID namespace holds at most Limits.Processes
+	// tasks (its own pid_max, Linux 6.14 and later).
+	PidMax bool `json:"pidMax,omitempty"`
 }
 
 // nsRefused remembers that this machine refuses user namespaces (a
@@ -85,6 +105,8 @@ func protectSelf() {
 }
 
 type contained struct {
+	limits     Limits // as applied
+	pidMax     bool   // see shimEvent.PidMax
 	cmd        *exec.Cmd
 	status     *bufio.Reader
 	statusFile *os.File
@@ -111,9 +133,19 @@ var selfExe = sync.OnceValue(func() string {
 func startContained(path string, spec Spec, env []string, stdin io.Reader, stdout, stderr io.Writer, foreground bool, o Options) (*contained, error) {
 	selfExe()
 	cfg := shimConfig{Path: path, Args: append([]string{spec.Command}, spec.Args...), Env: env, Foreground: foreground}
+	if !foreground {
+		l := o.limits()
+		cfg.Limits, cfg.Self = &l, selfExe()
+	}
 	if !o.NoNamespaces && !foreground && !nsRefused.Load() {
 		c, err := startShim(cfg, spec.Dir, stdin, stdout, stderr, true)
 		if err == nil {
+			c.limits = *cfg.Limits
+			// Root's tasks ignore RLIMIT_NPROC whatever the namespace:
+			// only the namespace's pid_max holds them.
+			if os.Getuid() == 0 && !c.pidMax {
+				c.limits.Processes = 0
+			}
 			if !c.proc {
 				// A PID namespace but the host's /proc (AppArmor lets
 				// the namespace be made but not the mount).
@@ -130,6 +162,12 @@ func startContained(path string, spec Spec, env []string, stdin io.Reader, stdou
 		protectSelf()
 	}
 	c, err := startShim(cfg, spec.Dir, stdin, stdout, stderr, false)
+	if err == nil && cfg.Limits != nil {
+		// Without a user namespace of its own the process count would be
+		// the user's (Limits): left out.
+		c.limits = *cfg.Limits
+		c.limits.Processes = 0
+	}
 	if err == nil || isAgentStart(err) {
 		return c, err
 	}
@@ -160,6 +198,7 @@ func startDirect(path string, spec Spec, env []string, stdin io.Reader, stdout, 
 	if !foreground {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	}
+	closeInheritedOnExec()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -219,6 +258,7 @@ func startShim(cfg shimConfig, dir string, stdin io.Reader, stdout, stderr io.Wr
 		return nil, &agentStartError{first.Error}
 	}
 	c.proc = first.PrivateProc
+	c.pidMax = first.PidMax
 	return c, nil
 }
 
@@ -241,6 +281,17 @@ func (c *contained) wait() {
 	}
 	c.err = c.cmd.Wait()
 	c.statusFile.Close()
+}
+
+func (c *contained) applied() Limits { return c.limits }
+
+// signal is the signal that ended the agent, 0 for none, and the CPU
+// time it had used.
+func (c *contained) signal() (int, time.Duration) {
+	if c.agent != nil {
+		return c.agent.Signal, time.Duration(c.agent.CPUMillis) * time.Millisecond
+	}
+	return 0, 0
 }
 
 func (c *contained) waitErr() error {
@@ -348,39 +399,26 @@ func runShim() int {
 		// children instead of init's.
 		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	}
+	pidMax := pid1 && cfg.Limits != nil && limitPIDs(cfg.Limits.Processes)
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT)
 
-	sys := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if cfg.Namespaces {
-		// A nested user namespace gives the agent back the caller's ids
-		// (not root, which npm, git and agents treat differently) and
-		// locks the mounts it inherits: even as root there it cannot
-		// unmount our /proc to reach the host's beneath.
-		sys.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
-		sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: cfg.UID, HostID: 0, Size: 1}}
-		sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: cfg.GID, HostID: 0, Size: 1}}
-		sys.GidMappingsEnableSetgroups = false
-	}
-	attr := &syscall.ProcAttr{Env: cfg.Env, Files: []uintptr{0, 1, 2}, Sys: sys}
-	agent, err := syscall.ForkExec(cfg.Path, cfg.Args, attr)
-	if err != nil && sys.Cloneflags != 0 {
-		sys.Cloneflags, sys.UidMappings, sys.GidMappings = 0, nil, nil
-		agent, err = syscall.ForkExec(cfg.Path, cfg.Args, attr)
-	}
+	agent, err := forkAgent(cfg)
 	if err != nil {
 		say(shimEvent{Error: err.Error()})
 		return 127
 	}
-	say(shimEvent{Started: true, PrivateProc: privateProc})
+	say(shimEvent{Started: true, PrivateProc: privateProc, PidMax: pidMax})
 
 	agentWS := make(chan syscall.WaitStatus, 1)
+	var agentCPU atomic.Int64
 	allGone := make(chan struct{})
 	go func() {
 		defer close(allGone)
 		for {
 			var ws syscall.WaitStatus
-			pid, err := syscall.Wait4(-1, &ws, 0, nil)
+			var ru syscall.Rusage
+			pid, err := syscall.Wait4(-1, &ws, 0, &ru)
 			if err == syscall.EINTR {
 				continue
 			}
@@ -388,6 +426,7 @@ func runShim() int {
 				return // ECHILD: nothing left
 			}
 			if pid == agent {
+				agentCPU.Store((ru.Utime.Nano() + ru.Stime.Nano()) / 1e6)
 				agentWS <- ws
 			}
 		}
@@ -438,7 +477,7 @@ wait:
 	if !got {
 		ws = syscall.WaitStatus(syscall.SIGKILL) // killed on our orders
 	}
-	ev := shimEvent{Exited: true, Code: ws.ExitStatus()}
+	ev := shimEvent{Exited: true, Code: ws.ExitStatus(), CPUMillis: agentCPU.Load()}
 	if ws.Signaled() {
 		ev.Code, ev.Signal = -1, int(ws.Signal())
 	}
@@ -447,6 +486,37 @@ wait:
 		return 128 + ev.Signal
 	}
 	return ev.Code
+}
+
+// forkAgent starts the agent for the supervisor: in a nested user
+// namespace when we have one (falling back without it), with descriptors
+// 0-2 only, and through limitedArg0 when it has limits.
+func forkAgent(cfg shimConfig) (int, error) {
+	sys := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if cfg.Namespaces {
+		// A nested user namespace gives the agent back the caller's ids
+		// (not root, which npm, git and agents treat differently) and
+		// locks the mounts it inherits: even as root there it cannot
+		// unmount our /proc to reach the host's beneath.
+		sys.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+		sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: cfg.UID, HostID: 0, Size: 1}}
+		sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: cfg.GID, HostID: 0, Size: 1}}
+		sys.GidMappingsEnableSetgroups = false
+	}
+	// What our caller left open without close-on-exec came to us through
+	// exec; it stops here.
+	closeInheritedOnExec()
+	attr := &syscall.ProcAttr{Env: cfg.Env, Files: []uintptr{0, 1, 2}, Sys: sys}
+	start := syscall.ForkExec
+	if cfg.Limits != nil {
+		start = func(string, []string, *syscall.ProcAttr) (int, error) { return startLimited(cfg, attr) }
+	}
+	agent, err := start(cfg.Path, cfg.Args, attr)
+	if err != nil && sys.Cloneflags != 0 {
+		sys.Cloneflags, sys.UidMappings, sys.GidMappings = 0, nil, nil
+		agent, err = start(cfg.Path, cfg.Args, attr)
+	}
+	return agent, err
 }
 
 // descendants lists every process below root, from /proc (children

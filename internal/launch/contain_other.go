@@ -5,6 +5,7 @@ package launch
 import (
 	"io"
 	"os/exec"
+	"time"
 )
 
 // Without Linux's subreaper and namespaces the agent is started directly:
@@ -39,6 +40,11 @@ func (c *contained) wait() {
 }
 
 func (c *contained) waitErr() error { return c.err }
+
+// Resource limits are Linux's here (see Limits): none is applied.
+func (c *contained) applied() Limits { return Limits{} }
+
+func (c *contained) signal() (int, time.Duration) { return 0, 0 }
 
 func (c *contained) describe() string {
 	st := c.cmd.ProcessState

@@ -14,6 +14,7 @@ type sysState struct{}
 // can kill as a whole. Children that call setsid() themselves escape it;
 // these systems offer no subreaper to catch them.
 func setSysProcAttr(cmd *exec.Cmd, foreground bool) {
+	closeInheritedOnExec()
 	if !foreground {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	}

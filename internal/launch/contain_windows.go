@@ -31,29 +31,50 @@ func setSysProcAttr(cmd *exec.Cmd, foreground bool) {
 }
 
 func (c *contained) afterStart() {
-	job, err := windows.CreateJobObject(nil, nil)
+	job, err := killOnCloseJob(c.cmd.Process.Pid)
 	if err != nil {
-		return
-	}
-	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{}
-	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
-	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation, uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
-		windows.CloseHandle(job)
-		return
-	}
-	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(c.cmd.Process.Pid))
-	if err != nil {
-		windows.CloseHandle(job)
-		return
-	}
-	defer windows.CloseHandle(h)
-	if err := windows.AssignProcessToJobObject(job, h); err != nil {
-		windows.CloseHandle(job)
 		return
 	}
 	c.sys.mu.Lock()
 	c.sys.job = job
 	c.sys.mu.Unlock()
+}
+
+// killOnCloseJob puts process pid in a new job object that ends every
+// process in it when its last handle closes: ours, which Windows closes
+// when this process exits, however it exits.
+func killOnCloseJob(pid int) (windows.Handle, error) {
+	job, err := windows.CreateJobObject(nil, nil)
+	if err != nil {
+		return 0, err
+	}
+	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{}
+	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
+	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation, uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
+		windows.CloseHandle(job)
+		return 0, err
+	}
+	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(pid))
+	if err != nil {
+		windows.CloseHandle(job)
+		return 0, err
+	}
+	defer windows.CloseHandle(h)
+	if err := windows.AssignProcessToJobObject(job, h); err != nil {
+		windows.CloseHandle(job)
+		return 0, err
+	}
+	return job, nil
+}
+
+// DieWithUs makes p, and every process it starts from now on, end when
+// this process ends, however it ends (acp run on Windows, where there is
+// no exec: an editor that kills acp.exe would leave the agent running).
+// It holds p in a kill-on-close job object for the rest of this process's
+// life. Children p starts in the instant before it joins escape it.
+func DieWithUs(p *os.Process) error {
+	_, err := killOnCloseJob(p.Pid)
+	return err
 }
 
 func (c *contained) isolation() string {

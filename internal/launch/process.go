@@ -33,6 +33,17 @@ type Options struct {
 	// makes itself non-dumpable, after which no agent it starts gets
 	// namespaces. For tests of the fallback.
 	NoNamespaces bool
+	// Limits for the agent and everything it starts; nil means
+	// DefaultLimits, &Limits{} none. Interactive sign-ins get none.
+	Limits *Limits
+}
+
+// limits resolves Options.Limits.
+func (o Options) limits() Limits {
+	if o.Limits == nil {
+		return DefaultLimits()
+	}
+	return *o.Limits
 }
 
 // Process is a started agent with its stdio on pipes that we own. Pipes
@@ -44,6 +55,7 @@ type Process struct {
 	Stderr io.ReadCloser
 
 	c      *contained
+	stderr *stderrWatch
 	exited chan struct{}
 	stop   sync.Once
 }
@@ -102,7 +114,8 @@ func StartWith(spec Spec, env []string, o Options) (*Process, error) {
 	outW.Close()
 	errW.Close()
 
-	p := &Process{Stdin: inW, Stdout: outR, Stderr: errR, c: c, exited: make(chan struct{})}
+	watch := &stderrWatch{ReadCloser: errR}
+	p := &Process{Stdin: inW, Stdout: outR, Stderr: watch, stderr: watch, c: c, exited: make(chan struct{})}
 	go func() {
 		c.wait()
 		close(p.exited)
@@ -113,6 +126,20 @@ func StartWith(spec Spec, env []string, o Options) (*Process, error) {
 // Isolation says how the agent is contained, for reports: "pid
 // namespace, private /proc", "supervised session" or "session".
 func (p *Process) Isolation() string { return p.c.isolation() }
+
+// LimitHint names the resource limit (Limits) the agent most likely hit,
+// judged from how it ended and what it said on stderr (as read so far
+// from Stderr), as a clause for a verdict ("it hit its limit of 64 open
+// files (…)"); "" when nothing points at one, or while it runs.
+func (p *Process) LimitHint() string {
+	select {
+	case <-p.exited:
+	default:
+		return ""
+	}
+	sig, cpu := p.c.signal()
+	return limitHint(p.c.applied(), sig, cpu, p.stderr.seen.Load())
+}
 
 // Exited is closed once the process has exited and been reaped.
 func (p *Process) Exited() <-chan struct{} { return p.exited }

@@ -1,8 +1,11 @@
 package launch
 
 import (
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // Shells acp can print a command line for.
@@ -42,8 +45,10 @@ func quoteWord(w string) string {
 // CommandLine is one line that shell runs as command with args and env
 // added to the environment: what `acp resolve` prints for people to paste.
 // Env names come from a registry: a name the shell would not take as a
-// plain assignment is set in a way that cannot run anything.
-func CommandLine(shell, command string, args []string, env map[string]string) string {
+// plain assignment is set in a way that cannot run anything. The cmd.exe
+// line is refused for a program path holding a %, which cmd expands
+// inside quotes, where no escape reaches.
+func CommandLine(shell, command string, args []string, env map[string]string) (string, error) {
 	keys := make([]string, 0, len(env))
 	for k := range env {
 		keys = append(keys, k)
@@ -52,11 +57,14 @@ func CommandLine(shell, command string, args []string, env map[string]string) st
 	words := append([]string{command}, args...)
 	switch shell {
 	case ShellCmd:
-		return cmdLine(words, keys, env)
+		if strings.Contains(command, "%") {
+			return "", fmt.Errorf("cmd.exe cannot run %s: it would expand the %% in the path even inside quotes; use --shell powershell", command)
+		}
+		return cmdLine(words, keys, env), nil
 	case ShellPowerShell:
-		return powerShellLine(words, keys, env)
+		return powerShellLine(words, keys, env), nil
 	}
-	return posixLine(words, keys, env)
+	return posixLine(words, keys, env), nil
 }
 
 func posixLine(words, keys []string, env map[string]string) string {
@@ -101,6 +109,11 @@ func ArgvQuote(a string) string {
 	if a != "" && !strings.ContainsAny(a, " \t\n\v\"") {
 		return a
 	}
+	return argvQuoted(a)
+}
+
+// argvQuoted is ArgvQuote's quoted form, whether a needs it or not.
+func argvQuoted(a string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	slashes := 0
@@ -145,7 +158,11 @@ func cmdLine(words, keys []string, env map[string]string) string {
 		// set "NAME=value" takes everything between the quotes.
 		parts = append(parts, "set "+cmdEscape(`"`+k+"="+env[k]+`"`)+" &&")
 	}
-	for _, w := range words {
+	// The program plainly quoted (a Windows path holds no "): cmd takes a
+	// command's name before it drops carets, so a ^" there does not open
+	// a quote and the name would end at the first space.
+	parts = append(parts, `"`+words[0]+`"`)
+	for _, w := range words[1:] {
 		parts = append(parts, cmdEscape(ArgvQuote(w)))
 	}
 	return strings.Join(parts, " ")
@@ -177,9 +194,37 @@ func powerShellLine(words, keys []string, env map[string]string) string {
 	}
 	// & runs a quoted path as a command; --% is avoided: it would expand
 	// %VAR% again.
-	parts = append(parts, "&")
-	for _, w := range words {
-		parts = append(parts, psQuote(w))
+	call := func(word func(string) string) string {
+		q := []string{"&", psQuote(words[0])}
+		for _, w := range words[1:] {
+			q = append(q, word(w))
+		}
+		return strings.Join(q, " ")
 	}
+	standard := call(psQuote)
+	if !slices.ContainsFunc(words[1:], legacyMangles) {
+		return strings.Join(append(parts, standard), " ")
+	}
+	// Windows PowerShell 5.1 (and 7 before 7.3, or with Legacy) writes an
+	// argument into the program's command line as it is, wrapped in
+	// quotes only when it has whitespace outside quotes, and drops an
+	// empty one: there the line carries each argument already quoted for
+	// the program. Which way applies is asked at run time (without
+	// touching an unset variable, which strict mode refuses).
+	legacy := call(func(w string) string { return psQuote(legacyWord(w)) })
+	parts = append(parts, "if ((Get-Variable PSNativeCommandArgumentPassing -ValueOnly -ErrorAction Ignore) -in 'Standard', 'Windows') { "+standard+" } else { "+legacy+" }")
 	return strings.Join(parts, " ")
 }
+
+// legacyMangles reports an argument that legacy passing does not deliver
+// as itself: empty, holding a double quote, or with whitespace and a
+// final backslash (the quote legacy adds would be escaped by it).
+func legacyMangles(a string) bool {
+	return a == "" || strings.Contains(a, `"`) || strings.HasSuffix(a, `\`) && strings.IndexFunc(a, unicode.IsSpace) >= 0
+}
+
+// legacyWord is a quoted for the program's argv parser in every case:
+// legacy passing then finds no whitespace outside quotes and passes it
+// verbatim (every inner quote follows a backslash, which legacy's scan
+// takes as escaping it).
+func legacyWord(a string) string { return argvQuoted(a) }

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // argvParse is CommandLineToArgvW's rule for one argument sequence (the
@@ -99,10 +100,12 @@ func TestArgvQuoteRoundTrips(t *testing.T) {
 }
 
 func TestCmdLine(t *testing.T) {
-	got := CommandLine(ShellCmd, `C:\Program Files\nodejs\node.exe`, []string{`C:\a\index.js`, "--acp", `50% & "x"`}, map[string]string{"B": "x&y", "A": "1"})
-	want := `set ^"A=1^" && set ^"B=x^&y^" && ^"C:\Program Files\nodejs\node.exe^" C:\a\index.js --acp ^"50^% ^& \^"x\^"^"`
-	if got != want {
-		t.Fatalf("cmd line\n got  %s\n want %s", got, want)
+	got, err := CommandLine(ShellCmd, `C:\Program Files\nodejs\node.exe`, []string{`C:\a\index.js`, "--acp", `50% & "x"`}, map[string]string{"B": "x&y", "A": "1"})
+	// The program plainly quoted: cmd finds a command's name before it
+	// drops carets, so ^"C:\Program Files\…^" was split at the space.
+	want := `set ^"A=1^" && set ^"B=x^&y^" && "C:\Program Files\nodejs\node.exe" C:\a\index.js --acp ^"50^% ^& \^"x\^"^"`
+	if err != nil || got != want {
+		t.Fatalf("cmd line\n got  %s (%v)\n want %s", got, err, want)
 	}
 	// No metacharacter is left bare for cmd: each one has its caret.
 	for _, a := range awkward {
@@ -116,21 +119,66 @@ func TestCmdLine(t *testing.T) {
 			t.Errorf("%q: cmd then argv read %s as %q", a, esc, got)
 		}
 	}
+	// Inside quotes cmd still expands %VAR%, and no caret helps there: a
+	// program path with a % gets a sentence, not a line that runs
+	// something else.
+	if _, err := CommandLine(ShellCmd, `C:\Users\50%off\agent.exe`, nil, nil); err == nil || !strings.Contains(err.Error(), "powershell") {
+		t.Errorf("a %% in the program path: %v", err)
+	}
+	if got, err := CommandLine(ShellCmd, `C:\a b&(c)^d\agent.exe`, nil, nil); err != nil || got != `"C:\a b&(c)^d\agent.exe"` {
+		t.Errorf("program quoted as %s (%v)", got, err)
+	}
+}
+
+// psLegacy is how Windows PowerShell 5.1 (and 7 before 7.3, or with
+// $PSNativeCommandArgumentPassing = 'Legacy') writes one argument into a
+// native program's command line: an empty string is dropped, one with
+// whitespace outside (unescaped) double quotes is wrapped in quotes, and
+// anything else goes verbatim.
+func psLegacy(a string) (string, bool) {
+	if a == "" {
+		return "", false
+	}
+	following, quotes := false, 0
+	for _, r := range a {
+		if r == '"' && !following {
+			quotes++
+		} else if unicode.IsSpace(r) && quotes%2 == 0 {
+			return `"` + a + `"`, true
+		}
+		following = r == '\\'
+	}
+	return a, true
 }
 
 func TestPowerShellLine(t *testing.T) {
-	got := CommandLine(ShellPowerShell, `C:\Program Files\nodejs\node.exe`, []string{"it's", "$HOME", "`n"}, map[string]string{"OK": "a'b", "bad;name": "v"})
+	got, err := CommandLine(ShellPowerShell, `C:\Program Files\nodejs\node.exe`, []string{"it's", "$HOME", "`n"}, map[string]string{"OK": "a'b", "bad;name": "v"})
 	want := `$env:OK = 'a''b'; Set-Item -LiteralPath 'env:bad;name' -Value 'v'; & 'C:\Program Files\nodejs\node.exe' 'it''s' '$HOME' '` + "`n'"
-	if got != want {
+	if err != nil || got != want {
 		t.Fatalf("powershell line\n got  %s\n want %s", got, want)
 	}
 	if q := psQuote("a\u2019b"); q != "'a\u2019\u2019b'" {
 		t.Errorf("typographic quote: %s", q)
 	}
+	// What 5.1 cannot pass as itself (an empty argument, a double quote,
+	// a spaced argument ending in a backslash) goes another way there:
+	// the line asks which way PowerShell passes arguments.
+	got, _ = CommandLine(ShellPowerShell, `C:\agent.exe`, []string{"", `say "hi"`, `C:\dir with space\`}, nil)
+	want = `if ((Get-Variable PSNativeCommandArgumentPassing -ValueOnly -ErrorAction Ignore) -in 'Standard', 'Windows') { & 'C:\agent.exe' '' 'say "hi"' 'C:\dir with space\' } else { & 'C:\agent.exe' '""' '"say \"hi\""' '"C:\dir with space\\"' }`
+	if got != want {
+		t.Fatalf("powershell line\n got  %s\n want %s", got, want)
+	}
+	// The legacy branch's words reach the program as themselves.
+	for _, a := range append(awkward, "nb\u00a0sp\\", "x\u2003\"y\"") {
+		w, ok := psLegacy(legacyWord(a))
+		if got := argvParse(w); !ok || len(got) != 1 || got[0] != a {
+			t.Errorf("%q: 5.1 passes %q, read back as %q", a, w, got)
+		}
+	}
 }
 
 func TestPOSIXLine(t *testing.T) {
-	got := CommandLine(ShellPOSIX, "/opt/my agents/bin/agent", []string{"--acp", "it's", ""}, map[string]string{"B": "x y", "A": "1"})
+	got, _ := CommandLine(ShellPOSIX, "/opt/my agents/bin/agent", []string{"--acp", "it's", ""}, map[string]string{"B": "x y", "A": "1"})
 	want := `A=1 B='x y' '/opt/my agents/bin/agent' --acp 'it'\''s' ''`
 	if got != want {
 		t.Fatalf("sh line\n got  %s\n want %s", got, want)
@@ -138,12 +186,13 @@ func TestPOSIXLine(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		return
 	}
-	out, err := exec.Command("sh", "-c", CommandLine(ShellPOSIX, "printf", []string{"[%s]", "/opt/my agents", "it's", "", "$HOME"}, nil)).Output()
+	line, _ := CommandLine(ShellPOSIX, "printf", []string{"[%s]", "/opt/my agents", "it's", "", "$HOME"}, nil)
+	out, err := exec.Command("sh", "-c", line).Output()
 	if err != nil || string(out) != "[/opt/my agents][it's][][$HOME]" {
 		t.Fatalf("sh read it as %s (%v)", out, err)
 	}
 	// A hostile key goes through env(1) as a quoted word.
-	if got := CommandLine(ShellPOSIX, "/usr/bin/env", nil, map[string]string{"X;touch pwned": "1", "OK": "2"}); got != `env OK=2 'X;touch pwned=1' /usr/bin/env` {
+	if got, _ := CommandLine(ShellPOSIX, "/usr/bin/env", nil, map[string]string{"X;touch pwned": "1", "OK": "2"}); got != `env OK=2 'X;touch pwned=1' /usr/bin/env` {
 		t.Errorf("hostile key: %s", got)
 	}
 }

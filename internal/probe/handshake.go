@@ -216,6 +216,9 @@ func explain(ctx context.Context, err error, p *launch.Process, c *acpclient.Cli
 		}
 	}
 	msg := "agent " + what + " before answering initialize"
+	if hint := p.LimitHint(); hint != "" {
+		msg += ": " + hint
+	}
 	if tail := lastWords(c.StderrTail(), 300); tail != "" {
 		msg += "; stderr: " + tail
 	}

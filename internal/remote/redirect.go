@@ -58,13 +58,14 @@ func FollowMirror(orig *url.URL, allowHTTP func(*url.URL) bool, limit int, next 
 	}
 }
 
-// FollowChecked follows at most limit hops, each one that check accepts.
-func FollowChecked(limit int, check func(*url.URL) error) CheckRedirect {
+// FollowChecked follows at most limit hops, each one that check accepts
+// (from is the first request's URL, to the hop's).
+func FollowChecked(limit int, check func(from, to *url.URL) error) CheckRedirect {
 	return func(req *http.Request, via []*http.Request) error {
 		if len(via) >= limit {
 			return fmt.Errorf("stopped after %d redirects", limit)
 		}
-		return check(req.URL)
+		return check(via[0].URL, req.URL)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,5 +166,27 @@ func TestCachedBodyAndMetaMustMatch(t *testing.T) {
 	c.t = c.t.Add(time.Minute)
 	if v, origin := mustLoad(t, o); v != "1.0.0" || origin != OriginCDN || s.lastINM.Load() != "" {
 		t.Errorf("load = %s from %s (If-None-Match %q), want 1.0.0 fetched without the meta's ETag", v, origin, s.lastINM.Load())
+	}
+}
+
+// An https registry that redirects to plain http is refused, loopback or
+// not: the redirect would drop the transport's protection of a registry
+// the user asked for over https (downloads refuse it too).
+func TestHTTPSRegistryRedirectToHTTPRefused(t *testing.T) {
+	plain := newServer(t, indexJSON("6.6.6"))
+	tls := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, plain.URL+"/registry.json", http.StatusFound)
+	}))
+	t.Cleanup(tls.Close)
+	var stderr bytes.Buffer
+	o := opts(t, plain, &clock{time.Now()}, &stderr)
+	o.HTTP = tls.Client()
+	o.Registry = tls.URL + "/mirror.json"
+	idx, _, err := Load(context.Background(), o)
+	if err == nil || !errors.Is(err, ErrInsecureURL) || !strings.Contains(err.Error(), "from https to plain http") {
+		t.Fatalf("Load = %v, %v; want the redirect to http refused", idx, err)
+	}
+	if plain.requests.Load() != 0 {
+		t.Errorf("the plain http server was asked %d times", plain.requests.Load())
 	}
 }

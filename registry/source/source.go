@@ -70,7 +70,8 @@ type Options struct {
 	// FetchTimeout bounds a whole fetch, body included. Default 10 s.
 	FetchTimeout time.Duration
 	// RetryAfter: after a failed fetch of a URL, no new attempt for this
-	// long (remembered in CacheDir, so across commands). Default 5 min.
+	// long (remembered in CacheDir, so across commands) while a copy can
+	// stand in, or when a retry cannot help. Default 5 min.
 	RetryAfter time.Duration
 }
 
@@ -328,8 +329,11 @@ func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*regi
 		return cached, OriginCache, nil
 	}
 	// A fetch that failed a moment ago fails again: say so at once
-	// instead of waiting on the same dead network.
-	if f, ok := c.readFailure(raw); ok {
+	// instead of waiting on the same dead network. A failure a retry may
+	// fix (the network, a server error) is remembered only while a copy
+	// can stand in for the registry; where the command would fail with it
+	// (an explicit URL with nothing cached), the user's retry is a retry.
+	if f, ok := c.readFailure(raw); ok && (f.Invalid || f.Permanent || cached != nil || (isDefault && o.Embedded != nil)) {
 		if ago := age(o.Now(), f.FailedAt); ago < o.RetryAfter {
 			cause := fmt.Errorf("fetch %s failed %s ago (%s); the next attempt is in %s", redacted(raw), roundAgo(ago), f.Error, roundAgo(o.RetryAfter-ago))
 			if f.Invalid {
@@ -367,7 +371,7 @@ func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*regi
 	if ctx.Err() != nil {
 		return nil, "", err // interrupted: not the network's fault
 	}
-	c.writeFailure(failure{URL: raw, FailedAt: o.Now().UTC(), Error: trimFetch(err, raw), Invalid: errors.Is(err, ErrInvalid)})
+	c.writeFailure(failure{URL: raw, FailedAt: o.Now().UTC(), Error: trimFetch(err, raw), Invalid: errors.Is(err, ErrInvalid), Permanent: errors.Is(err, errPermanent)})
 	return o.useCache(raw, isDefault, cached, m, err)
 }
 
@@ -420,6 +424,16 @@ func (o Options) fallback(raw string, isDefault bool, cause error) (*registry.In
 		cause = &reworded{msg: msg, err: cause}
 	}
 	return nil, "", &kindError{kind: ErrUnavailable, err: fmt.Errorf("read registry %s: %w", redacted(raw), cause)}
+}
+
+// errPermanent marks a failed fetch that asking again will not fix.
+var errPermanent = errors.New("permanent")
+
+// permanentStatus: the server answered that the URL is wrong or not ours
+// to read. Timeouts (408), early data (425) and rate limits (429) pass,
+// and 5xx are the server's trouble of the moment.
+func permanentStatus(code int) bool {
+	return code >= 400 && code < 500 && code != 408 && code != 425 && code != 429
 }
 
 // errConnect and errBudget end a fetch that overran its budget.
@@ -488,7 +502,14 @@ func (o Options) fetch(parent context.Context, raw, etag string) (idx *registry.
 	}
 	client := *o.HTTP
 	// A redirect must not downgrade to plain http off loopback.
-	client.CheckRedirect = remote.FollowChecked(5, CheckURL)
+	client.CheckRedirect = remote.FollowChecked(5, func(from, to *url.URL) error {
+		// Loopback http is fine to ask for, not to be sent to: an https
+		// registry's answer must come over https.
+		if strings.EqualFold(from.Scheme, "https") && !strings.EqualFold(to.Scheme, "https") {
+			return fmt.Errorf("%w: redirect from https to plain http (%s) refused", ErrInsecureURL, to.Redacted())
+		}
+		return CheckURL(to)
+	})
 	resp, err := client.Do(req)
 	if err != nil {
 		// *url.Error repeats the method and URL ("Get \"https://…\": …"),
@@ -504,7 +525,11 @@ func (o Options) fetch(parent context.Context, raw, etag string) (idx *registry.
 	case resp.StatusCode == http.StatusNotModified && etag != "":
 		return nil, nil, usableETag(resp.Header.Get("ETag")), nil
 	case resp.StatusCode != http.StatusOK:
-		return nil, nil, "", fmt.Errorf("fetch %s: unexpected status %s", shown, resp.Status)
+		err := fmt.Errorf("fetch %s: unexpected status %s", shown, resp.Status)
+		if permanentStatus(resp.StatusCode) {
+			err = &kindError{kind: errPermanent, err: err}
+		}
+		return nil, nil, "", err
 	}
 	body, err = io.ReadAll(io.LimitReader(resp.Body, registry.MaxIndexSize+1))
 	if err != nil {
@@ -537,6 +562,8 @@ type failure struct {
 	// Invalid: the server answered, but not with a registry (ErrInvalid,
 	// kept so the remembered failure has the same code as the first).
 	Invalid bool `json:"invalid,omitempty"`
+	// Permanent: an answer a retry will not change (errPermanent).
+	Permanent bool `json:"permanent,omitempty"`
 }
 
 func (o Options) cacheFor(raw string, isDefault bool) cache {

@@ -304,7 +304,8 @@ func extractFor(ctx context.Context, fm Format, f *os.File, dest string, lim Lim
 		return err
 	}
 	defer root.Close()
-	x := &extraction{root: root, lim: lim.withDefaults(), dirs: map[string]bool{".": true}, windows: windows}
+	x := &extraction{root: root, lim: lim.withDefaults(), dirs: map[string]bool{".": true}, windows: windows,
+		foldCase: windows || runtime.GOOS == "darwin", folded: map[string]string{}}
 	if fi, err := f.Stat(); err == nil {
 		x.download = fi.Size()
 	}
@@ -424,6 +425,10 @@ type extraction struct {
 	// windows applies Windows' file name rules (device names, trailing
 	// dots and spaces, reserved characters).
 	windows bool
+	// foldCase refuses two entries whose names differ only in case
+	// (Windows, macOS); folded maps an upper-cased name to the first.
+	foldCase bool
+	folded   map[string]string
 }
 
 func (x *extraction) handle(ctx context.Context, f member) error {
@@ -458,6 +463,15 @@ func (x *extraction) handle(ctx context.Context, f member) error {
 		if err := windowsName(f.name, name); err != nil {
 			return err
 		}
+	}
+	if x.foldCase && !f.mode.IsDir() {
+		// One file where names ignore case: the later would overwrite
+		// the earlier without a word.
+		key := strings.ToUpper(name)
+		if first, ok := x.folded[key]; ok && first != name {
+			return errorf(ErrUnsafeArchive, "archive entries %q and %q differ only in case: on Windows and macOS they are one file, and one would overwrite the other", f.name, first)
+		}
+		x.folded[key] = name
 	}
 	mode := f.mode
 	if f.hard {
@@ -512,6 +526,9 @@ func cleanEntry(raw string) (string, error) {
 	}
 	if strings.ContainsRune(n, 0) {
 		return "", errorf(ErrUnsafeArchive, "archive entry %q has a NUL byte in its name", raw)
+	}
+	if HasDriveLetter(n) && (len(n) == 2 || n[2] != '/') {
+		return "", errorf(ErrUnsafeArchive, "archive entry %q holds ':', which is not allowed in a file name on Windows (there %q names a drive)", raw, n[:2])
 	}
 	if strings.HasPrefix(n, "/") || HasDriveLetter(n) {
 		return "", errorf(ErrUnsafeArchive, "archive entry %q has an absolute path: entries must be relative to the archive", raw)

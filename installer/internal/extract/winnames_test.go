@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -82,5 +83,29 @@ func TestSymlinkThatCannotBeCreated(t *testing.T) {
 	err = Extract(context.Background(), p, filepath.Join(t.TempDir(), "x"), Limits{})
 	if err == nil || !strings.Contains(err.Error(), `archive entry "lib" is a symlink`) || strings.Contains(err.Error(), "corrupt") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// Where names ignore case (Windows, macOS), README.md and readme.md are one
+// file: the second would overwrite the first without a word. Refused,
+// naming both; where names keep case, both stay.
+func TestExtractRefusesNamesDifferingOnlyInCase(t *testing.T) {
+	body := makeTar(t, []entry{exe("bin/agent.exe", "MZ"), file("README.md", "one"), file("docs/x", "x"), file("Docs/y", "y"), file("readme.md", "two")}, "gz")
+	p := filepath.Join(t.TempDir(), "a.tgz")
+	os.WriteFile(p, body, 0o644)
+	for _, fold := range []bool{true, false} {
+		f, _ := os.Open(p)
+		fm, err := Identify(context.Background(), f, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = extractFor(context.Background(), fm, f, filepath.Join(t.TempDir(), "x"), Limits{}, fold)
+		f.Close()
+		switch {
+		case fold && (!errors.Is(err, ErrUnsafeArchive) || !strings.Contains(err.Error(), `"readme.md" and "README.md" differ only in case`)):
+			t.Errorf("case-insensitive: err = %v", err)
+		case !fold && err != nil && runtime.GOOS == "linux":
+			t.Errorf("case-sensitive: err = %v", err)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -21,6 +22,8 @@ import (
 type GCReport struct {
 	Removed []Removed `json:"removed"`
 	Kept    []Kept    `json:"kept"`
+
+	seen map[fileID]bool // files already counted (dirSize)
 }
 
 // Removed is one thing gc or uninstall deleted.
@@ -70,7 +73,9 @@ func (r *GCReport) Bytes() int64 {
 	return n
 }
 
-func newReport() *GCReport { return &GCReport{Removed: []Removed{}, Kept: []Kept{}} }
+func newReport() *GCReport {
+	return &GCReport{Removed: []Removed{}, Kept: []Kept{}, seen: map[fileID]bool{}}
+}
 
 // DefaultRecentUse is how long a resolved version counts as in use where
 // the OS cannot tell which files running processes use.
@@ -248,7 +253,7 @@ func (s *Store) sweepVersions(ctx context.Context, id, what string, entries []fs
 		default:
 			why = WhyOlder
 		}
-		if who := s.inUse(id, name, procs, p, tool); who != "" && !s.Force {
+		if who := s.inUseCheck(uninstall)(id, name, procs, p, tool); who != "" && !s.Force {
 			rep.Kept = append(rep.Kept, Kept{Agent: id, Version: name, Path: p, Why: who})
 			complete++
 			if tool != "" {
@@ -256,7 +261,7 @@ func (s *Store) sweepVersions(ctx context.Context, id, what string, entries []fs
 			}
 			continue
 		}
-		size := dirSize(p) + dirSize(tool)
+		size := dirSize(rep.seen, p, tool)
 		if err := RemoveDir(ctx, p); err != nil {
 			first = firstErr(first, deleteFailed(what, p, err))
 			continue
@@ -271,7 +276,7 @@ func (s *Store) sweepVersions(ctx context.Context, id, what string, entries []fs
 }
 
 func (s *Store) removeLeftover(ctx context.Context, rep *GCReport, id, p, why string) error {
-	size := dirSize(p)
+	size := dirSize(rep.seen, p)
 	if err := RemoveDir(ctx, p); err != nil {
 		return deleteFailed("gc", p, err)
 	}
@@ -320,6 +325,16 @@ func (s *Store) inUse(id, version string, procs []procUse, paths ...string) stri
 		}
 	}
 	return ""
+}
+
+// inUseCheck is inUse, or running for an explicit uninstall where the OS
+// refuses to delete a running program's files (Windows): deleteFailed
+// then says so, and no guess from recent resolves is needed.
+func (s *Store) inUseCheck(uninstall bool) func(id, version string, procs []procUse, paths ...string) string {
+	if uninstall && (runtime.GOOS == "windows" || s.OSRefusesInUseDelete) {
+		return s.running
+	}
+	return s.inUse
 }
 
 // running is inUse without the guess from recent resolves: acp run
@@ -423,20 +438,38 @@ func (s *Store) Hold(ctx context.Context, id, version string) (release func(), e
 	return release, nil
 }
 
-// dirSize is the size of the files under p (0 when p is "" or gone).
-func dirSize(p string) int64 {
-	if p == "" {
-		return 0
-	}
+// dirSize is the size of the files under paths ("" or gone: nothing). A
+// file with several names (hard links: uv links its cache into every
+// environment) counts once per seen, which one report shares.
+func dirSize(seen map[fileID]bool, paths ...string) int64 {
 	var n int64
-	filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if fi, err := d.Info(); err == nil {
-				n += fi.Size()
-			}
+	for _, p := range paths {
+		if p == "" {
+			continue
 		}
-		return nil
-	})
+		filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return nil
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return nil
+			}
+			// Only files with other names are remembered, but every file
+			// is looked up: those other names may be gone by now (an
+			// earlier version of the report, already removed).
+			if id, names, ok := fileIdentity(fi); ok {
+				if seen[id] {
+					return nil
+				}
+				if names > 1 {
+					seen[id] = true
+				}
+			}
+			n += fi.Size()
+			return nil
+		})
+	}
 	return n
 }
 

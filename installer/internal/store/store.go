@@ -86,6 +86,9 @@ type Store struct {
 	// OSCannotTell behaves as where running processes' files are unknown
 	// (all but Linux; tests).
 	OSCannotTell bool
+	// OSRefusesInUseDelete makes uninstall behave as on Windows, which
+	// refuses to delete a running program's files (tests).
+	OSRefusesInUseDelete bool
 }
 
 func (s *Store) now() time.Time {
@@ -286,19 +289,18 @@ func (s *Store) Installed(id string) ([]Receipt, error) {
 	return rs, nil
 }
 
-// NewerVersion orders by semver; unparsable versions sort after, by string.
+// NewerVersion orders by semver (numbers of any size); unparsable
+// versions sort after, by string.
 func NewerVersion(a, b string) bool {
-	va, ea := registry.ParseVersion(a)
-	vb, eb := registry.ParseVersion(b)
+	c, ok := registry.CompareVersions(a, b)
+	_, okA := registry.CompareVersions(a, a)
+	_, okB := registry.CompareVersions(b, b)
 	switch {
-	case ea == nil && eb == nil:
-		if !va.Equal(vb) {
-			return va.GreaterThan(vb)
-		}
-		return a > b
-	case ea == nil:
+	case ok && c != 0:
+		return c > 0
+	case okA && !okB:
 		return true
-	case eb == nil:
+	case okB && !okA:
 		return false
 	}
 	return a > b

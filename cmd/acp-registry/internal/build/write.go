@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // WriteDir replaces dir with exactly files. Everything is written into a
@@ -62,7 +64,16 @@ func newStage(dir string) (*stage, error) {
 		return nil, fmt.Errorf("create %s: %w", s.parent, err)
 	}
 	if st, err := os.Lstat(dir); err == nil && !st.IsDir() {
-		return nil, fmt.Errorf("output %s exists and is not a folder: remove it or choose another --out", dir)
+		// The output is replaced whole, by a rename: a link would be
+		// replaced, not what it leads to.
+		what := "a regular file"
+		if st.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(dir)
+			what = "a symbolic link to " + target + " (the output is replaced whole, link included): name the folder itself"
+		} else if !st.Mode().IsRegular() {
+			what = "a " + registry.FileKind(st.Mode())
+		}
+		return nil, fmt.Errorf("output %s is %s: remove it or choose another --out", dir, what)
 	} else if err == nil {
 		s.prev = dir
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -145,5 +146,32 @@ func TestWriteDirSubfolders(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(out, "index.html")); string(got) != "i" {
 		t.Errorf("a refused write changed index.html to %q", got)
+	}
+}
+
+// --out naming a symbolic link (to a folder, even) is refused, saying it
+// is a link and where it leads: "not a folder" sent people looking at a
+// folder.
+func TestWriteDirSaysOutIsASymlink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need a privilege on Windows")
+	}
+	parent := t.TempDir()
+	real := filepath.Join(parent, "real")
+	os.Mkdir(real, 0o755)
+	out := filepath.Join(parent, "dist")
+	if err := os.Symlink(real, out); err != nil {
+		t.Fatal(err)
+	}
+	err := WriteDir(out, Files{"a": nil})
+	if err == nil || !strings.Contains(err.Error(), "is a symbolic link to "+real) || strings.Contains(err.Error(), "not a folder") {
+		t.Fatalf("err = %v", err)
+	}
+	if err := WriteDir(filepath.Join(real, "x"), Files{"a": nil}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(parent, "file"), nil, 0o644)
+	if err := WriteDir(filepath.Join(parent, "file"), Files{"a": nil}); err == nil || !strings.Contains(err.Error(), "is a regular file") {
+		t.Errorf("err = %v", err)
 	}
 }

@@ -5,6 +5,7 @@ package githubapi
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -31,6 +32,7 @@ func Client(hc *http.Client, baseURL, token string) (*github.Client, error) {
 	// do not).
 	own := *hc
 	own.CheckRedirect = remote.FollowSameHost("the GitHub API", hc.CheckRedirect)
+	own.Transport = capped{next: hc.Transport}
 	opts := []github.ClientOptionsFunc{github.WithHTTPClient(&own)}
 	if token != "" {
 		opts = append(opts, github.WithAuthToken(token))
@@ -52,4 +54,51 @@ func Client(hc *http.Client, baseURL, token string) (*github.Client, error) {
 		return nil, fmt.Errorf("GitHub client: %w", err)
 	}
 	return c, nil
+}
+
+// MaxResponse is the most of an API reply that is read: go-github decodes
+// a reply whole into memory, and a release body or a page of releases
+// is far below this (GitHub caps a release body at 125,000 characters).
+const MaxResponse = 32 << 20
+
+// capped limits the replies go-github decodes to MaxResponse. A release
+// asset's bytes (Accept: application/octet-stream) are its caller's to
+// bound.
+type capped struct{ next http.RoundTripper }
+
+func (c capped) RoundTrip(req *http.Request) (*http.Response, error) {
+	next := c.next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	resp, err := next.RoundTrip(req)
+	if err != nil || req.Header.Get("Accept") == "application/octet-stream" {
+		return resp, err
+	}
+	resp.Body = &capBody{ReadCloser: resp.Body, left: MaxResponse}
+	return resp, nil
+}
+
+type capBody struct {
+	io.ReadCloser
+	left int64
+}
+
+var errTooLarge = fmt.Errorf("the GitHub API's answer is larger than %d MiB: refusing to read it", MaxResponse>>20)
+
+func (b *capBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a reply of exactly the cap from a longer one.
+		var one [1]byte
+		if n, _ := b.ReadCloser.Read(one[:]); n > 0 {
+			return 0, errTooLarge
+		}
+		return b.ReadCloser.Read(p)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }

@@ -54,6 +54,9 @@ type Options struct {
 	// initialize (see probe.HandshakeOptions); what it returns is kept in
 	// the result's Session.
 	AfterInit func(ctx context.Context, c *acpclient.Client, workDir string, init *acpclient.InitializeResult) any
+	// Limits bound each agent (launch.Options.Limits: nil is
+	// launch.DefaultLimits).
+	Limits *launch.Limits
 }
 
 // Result is one agent × distribution, in the shape cli.md documents.
@@ -241,7 +244,7 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 		r.Status, r.Reason = probe.StatusSkip, "interrupted before its handshake"
 		return r
 	}
-	ho := probe.HandshakeOptions{Sandbox: dir, HostEnv: o.HostEnv, Timeout: o.Timeout, Client: o.Client}
+	ho := probe.HandshakeOptions{Sandbox: dir, HostEnv: o.HostEnv, Timeout: o.Timeout, Client: o.Client, Launch: launch.Options{Limits: o.Limits}}
 	if o.AfterInit != nil {
 		ho.AfterInit = func(ctx context.Context, c *acpclient.Client, work string, init *acpclient.InitializeResult) {
 			r.Session = o.AfterInit(ctx, c, work, init)

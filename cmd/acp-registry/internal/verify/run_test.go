@@ -156,12 +156,24 @@ func TestRunBoundsInstalls(t *testing.T) {
 	}
 	var mu sync.Mutex
 	running, most := 0, 0
+	// The first installs wait until two run at once, so that overlap is
+	// certain where it is allowed; the bound only ends a wait that a
+	// one-at-a-time Run would make forever.
+	two := make(chan struct{})
+	var twoOnce sync.Once
 	install := func(ctx context.Context, m *registry.Manifest, kind registry.Kind, dir string) (launch.Spec, error) {
 		mu.Lock()
 		running++
 		most = max(most, running)
+		if running >= 2 {
+			twoOnce.Do(func() { close(two) })
+		}
 		mu.Unlock()
-		time.Sleep(2 * time.Millisecond)
+		select {
+		case <-two:
+		case <-time.After(5 * time.Second):
+			twoOnce.Do(func() { close(two) })
+		}
 		mu.Lock()
 		running--
 		mu.Unlock()
