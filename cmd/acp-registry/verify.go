@@ -183,45 +183,14 @@ func writeVerifyGitHub(s cli.Streams, rep *verify.Report, root string) error {
 // stderr, one line per finished result, when someone may be watching.
 func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags) (*verify.Report, error) {
 	root := verifyRoot(args)
-	if f.jobs < 1 {
-		return nil, cli.Usagef("--jobs must be at least 1, not %d", f.jobs)
-	}
-	if f.installJobs < 1 {
-		return nil, cli.Usagef("--install-jobs must be at least 1, not %d", f.installJobs)
-	}
-	if f.timeout <= 0 {
-		return nil, cli.Usagef("--timeout must be positive, e.g. 120s")
-	}
-	limits, err := launch.ResolveLimits(os.Getenv(launch.LimitsEnv), f.limits)
-	if err != nil {
-		return nil, &cli.UsageError{Err: err}
-	}
-	var kinds []registry.Kind
-	if f.kind != "" {
-		k, err := registry.ParseKind(f.kind)
-		if err != nil {
-			return nil, &cli.UsageError{Err: fmt.Errorf("--type: %w", err)}
-		}
-		kinds = []registry.Kind{k}
-	}
-	if err := checkRegistryRoot(root); err != nil {
-		return nil, err
-	}
-	agents, err := loadAgents(root, f.agents)
+	limits, kinds, err := f.check()
 	if err != nil {
 		return nil, err
 	}
-	if agents, err = shardOf(f.shard, agents); err != nil {
-		return nil, err
-	}
-	if f.keep != nil {
-		agents = slices.DeleteFunc(agents, func(m *registry.Manifest) bool { return !f.keep(m) })
-	}
-	quarantine, err := validate.LoadQuarantine(root)
+	agents, quarantine, err := verifyAgents(s, root, f)
 	if err != nil {
 		return nil, err
 	}
-	warnStaleQuarantine(s, root, quarantine)
 	plat, err := platform.Current()
 	if err != nil {
 		return nil, err
@@ -262,6 +231,56 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 		fmt.Fprintf(s.Err, "%s: agents ran contained: %s (README: Security: what holds)\n", prog, strings.Join(iso, "; "))
 	}
 	return rep, err
+}
+
+// check refuses flag values no run can use (exit 2) and reads the limits
+// and the distribution kinds they ask for.
+func (f verifyFlags) check() (launch.Limits, []registry.Kind, error) {
+	switch {
+	case f.jobs < 1:
+		return launch.Limits{}, nil, cli.Usagef("--jobs must be at least 1, not %d", f.jobs)
+	case f.installJobs < 1:
+		return launch.Limits{}, nil, cli.Usagef("--install-jobs must be at least 1, not %d", f.installJobs)
+	case f.timeout <= 0:
+		return launch.Limits{}, nil, cli.Usagef("--timeout must be positive, e.g. 120s")
+	}
+	limits, err := launch.ResolveLimits(os.Getenv(launch.LimitsEnv), f.limits)
+	if err != nil {
+		return launch.Limits{}, nil, &cli.UsageError{Err: err}
+	}
+	var kinds []registry.Kind
+	if f.kind != "" {
+		k, err := registry.ParseKind(f.kind)
+		if err != nil {
+			return launch.Limits{}, nil, &cli.UsageError{Err: fmt.Errorf("--type: %w", err)}
+		}
+		kinds = []registry.Kind{k}
+	}
+	return limits, kinds, nil
+}
+
+// verifyAgents are the agents this run checks (--agent, --shard, the
+// caller's filter) and the registry's quarantine list.
+func verifyAgents(s cli.Streams, root string, f verifyFlags) ([]*registry.Manifest, map[string]string, error) {
+	if err := checkRegistryRoot(root); err != nil {
+		return nil, nil, err
+	}
+	agents, err := loadAgents(root, f.agents)
+	if err != nil {
+		return nil, nil, err
+	}
+	if agents, err = shardOf(f.shard, agents); err != nil {
+		return nil, nil, err
+	}
+	if f.keep != nil {
+		agents = slices.DeleteFunc(agents, func(m *registry.Manifest) bool { return !f.keep(m) })
+	}
+	quarantine, err := validate.LoadQuarantine(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	warnStaleQuarantine(s, root, quarantine)
+	return agents, quarantine, nil
 }
 
 // sandboxDir is --sandbox, made when missing and kept, or a temporary
