@@ -386,19 +386,7 @@ func runShim() int {
 	}
 	cf.Close()
 	pid1 := cfg.Namespaces && os.Getpid() == 1
-	privateProc := false
-	if pid1 {
-		// Our mounts are our own (CLONE_NEWNS): make sure none propagates
-		// back, then a /proc that shows only this PID namespace.
-		if syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, "") == nil &&
-			syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "") == nil {
-			privateProc = true
-		}
-	} else {
-		// Orphans of the agent (double forks, setsid daemons) become our
-		// children instead of init's.
-		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-	}
+	privateProc := shimProc(pid1)
 	pidMax := pid1 && cfg.Limits != nil && limitPIDs(cfg.Limits.Processes)
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT)
@@ -409,12 +397,57 @@ func runShim() int {
 		return 127
 	}
 	say(shimEvent{Started: true, PrivateProc: privateProc, PidMax: pidMax})
+	r := reapAll(agent)
+	ws, got := r.untilEnd(cfg, sigs)
+	r.killUntilGone(pid1, sigs)
+	select {
+	case w := <-r.agentWS:
+		ws, got = w, true
+	default:
+	}
+	if !got {
+		ws = syscall.WaitStatus(syscall.SIGKILL) // killed on our orders
+	}
+	ev := shimEvent{Exited: true, Code: ws.ExitStatus(), CPUMillis: r.agentCPU.Load()}
+	if ws.Signaled() {
+		ev.Code, ev.Signal = -1, int(ws.Signal())
+	}
+	say(ev)
+	if ev.Signal != 0 {
+		return 128 + ev.Signal
+	}
+	return ev.Code
+}
 
-	agentWS := make(chan syscall.WaitStatus, 1)
-	var agentCPU atomic.Int64
-	allGone := make(chan struct{})
+// shimProc readies the supervisor's process tree: as PID 1 of its own
+// namespace, a /proc that shows only that namespace (true when mounted);
+// otherwise it becomes the subreaper of the agent's orphans.
+func shimProc(pid1 bool) (privateProc bool) {
+	if !pid1 {
+		// Orphans of the agent (double forks, setsid daemons) become our
+		// children instead of init's.
+		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+		return false
+	}
+	// Our mounts are our own (CLONE_NEWNS): make sure none propagates
+	// back, then a /proc that shows only this PID namespace.
+	return syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, "") == nil &&
+		syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "") == nil
+}
+
+// reaper waits for every child of the supervisor: the agent's status and
+// CPU time arrive on agentWS and agentCPU, and allGone closes when no
+// child is left.
+type reaper struct {
+	agentWS  chan syscall.WaitStatus
+	agentCPU atomic.Int64
+	allGone  chan struct{}
+}
+
+func reapAll(agent int) *reaper {
+	r := &reaper{agentWS: make(chan syscall.WaitStatus, 1), allGone: make(chan struct{})}
 	go func() {
-		defer close(allGone)
+		defer close(r.allGone)
 		for {
 			var ws syscall.WaitStatus
 			var ru syscall.Rusage
@@ -426,11 +459,33 @@ func runShim() int {
 				return // ECHILD: nothing left
 			}
 			if pid == agent {
-				agentCPU.Store((ru.Utime.Nano() + ru.Stime.Nano()) / 1e6)
-				agentWS <- ws
+				r.agentCPU.Store((ru.Utime.Nano() + ru.Stime.Nano()) / 1e6)
+				r.agentWS <- ws
 			}
 		}
 	}()
+	return r
+}
+
+// untilEnd waits for the agent's exit or our order to stop; got says
+// whether ws is the agent's status.
+func (r *reaper) untilEnd(cfg shimConfig, sigs <-chan os.Signal) (ws syscall.WaitStatus, got bool) {
+	for {
+		select {
+		case ws = <-r.agentWS:
+			return ws, true
+		case s := <-sigs:
+			if cfg.Foreground && (s == syscall.SIGINT || s == syscall.SIGQUIT) {
+				continue // the agent got it from the terminal too; its call
+			}
+			return ws, false
+		}
+	}
+}
+
+// killUntilGone kills every process the agent left, again and again
+// (whatever forked while we were killing), until none is left.
+func (r *reaper) killUntilGone(pid1 bool, sigs <-chan os.Signal) {
 	killAll := func() {
 		if pid1 {
 			_ = syscall.Kill(-1, syscall.SIGKILL)
@@ -440,52 +495,18 @@ func runShim() int {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
-	var ws syscall.WaitStatus
-	got := false
-wait:
-	for {
-		select {
-		case ws = <-agentWS:
-			got = true
-			break wait
-		case s := <-sigs:
-			if cfg.Foreground && (s == syscall.SIGINT || s == syscall.SIGQUIT) {
-				continue // the agent got it from the terminal too; its call
-			}
-			break wait
-		}
-	}
 	killAll()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	for done := false; !done; {
+	for {
 		select {
-		case <-allGone:
-			done = true
-		case w := <-agentWS:
-			ws, got = w, true
+		case <-r.allGone:
+			return
 		case <-tick.C:
-			killAll() // whatever forked while we were killing
+			killAll()
 		case <-sigs:
 		}
 	}
-	select {
-	case w := <-agentWS:
-		ws, got = w, true
-	default:
-	}
-	if !got {
-		ws = syscall.WaitStatus(syscall.SIGKILL) // killed on our orders
-	}
-	ev := shimEvent{Exited: true, Code: ws.ExitStatus(), CPUMillis: agentCPU.Load()}
-	if ws.Signaled() {
-		ev.Code, ev.Signal = -1, int(ws.Signal())
-	}
-	say(ev)
-	if ev.Signal != 0 {
-		return 128 + ev.Signal
-	}
-	return ev.Code
 }
 
 // forkAgent starts the agent for the supervisor: in a nested user
