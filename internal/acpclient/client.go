@@ -119,26 +119,11 @@ func New(stdin io.Writer, stdout, stderr io.Reader, opts Options) *Client {
 // everything else the agent sends meanwhile. An error object in the
 // response comes back as *RPCError.
 func (c *Client) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	ch := make(chan response, 1)
-	c.mu.Lock()
-	if c.readErr != nil {
-		err := c.readErr
-		c.mu.Unlock()
+	id, ch, misfit, err := c.register()
+	if err != nil {
 		return nil, fmt.Errorf("call %s: %w", method, err)
 	}
-	c.nextID++
-	id := c.nextID
-	c.pending[id] = ch
-	misfit := make(chan json.RawMessage, 1)
-	c.misfits[id] = misfit
-	c.mu.Unlock()
-	defer func() {
-		c.mu.Lock()
-		delete(c.pending, id)
-		delete(c.misfits, id)
-		c.mu.Unlock()
-	}()
-
+	defer c.unregister(id)
 	msg := struct {
 		JSONRPC string `json:"jsonrpc"`
 		ID      int64  `json:"id"`
@@ -148,6 +133,35 @@ func (c *Client) Call(ctx context.Context, method string, params any) (json.RawM
 	if err := c.send(ctx, msg); err != nil {
 		return nil, fmt.Errorf("send %s request: %w", method, err)
 	}
+	return c.await(ctx, method, id, ch, misfit)
+}
+
+// register takes the next request id and the channels its answer, or an
+// answer whose id has the wrong type (a misfit), arrives on.
+func (c *Client) register() (int64, chan response, chan json.RawMessage, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.readErr != nil {
+		return 0, nil, nil, c.readErr
+	}
+	c.nextID++
+	id := c.nextID
+	ch := make(chan response, 1)
+	c.pending[id] = ch
+	misfit := make(chan json.RawMessage, 1)
+	c.misfits[id] = misfit
+	return id, ch, misfit, nil
+}
+
+func (c *Client) unregister(id int64) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	delete(c.misfits, id)
+	c.mu.Unlock()
+}
+
+// await waits for request id's answer until the stream or ctx ends.
+func (c *Client) await(ctx context.Context, method string, id int64, ch chan response, misfit chan json.RawMessage) (json.RawMessage, error) {
 	var misfitTimer <-chan time.Time
 	var misfitID json.RawMessage
 	for {
