@@ -50,7 +50,8 @@ const (
 const Nasty = "\x1b]0;pwned\x07\x1b[2J\r\n::error file=x::forged\n::add-mask::x\u009b31m\u202egnp.exe\u0085"
 
 // runHostile runs the hostile behaviours and never returns for them; it
-// returns false for any other mode.
+// returns false for any other mode. (Test code, and one flat case per
+// behaviour, each a few lines: splitting it would only scatter the list.)
 func runHostile(mode string) bool {
 	switch mode {
 	case daemonChild:
