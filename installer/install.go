@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -229,7 +230,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 	}
 	if err != nil {
 		if len(failures) > 1 {
-			err = &kindError{msg: strings.Join(failures, "; and "), kind: err}
+			err = &kindError{Msg: strings.Join(failures, "; and "), Kind: err}
 		}
 		err = fmt.Errorf("%s: %w", what, err)
 		// Not remembered: an interruption, offline, and a missing node
@@ -304,7 +305,7 @@ func (in *Installer) ready(ctx context.Context, r *Receipt) (*Receipt, bool, err
 	if s, err := registry.ParseNPM(r.Package); err == nil {
 		name = s.String()
 	}
-	rt, warn, err := in.findNode(ctx, r.ID, name, r.Runtime.Requires, r.Runtime)
+	rt, warn, err := in.host().FindNode(ctx, r.ID, name, r.Runtime.Requires, r.Runtime)
 	if err != nil {
 		return nil, true, err
 	}
@@ -326,21 +327,21 @@ func (in *Installer) upgradeLegacyNpx(r *Receipt) error {
 	if err != nil {
 		return err
 	}
-	info, err := readNpmPackage(r.Dir, spec.Name)
+	info, err := runtimes.ReadNpmPackage(r.Dir, spec.Name)
 	if err != nil {
 		return err
 	}
 	bin := filepath.Base(r.Launch.Command)
 	bin = strings.TrimSuffix(bin, ".cmd")
-	if _, ok := info.bins[bin]; !ok {
+	if !info.HasBin(bin) {
 		bin = ""
 	}
-	_, script, err := info.chooseBin(bin)
+	_, script, err := info.ChooseBin(bin)
 	if err != nil {
 		return err
 	}
-	r.Runtime = &Runtime{Requires: info.nodeRange}
-	r.Launch.Args = append([]string{filepath.Join(info.dir, script)}, r.Launch.Args...)
+	r.Runtime = &Runtime{Requires: info.NodeRange()}
+	r.Launch.Args = append([]string{filepath.Join(info.Dir(), script)}, r.Launch.Args...)
 	return nil
 }
 

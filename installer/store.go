@@ -354,7 +354,7 @@ func retryRename(ctx context.Context, from, to string, mv func(from, to string) 
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return &kindError{msg: err.Error() + " (gave up waiting: " + stopped(ctx).Error() + ")", kind: ctx.Err(), err: err}
+			return &kindError{Msg: err.Error() + " (gave up waiting: " + stopped(ctx).Error() + ")", Kind: ctx.Err(), Err: err}
 		case <-t.C:
 		}
 		err = mv(from, to)

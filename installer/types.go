@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"sync"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -157,8 +157,7 @@ type Installer struct {
 	// osCannotTell makes gc behave as where running processes' files are
 	// unknown (all but Linux).
 	osCannotTell bool
-	nodeMu       sync.Mutex
-	nodeCache    map[string]nodeProbe // node path -> version, by file stamp
+	nodeCache    runtimes.NodeCache // node path -> version, by file stamp
 }
 
 // Request asks for one agent to be installed or resolved.
@@ -228,28 +227,18 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// lookPath finds a runner. Without an injected LookPath, node and npm are
-// also looked for where version managers and installers put them, since a
-// desktop editor's PATH often has neither.
+// lookPath finds a runner (see runtimes.Host.Look).
 func (in *Installer) lookPath(name string) (string, error) {
-	if name == "node" && in.Node != "" {
-		return in.Node, nil
+	return in.host().Look(name)
+}
+
+// host is what package runtimes needs to know of this installer.
+func (in *Installer) host() *runtimes.Host {
+	return &runtimes.Host{
+		Node: in.Node, NPM: in.NPM, UV: in.UV, NPMArgs: in.NPMArgs, UVArgs: in.UVArgs,
+		LookPath: in.LookPath, ToolEnv: in.ToolEnv, Offline: in.Offline, CacheDir: in.CacheDir,
+		InstallTimeout: in.installTimeout(), Reporter: in.reporter(), Cache: &in.nodeCache,
 	}
-	p, err := in.pathLookup(name)
-	if err == nil || in.LookPath != nil {
-		return p, err
-	}
-	switch name {
-	case "node":
-		if found, _ := in.nodes(context.Background()); len(found) > 0 {
-			return found[0].path, nil
-		}
-	case "npm":
-		if np, nerr := in.npmNear(context.Background()); nerr == nil {
-			return np, nil
-		}
-	}
-	return p, err
 }
 
 // reporter is Progress, or one that writes only warnings to Stderr.
