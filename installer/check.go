@@ -3,6 +3,7 @@ package installer
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
@@ -14,7 +15,8 @@ type RuntimeCheck struct {
 	ID           string        `json:"id"`
 	Version      string        `json:"version"`
 	Distribution registry.Kind `json:"distribution"`
-	// Runtime is "node" (npx), "python" (uvx) or "" (a binary needs none).
+	// Runtime is "node" (npx), "interpreter" (an npx bin with another "#!"
+	// program), "python" (uvx) or "" (a binary or a native npx bin needs none).
 	Runtime string `json:"runtime,omitempty"`
 	// Requires is the package's engines.node.
 	Requires string `json:"requires,omitempty"`
@@ -33,6 +35,16 @@ func (in *Installer) CheckRuntime(ctx context.Context, r Receipt) RuntimeCheck {
 	c := RuntimeCheck{ID: r.ID, Version: r.Version, Distribution: r.Distribution, Status: "ok"}
 	switch r.Distribution {
 	case registry.KindNpx:
+		if !nodeLaunch(&r) {
+			// A native bin needs nothing; a "#!" one its interpreter.
+			if r.Launcher == string(runtimes.LaunchInterpreter) {
+				c.Runtime, c.Path = "interpreter", r.Launch.Command
+				if _, err := os.Stat(r.Launch.Command); err != nil {
+					c.Status, c.Message = "missing", fmt.Sprintf("%s %s: its interpreter %s is gone: install it, or reinstall with acp install --force %s", r.ID, r.Version, r.Launch.Command, r.ID)
+				}
+			}
+			return c
+		}
 		c.Runtime = "node"
 		if r.Runtime != nil {
 			c.Requires = r.Runtime.Requires

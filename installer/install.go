@@ -290,7 +290,7 @@ func (in *Installer) readyCurrent(ctx context.Context, r *Receipt) (*Receipt, bo
 // agent gets the node to run it with (the recorded one while it exists and
 // satisfies the package, else another found now), with its warning.
 func (in *Installer) ready(ctx context.Context, r *Receipt) (*Receipt, bool, error) {
-	if r.Distribution != registry.KindNpx {
+	if r.Distribution != registry.KindNpx || !nodeLaunch(r) {
 		return r, true, nil
 	}
 	if r.Runtime == nil {
@@ -299,6 +299,9 @@ func (in *Installer) ready(ctx context.Context, r *Receipt) (*Receipt, bool, err
 		// "#!/usr/bin/env node" needs node on PATH.
 		if err := in.upgradeLegacyNpx(r); err != nil {
 			return r, true, nil // keep the old launch: it works where PATH has node
+		}
+		if !nodeLaunch(r) {
+			return r, true, nil
 		}
 	}
 	name := r.Package
@@ -319,6 +322,12 @@ func (in *Installer) ready(ctx context.Context, r *Receipt) (*Receipt, bool, err
 	return r, true, nil
 }
 
+// nodeLaunch: the receipt's npx executable runs with a node (receipts
+// from before Launcher, too).
+func nodeLaunch(r *Receipt) bool {
+	return r.Launcher == "" || r.Launcher == string(runtimes.LaunchNode)
+}
+
 // upgradeLegacyNpx rewrites, in memory, the launch of a receipt written
 // before Runtime existed: command node_modules/.bin/<x>, args the
 // manifest's.
@@ -336,12 +345,16 @@ func (in *Installer) upgradeLegacyNpx(r *Receipt) error {
 	if !info.HasBin(bin) {
 		bin = ""
 	}
-	_, script, err := info.ChooseBin(bin)
+	b, err := in.host().PackageBin(info, bin)
 	if err != nil {
 		return err
 	}
-	r.Runtime = &Runtime{Requires: info.NodeRange()}
-	r.Launch.Args = append([]string{filepath.Join(info.Dir(), script)}, r.Launch.Args...)
+	cmd, args := b.Launch(info.Dir(), "")
+	r.Launcher = string(b.Launcher)
+	if b.Launcher == runtimes.LaunchNode {
+		r.Runtime = &Runtime{Requires: info.NodeRange()}
+	}
+	r.Launch.Command, r.Launch.Args = cmd, append(args, r.Launch.Args...)
 	return nil
 }
 

@@ -20,7 +20,7 @@ func (in *Installer) installNpm(ctx context.Context, req Request, c Choice, tmp,
 	if got.Warning != "" {
 		launch.Warnings = []string{got.Warning}
 	}
-	return &Receipt{Package: c.Package.Package, Runtime: got.Runtime, Launch: launch}, nil
+	return &Receipt{Package: c.Package.Package, Runtime: got.Runtime, Launcher: string(got.Launcher), Launch: launch}, nil
 }
 
 // installUV installs c's package with uv (see runtimes.Host.InstallUV).

@@ -70,7 +70,6 @@ func TestReceiptTooLargeFailsTheInstall(t *testing.T) {
 	}
 }
 
-
 // acp doctor asks node, npm and uv for their versions: one that floods
 // its output or leaves a child holding stdout costs neither memory nor
 // waiting.

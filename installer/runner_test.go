@@ -117,7 +117,6 @@ func TestInstallNpx(t *testing.T) {
 	leftovers(t, filepath.Join(in.Root, "agents", "demo"))
 }
 
-
 // fakeUV writes a uv that records its arguments and environment and
 // creates the entry point where UV_TOOL_BIN_DIR says.
 func fakeUV(t *testing.T, fail bool) (uvPath, record string) {
@@ -296,7 +295,6 @@ func TestToolEnvReachesNpm(t *testing.T) {
 		t.Errorf("without ToolEnv npm did not get the caller's environment:\n%s", env)
 	}
 }
-
 
 // A user's npm configuration that would install globally, or not at all
 // (global, dry-run in ~/.npmrc or the environment), does not change where

@@ -25,6 +25,11 @@ import (
 // a launch would run the agent's script.
 func init() {
 	base := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
+	if base == "native-agent" {
+		// A native executable an install script put in a package.
+		fmt.Println("native-agent " + strings.Join(os.Args[1:], " "))
+		os.Exit(0)
+	}
 	if base != "node" {
 		return
 	}
@@ -306,8 +311,6 @@ func systemNode() bool {
 	return false
 }
 
-
-
 func decodeEvents(t *testing.T, s string) []progress.Event {
 	t.Helper()
 	var out []progress.Event
@@ -356,4 +359,3 @@ func TestLegacyNpxReceipt(t *testing.T) {
 		t.Errorf("spec = %+v", spec)
 	}
 }
-

@@ -52,6 +52,10 @@ type Receipt struct {
 	// Runtime is the node an npx install launches with (nil otherwise, and
 	// in receipts written before it existed).
 	Runtime *Runtime `json:"runtime,omitempty"`
+	// Launcher is how an npx package's executable starts: "node" (with
+	// Runtime), "interpreter" (its "#!" program) or "native" (itself);
+	// "" in receipts written before it existed, which are node's.
+	Launcher string `json:"launcher,omitempty"`
 	// Dir is the install directory; filled in when read, not stored.
 	Dir string `json:"-"`
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -96,9 +97,13 @@ func TestNpmBinChoice(t *testing.T) {
 	write("codex-acp", `{"codex-helper":"bin/h.js","codex-acp":"bin/main.js"}`, "bin/h.js", "bin/main.js")
 	write("two", `{"a":"a.js","b":"b.js"}`, "a.js", "b.js")
 	write("evil", `{"x":"../../../x.js"}`)
+	write("up", `{"up":"../dist/language-server.js"}`, "dist/language-server.js")
 	write("badname", `{"../../x":"x.js"}`, "x.js")
 	write("gone", `{"gone":"dist/missing.js"}`)
 	write("nobin", `{}`)
+	write("dots", `{"..":"a.js","b":"./././"}`, "a.js")
+	write("list", `["bin/first.js","bin/list"]`, "bin/first.js", "bin/list")
+	write("win", `{"c:\\tools\\w":"lib\\w.js"}`, "lib/w.js")
 	cases := []struct{ pkg, cmd, script, err string }{
 		{"@google/gemini-cli", "", "dist/index.js", ""},
 		{"@s/one", "", "cli.js", ""},
@@ -107,17 +112,26 @@ func TestNpmBinChoice(t *testing.T) {
 		{"two", "b", "b.js", ""},
 		{"two", "", "", "several executables (a, b), none named two"},
 		{"two", "c", "", `no executable "c" (it has: a, b)`},
-		{"evil", "", "", "points outside the package"},
-		{"badname", "", "", "unusable name"},
+		// npm resolves a target against the package's root: "../x"
+		// cannot leave it, and names are their last element.
+		{"evil", "", "", "x (x.js) is not a file in the package"},
+		{"up", "", "dist/language-server.js", ""},
+		{"badname", "", "x.js", ""},
 		{"gone", "", "", "is not a file in the package"},
 		{"nobin", "", "", "has no executables"},
+		{"dots", "", "", "has no executables"},
+		{"list", "", "bin/list", ""},
+		{"list", "first.js", "bin/first.js", ""},
+		{"win", "w", "lib/w.js", ""},
 		{"absent", "", "", "npm did not install absent"},
 	}
 	for _, c := range cases {
 		info, err := ReadNpmPackage(dir, c.pkg)
 		script := ""
 		if err == nil {
-			_, script, err = info.ChooseBin(c.cmd)
+			var b Bin
+			b, err = (&Host{}).PackageBin(info, c.cmd)
+			script = b.Rel
 		}
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) || !errors.Is(err, kinds.ErrCmdMissing) {
@@ -194,6 +208,93 @@ func TestExactPackage(t *testing.T) {
 	}{{registry.KindNpx, "@scope/x@1.2.3-beta.1"}, {registry.KindUvx, "fast-agent-mcp[acp]==0.4.1"}, {registry.KindUvx, "x@2024.1"}} {
 		if _, err := ExactPackage(c.kind, c.spec); err != nil {
 			t.Errorf("%s %q: %v", c.kind, c.spec, err)
+		}
+	}
+}
+
+// How a bin starts is decided from the file as it is after install
+// scripts ran, following links that stay in the package.
+func TestClassifyBin(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX interpreters and links")
+	}
+	pkg := filepath.Join(t.TempDir(), "pkg")
+	files := map[string]string{
+		"plain.js":  "console.log(1)\n",
+		"env.js":    "#!/usr/bin/env node\n",
+		"opts.js":   "#!/usr/bin/env -S node --no-warnings\r\n",
+		"abs.js":    "#!/usr/local/bin/node\n",
+		"sh":        "#!/bin/sh -e\necho hi\n",
+		"envsh":     "#!/usr/bin/env FOO=1 sh\n",
+		"nowhere":   "#!/usr/bin/env no-such-interpreter-acp\n",
+		"elf":       "\x7fELF\x02\x01\x01",
+		"macho":     "\xcf\xfa\xed\xfe\x07",
+		"pe.exe":    "MZ\x90\x00",
+		"dist/r.js": "#!/usr/bin/env node\n",
+	}
+	for f, body := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(pkg, f)), 0o755)
+		if err := os.WriteFile(filepath.Join(pkg, f), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outside := filepath.Join(filepath.Dir(pkg), "outside.js")
+	os.WriteFile(outside, []byte("#!/usr/bin/env node\n"), 0o755)
+	os.MkdirAll(filepath.Join(pkg, "bin"), 0o755)
+	os.Symlink("../dist/r.js", filepath.Join(pkg, "bin", "link"))
+	os.Symlink(outside, filepath.Join(pkg, "bin", "out"))
+	os.Symlink("../elf", filepath.Join(pkg, "bin", "native"))
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	sh, _ = filepath.Abs(sh)
+	cases := []struct {
+		rel, cmd string
+		args     []string
+		err      string
+	}{
+		{rel: "plain.js", cmd: "/node", args: []string{"plain.js"}},
+		{rel: "env.js", cmd: "/node", args: []string{"env.js"}},
+		{rel: "opts.js", cmd: "/node", args: []string{"--no-warnings", "opts.js"}},
+		{rel: "abs.js", cmd: "/node", args: []string{"abs.js"}},
+		{rel: "sh", cmd: "/bin/sh", args: []string{"-e", "sh"}},
+		{rel: "envsh", cmd: sh, args: []string{"envsh"}},
+		{rel: "elf", cmd: "elf"},
+		{rel: "macho", cmd: "macho"},
+		{rel: "pe.exe", cmd: "pe.exe"},
+		{rel: "bin/link", cmd: "/node", args: []string{"dist/r.js"}},
+		{rel: "bin/native", cmd: "elf"},
+		{rel: "bin/out", err: "links outside the package"},
+		{rel: "nowhere", err: "no-such-interpreter-acp was not found"},
+		{rel: "missing.js", err: "is not a file in the package"},
+	}
+	h := &Host{}
+	for _, c := range cases {
+		b, err := h.ClassifyBin("pkg", "x", pkg, c.rel)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: err = %v, want %q", c.rel, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.rel, err)
+			continue
+		}
+		final := filepath.Join(t.TempDir(), "final") // the launch names where the install will be
+		cmd, args := b.Launch(final, "/node")
+		want := c.cmd
+		if !filepath.IsAbs(want) {
+			want = filepath.Join(final, want)
+		}
+		for i, a := range c.args {
+			if strings.HasSuffix(a, ".js") || a == c.rel {
+				c.args[i] = filepath.Join(final, a)
+			}
+		}
+		if cmd != want || strings.Join(args, " ") != strings.Join(c.args, " ") {
+			t.Errorf("%s: launch = %s %q, want %s %q", c.rel, cmd, args, want, c.args)
 		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -175,9 +174,11 @@ var pep440Re = sync.OnceValue(func() *regexp.Regexp {
 // it (the manifest's args after the package's own), with the node an npx
 // install runs with, or uv's tool folder.
 type Installed struct {
-	Command string
-	Args    []string
-	Runtime *Runtime
+	// Launcher is how an npx package's executable starts.
+	Launcher Launcher
+	Command  string
+	Args     []string
+	Runtime  *Runtime
 	// Warning is what a person should know before launching.
 	Warning string
 	// ToolDir is uv's tool environment (a folder beside tmp).
@@ -226,23 +227,27 @@ func (h *Host) InstallNpm(ctx context.Context, agent string, pkg *registry.Packa
 	if err != nil {
 		return nil, err
 	}
-	_, script, err := info.ChooseBin(pkg.Cmd)
+	bin, err := h.PackageBin(info, pkg.Cmd)
 	if err != nil {
 		return nil, err
 	}
-	rt, warn, err := h.FindNode(ctx, agent, spec.String(), info.nodeRange, nil)
-	if err != nil {
-		return nil, err
+	got := &Installed{Launcher: bin.Launcher}
+	if bin.Launcher == LaunchNode {
+		got.Runtime, got.Warning, err = h.FindNode(ctx, agent, spec.String(), info.nodeRange, nil)
+		if err != nil {
+			return nil, err
+		}
+		if got.Warning != "" {
+			h.reporter().Warn(got.Warning)
+		}
 	}
-	if warn != "" {
-		h.reporter().Warn(warn)
+	node := ""
+	if got.Runtime != nil {
+		node = got.Runtime.Path
 	}
-	return &Installed{
-		Command: rt.Path,
-		Args:    append([]string{filepath.Join(final, "node_modules", filepath.FromSlash(spec.Name), script)}, pkg.Args...),
-		Runtime: rt,
-		Warning: warn,
-	}, nil
+	got.Command, got.Args = bin.Launch(filepath.Join(final, "node_modules", filepath.FromSlash(spec.Name)), node)
+	got.Args = append(got.Args, pkg.Args...)
+	return got, nil
 }
 
 // nodePathEnv puts the newest node's folder first on npm's PATH when PATH
@@ -300,27 +305,9 @@ func ReadNpmPackage(prefix, name string) (*NpmInfo, error) {
 	if json.Unmarshal(meta.Engines, &engines) == nil { // old packages wrote an array: no requirement then
 		info.nodeRange = engines.Node
 	}
-	unscoped := name[strings.LastIndex(name, "/")+1:]
-	var one string
-	raw := map[string]string{}
-	if err := json.Unmarshal(meta.Bin, &one); err == nil && one != "" {
-		raw[unscoped] = one
-	} else if err := json.Unmarshal(meta.Bin, &raw); err != nil || len(raw) == 0 {
-		return nil, kinds.Errorf(kinds.ErrCmdMissing, "package %s has no executables (no \"bin\" in its package.json): it cannot be run with npx", name)
-	}
-	for k, v := range raw {
-		// npm links scoped bin names ("@x/y") by their last part.
-		if i := strings.LastIndex(k, "/"); strings.HasPrefix(k, "@") && i > 0 {
-			k = k[i+1:]
-		}
-		if !SafeBinName(k) {
-			return nil, kinds.Errorf(kinds.ErrCmdMissing, "package %s declares an executable with an unusable name %q", name, k)
-		}
-		rel := path.Clean(strings.ReplaceAll(v, "\\", "/"))
-		if v == "" || !filepath.IsLocal(filepath.FromSlash(rel)) {
-			return nil, kinds.Errorf(kinds.ErrCmdMissing, "package %s: executable %q points outside the package (%q)", name, k, v)
-		}
-		info.bins[k] = rel
+	info.bins = normalizeBins(name, meta.Bin)
+	if len(info.bins) == 0 {
+		return nil, kinds.Errorf(kinds.ErrCmdMissing, "package %s has no executables (no usable \"bin\" in its package.json): it cannot be run with npx", name)
 	}
 	return info, nil
 }
@@ -337,8 +324,8 @@ func (p *NpmInfo) NodeRange() string { return p.nodeRange }
 // ChooseBin picks the executable as npx does: the one cmd names; else,
 // when every bin is the same file (one bin, or aliases such as
 // @kilocode/cli's kilo and kilocode), that file; else the bin named after
-// the package (without scope). It returns the bin's name and its script,
-// which must be a file inside the package.
+// the package (without scope). It returns the bin's name and its
+// normalised path (see PackageBin for the file it reaches).
 func (p *NpmInfo) ChooseBin(cmd string) (name, script string, err error) {
 	names := make([]string, 0, len(p.bins))
 	files := map[string]bool{}
@@ -364,15 +351,21 @@ func (p *NpmInfo) ChooseBin(cmd string) (name, script string, err error) {
 	default:
 		return "", "", kinds.Errorf(kinds.ErrCmdMissing, "package %s has several executables (%s), none named %s, and they are different files: npx cannot run it either", p.name, strings.Join(names, ", "), unscoped)
 	}
-	script = p.bins[name]
-	fi, err := os.Lstat(filepath.Join(p.dir, filepath.FromSlash(script)))
-	if err != nil || !fi.Mode().IsRegular() {
-		return "", "", kinds.Errorf(kinds.ErrCmdMissing, "package %s: its executable %s (%s) is not a file in the package", p.name, name, script)
-	}
-	return name, filepath.FromSlash(script), nil
+	return name, p.bins[name], nil
 }
 
-func SafeBinName(s string) bool {
+// PackageBin chooses the executable as npx does (cmd: the manifest's)
+// and decides how to start it (see ClassifyBin).
+func (h *Host) PackageBin(p *NpmInfo, cmd string) (Bin, error) {
+	name, rel, err := p.ChooseBin(cmd)
+	if err != nil {
+		return Bin{}, err
+	}
+	return h.ClassifyBin(p.name, name, p.dir, rel)
+}
+
+// safeBinName: a uvx cmd names a file in uv's bin folder, nothing else.
+func safeBinName(s string) bool {
 	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, "/\\\x00:")
 }
 
@@ -427,7 +420,7 @@ func (h *Host) InstallUV(ctx context.Context, agent string, pkg *registry.Packag
 	if entry == "" {
 		entry = spec.Name
 	}
-	if !SafeBinName(entry) {
+	if !safeBinName(entry) {
 		return nil, kinds.Errorf(kinds.ErrCmdMissing, "uvx cmd %q is not an executable name", entry)
 	}
 	launch := uvEntry(toolDir, entry)
