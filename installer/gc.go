@@ -89,7 +89,7 @@ func (in *Installer) GCAll(ctx context.Context) (*GCReport, error) {
 	agents := filepath.Join(in.Root, "agents")
 	entries, err := os.ReadDir(agents)
 	if errors.Is(err, fs.ErrNotExist) {
-		return rep, nil
+		return rep, in.gcRuntimes(ctx, rep)
 	}
 	if err != nil {
 		return rep, fmt.Errorf("gc: %w", err)
@@ -110,6 +110,8 @@ func (in *Installer) GCAll(ctx context.Context) (*GCReport, error) {
 			return rep, stopped(ctx)
 		}
 	}
+	// After the installs: a runtime only an old version used goes with it.
+	first = firstErr(first, in.gcRuntimes(ctx, rep))
 	return rep, first
 }
 

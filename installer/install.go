@@ -22,6 +22,10 @@ func (in *Installer) choose(req Request) (Choice, error) {
 		return Choice{}, errors.New("install: no agent given")
 	}
 	c, err := Choose(m, in.platform(), req.Dist, req.Preview, in.lookPath)
+	if errors.Is(err, ErrRunnerMissing) && in.host().Managed != nil && !in.Offline {
+		// acp brings node and npm itself (see ManageRuntimes).
+		c, err = Choose(m, in.platform(), req.Dist, req.Preview, in.managedLookPath)
+	}
 	if err != nil {
 		return Choice{}, err
 	}
@@ -32,6 +36,15 @@ func (in *Installer) choose(req Request) (Choice, error) {
 		return Choice{}, errorf(ErrVersionMismatch, "%s %s is not available: the registry offers %s", m.ID, req.Version, c.Version)
 	}
 	return c, nil
+}
+
+// managedLookPath is lookPath on a machine where acp brings the runtimes
+// it can install itself.
+func (in *Installer) managedLookPath(name string) (string, error) {
+	if name == "node" || name == "npm" {
+		return name, nil
+	}
+	return in.lookPath(name)
 }
 
 // wanted returns the version the request names, without choosing a

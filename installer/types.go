@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"path/filepath"
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
@@ -109,6 +110,22 @@ type Installer struct {
 	// node that satisfies the package's engines.node, on PATH or in the
 	// usual install locations (nvm, fnm, volta, Homebrew, /usr/local).
 	Node string
+	// ManageRuntimes lets the installer bring runtimes of its own: when no
+	// node satisfies a package's engines.node, or there is no node or npm
+	// at all, an official Node.js build from NodeMirror is installed into
+	// Root/runtimes/node/<version>/ (checked against the release's
+	// SHASUMS256.txt), shared by every agent and kept while a receipt
+	// names it; with Offline only those already there are used. Off by
+	// default for programs that embed the installer; acp turns it on.
+	ManageRuntimes bool
+	// NodeMirror is a base URL in nodejs.org's /dist layout (index.json,
+	// vX.Y.Z/SHASUMS256.txt, vX.Y.Z/node-vX.Y.Z-<os>-<arch>.tar.gz|.zip).
+	// Default runtimes.DefaultNodeMirror.
+	NodeMirror string
+	// UVMirror is a base URL in uv's release layout
+	// (<version>/uv-<target>.tar.gz|.zip with a .sha256 beside each).
+	// Default runtimes.DefaultUVMirror.
+	UVMirror string
 	// InstallTimeout stops an npm or uv install that has not finished
 	// (its whole process group is killed). Default 10 minutes.
 	InstallTimeout time.Duration
@@ -162,6 +179,9 @@ type Installer struct {
 	// unknown (all but Linux).
 	osCannotTell bool
 	nodeCache    runtimes.NodeCache // node path -> version, by file stamp
+	// nodeSearch replaces the usual node locations (tests: a machine
+	// whose node is out of reach).
+	nodeSearch []string
 }
 
 // Request asks for one agent to be installed or resolved.
@@ -242,8 +262,42 @@ func (in *Installer) host() *runtimes.Host {
 		Node: in.Node, NPM: in.NPM, UV: in.UV, NPMArgs: in.NPMArgs, UVArgs: in.UVArgs,
 		LookPath: in.LookPath, ToolEnv: in.ToolEnv, Offline: in.Offline, CacheDir: in.CacheDir,
 		InstallTimeout: in.installTimeout(), Reporter: in.reporter(), Cache: &in.nodeCache,
+		Search: in.nodeSearch, Managed: in.managed(),
 	}
 }
+
+// managed is how the installer brings runtimes (nil when it may not).
+func (in *Installer) managed() *runtimes.Managed {
+	if !in.ManageRuntimes || in.Root == "" {
+		return nil
+	}
+	mirror := in.NodeMirror
+	if mirror == "" {
+		mirror = runtimes.DefaultNodeMirror
+	}
+	return &runtimes.Managed{
+		Root:       filepath.Join(in.Root, runtimesDir),
+		NodeMirror: mirror,
+		Download: func(ctx context.Context, what, url, dir, sum string) (string, error) {
+			file, _, err := in.downloader(what).get(ctx, url, dir, sum)
+			return file, err
+		},
+		Extract: func(ctx context.Context, archive, dest string) error {
+			return Extract(ctx, archive, dest, in.Limits)
+		},
+	}
+}
+
+// The variables acp reads for managed runtimes: ACP_MANAGED_RUNTIMES=0
+// turns them off; the mirrors replace nodejs.org's and uv's releases.
+const (
+	EnvManagedRuntimes = "ACP_MANAGED_RUNTIMES"
+	EnvNodeMirror      = "ACP_NODE_MIRROR"
+	EnvUVMirror        = "ACP_UV_MIRROR"
+)
+
+// runtimesDir holds the runtimes acp brought (node/<version>/, uv/<version>/).
+const runtimesDir = "runtimes"
 
 // reporter is Progress, or one that writes only warnings to Stderr.
 func (in *Installer) reporter() progress.Reporter {

@@ -243,6 +243,7 @@ func installs(ctx context.Context, g *globalOpts, add func(name, status, detail 
 			add(name, statusOK, what)
 		}
 	}
+	managedRuntimes(in, add)
 	broken, err := in.BrokenInstalls()
 	if err != nil {
 		add("installs", statusFail, err.Error())
@@ -250,6 +251,26 @@ func installs(ctx context.Context, g *globalOpts, add func(name, status, detail 
 	}
 	for _, b := range broken {
 		add("agent "+b.ID, statusFail, fmt.Sprintf("%s is broken (%s): run acp install %s --force to repair it", b.Version, b.Problem, b.ID))
+	}
+}
+
+// managedRuntimes lists the runtimes acp installed itself, with the
+// installs that use them (gc removes the unused ones).
+func managedRuntimes(in *installer.Installer, add func(name, status, detail string)) {
+	if !in.ManageRuntimes {
+		add("managed runtimes", statusSkip, installer.EnvManagedRuntimes+"=0: acp uses only the runtimes on this machine")
+	}
+	rts, err := in.ManagedRuntimes()
+	if err != nil {
+		add("managed runtimes", statusFail, err.Error())
+		return
+	}
+	for _, rt := range rts {
+		used := "used by " + strings.Join(rt.UsedBy, ", ")
+		if len(rt.UsedBy) == 0 {
+			used = "used by no install (acp gc removes it)"
+		}
+		add("runtime "+rt.Name+" "+rt.Version, statusOK, rt.Path+", "+used)
 	}
 }
 

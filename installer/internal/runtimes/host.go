@@ -35,6 +35,11 @@ type Host struct {
 	InstallTimeout time.Duration
 	// Reporter receives phases and warnings.
 	Reporter progress.Reporter
+	// Search are the globs where node is looked for beyond PATH; nil:
+	// NodeSearch's (version managers, system locations).
+	Search []string
+	// Managed, when set, lets acp install runtimes of its own.
+	Managed *Managed
 	// Cache remembers what each node file answered; nil: nothing is.
 	Cache *NodeCache
 }

@@ -29,6 +29,9 @@ type Runtime struct {
 	Requires string    `json:"requires,omitempty"`
 	Size     int64     `json:"size"`
 	ModTime  time.Time `json:"modTime"`
+	// Managed: an official build acp installed in its data folder
+	// (runtimes/node/<version>/), kept while a receipt names it.
+	Managed bool `json:"managed,omitempty"`
 }
 
 // nodeProbe is what running `node --version` told about one file.
@@ -122,8 +125,15 @@ func (h *Host) nodeCandidates() (paths, searched []string) {
 	if p, err := h.PathLookup("node"); err == nil {
 		paths = append(paths, p)
 	}
-	home, _ := os.UserHomeDir()
-	for _, pat := range NodeSearch(runtime.GOOS, home, os.Getenv) {
+	pats := h.Search
+	if pats == nil {
+		home, _ := os.UserHomeDir()
+		pats = NodeSearch(runtime.GOOS, home, os.Getenv)
+	}
+	if m := h.managedNodeSearch(); m != "" {
+		pats = append(pats[:len(pats):len(pats)], m)
+	}
+	for _, pat := range pats {
 		searched = append(searched, pat)
 		matches, _ := filepath.Glob(pat)
 		// Newest directory names first, so ties between equal versions go
@@ -328,12 +338,25 @@ func (h *Host) FindNode(ctx context.Context, id, pkg, requires string, recorded 
 	found, searched := h.Nodes(ctx)
 	for _, n := range found {
 		if satisfiesEngine(c, n.Version) {
-			return n.runtime(requires), "", nil
+			return h.runtimeOf(n, requires), "", nil
 		}
 	}
 	need := "Node.js"
 	if c != nil {
 		need = "Node.js " + strings.TrimSpace(requires)
+	}
+	var managedErr error
+	if h.canManage() {
+		rt, err := h.EnsureNode(ctx, id, requires)
+		if err == nil {
+			return rt, "", nil
+		}
+		// A mirror that serves other bytes than it lists, or a stop,
+		// ends the install; a network failure leaves the old node.
+		if len(found) == 0 || errors.Is(err, kinds.ErrChecksum) || ctx.Err() != nil {
+			return nil, "", fmt.Errorf("%s (%s) needs %s: installing it: %w", id, pkg, need, err)
+		}
+		managedErr = err
 	}
 	if len(found) == 0 {
 		if err := ctx.Err(); err != nil {
@@ -343,7 +366,10 @@ func (h *Host) FindNode(ctx context.Context, id, pkg, requires string, recorded 
 	}
 	n := found[0]
 	warn := fmt.Sprintf("%s (%s) asks for node %s (its engines.node) but the newest node here is %s (%s): using it, as npm does; if the agent fails to start, install %s", id, pkg, strings.TrimSpace(requires), n.Version, n.Path, need)
-	return n.runtime(requires), warn, nil
+	if managedErr != nil {
+		warn += fmt.Sprintf(" (acp could not install it: %v)", managedErr)
+	}
+	return h.runtimeOf(n, requires), warn, nil
 }
 
 // NPMNear finds npm beside a node of the usual install locations, for a

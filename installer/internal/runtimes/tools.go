@@ -194,7 +194,7 @@ func (h *Host) InstallNpm(ctx context.Context, agent string, pkg *registry.Packa
 	if err != nil {
 		return nil, err
 	}
-	npm, err := h.program(h.NPM, "npm", NodeHint)
+	npm, err := h.npm(ctx, agent)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +219,7 @@ func (h *Host) InstallNpm(ctx context.Context, agent string, pkg *registry.Packa
 	if h.CacheDir != "" {
 		env = append(env, "npm_config_cache="+filepath.Join(h.CacheDir, "npm"))
 	}
-	env = append(env, h.nodePathEnv(ctx)...)
+	env = append(env, h.nodePathEnv(ctx, npm)...)
 	if err := h.runTool(ctx, toolRun{agent: agent, phase: progress.NPM, what: "npm install " + spec.String(), pkg: spec.String(), prog: npm, dir: tmp, args: args, env: env}); err != nil {
 		return nil, err
 	}
@@ -250,22 +250,48 @@ func (h *Host) InstallNpm(ctx context.Context, agent string, pkg *registry.Packa
 	return got, nil
 }
 
-// nodePathEnv puts the newest node's folder first on npm's PATH when PATH
-// has no node: npm is itself a node script (#!/usr/bin/env node), and so
-// are the install scripts it runs.
-func (h *Host) nodePathEnv(ctx context.Context) []string {
-	if _, err := h.PathLookup("node"); err == nil {
-		return nil
+// npm is the npm to install with: the one given, else on PATH or beside
+// a node of the usual locations, else the one of a Node.js acp installs.
+func (h *Host) npm(ctx context.Context, agent string) (string, error) {
+	npm, err := h.program(h.NPM, "npm", NodeHint)
+	if err == nil || !h.canManage() {
+		return npm, err
 	}
-	found, _ := h.Nodes(ctx)
-	if len(found) == 0 {
-		return nil
+	if np, nerr := h.NPMNear(ctx); nerr == nil {
+		return np, nil
+	}
+	if _, merr := h.EnsureNode(ctx, agent, ""); merr != nil {
+		return "", fmt.Errorf("no npm here, and acp could not install Node.js: %w", merr)
+	}
+	return h.NPMNear(ctx)
+}
+
+// nodePathEnv puts a node's folder first on npm's PATH: npm is itself a
+// node script (#!/usr/bin/env node), and so are the install scripts it
+// runs. That is the managed node's folder when npm is its, whatever PATH
+// holds; else the newest node's when PATH has none.
+func (h *Host) nodePathEnv(ctx context.Context, npm string) []string {
+	dir := ""
+	if h.Managed != nil && h.Managed.Root != "" {
+		if _, ok := ManagedIn(h.Managed.Root, npm); ok {
+			dir = filepath.Dir(npm)
+		}
+	}
+	if dir == "" {
+		if _, err := h.PathLookup("node"); err == nil {
+			return nil
+		}
+		found, _ := h.Nodes(ctx)
+		if len(found) == 0 {
+			return nil
+		}
+		dir = filepath.Dir(found[0].Path)
 	}
 	base := h.ToolEnv
 	if base == nil {
 		base = os.Environ()
 	}
-	path := filepath.Dir(found[0].Path)
+	path := dir
 	if old := EnvValue(base, "PATH"); old != "" {
 		path += string(os.PathListSeparator) + old
 	}
