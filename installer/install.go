@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
@@ -41,7 +42,8 @@ func (in *Installer) choose(req Request) (Choice, error) {
 // managedLookPath is lookPath on a machine where acp brings the runtimes
 // it can install itself.
 func (in *Installer) managedLookPath(name string) (string, error) {
-	if name == "node" || name == "npm" {
+	_, _, uvBuild := runtimes.UVTarget(runtime.GOOS, runtime.GOARCH)
+	if name == "node" || name == "npm" || (name == "uv" && uvBuild) {
 		return name, nil
 	}
 	return in.lookPath(name)

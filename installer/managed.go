@@ -75,7 +75,7 @@ func (in *Installer) runtimeUsers(root string) map[string][]string {
 			if err != nil {
 				continue
 			}
-			for _, p := range []string{runtimePath(r), r.Launch.Command} {
+			for _, p := range []string{runtimePath(r), r.Launch.Command, r.UV} {
 				if key, ok := runtimes.ManagedIn(root, p); ok && p != "" {
 					used[key] = append(used[key], r.ID+"@"+r.Version)
 					break

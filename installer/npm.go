@@ -32,6 +32,7 @@ func (in *Installer) installUV(ctx context.Context, req Request, c Choice, tmp, 
 	return &Receipt{
 		Package: c.Package.Package,
 		ToolDir: got.ToolDir,
+		UV:      got.UV,
 		Launch:  LaunchSpec{Command: got.Command, Args: got.Args, Env: copyEnv(c.Package.Env)},
 	}, nil
 }

@@ -53,6 +53,9 @@ type Receipt struct {
 	// Runtime is the node an npx install launches with (nil otherwise, and
 	// in receipts written before it existed).
 	Runtime *Runtime `json:"runtime,omitempty"`
+	// UV is the uv acp brought (runtimes/uv/<version>/) that made a uvx
+	// install; "" when the machine's uv did. Kept while a receipt names it.
+	UV string `json:"uv,omitempty"`
 	// Launcher is how an npx package's executable starts: "node" (with
 	// Runtime), "interpreter" (its "#!" program) or "native" (itself);
 	// "" in receipts written before it existed, which are node's.
@@ -278,6 +281,7 @@ func (in *Installer) managed() *runtimes.Managed {
 	return &runtimes.Managed{
 		Root:       filepath.Join(in.Root, runtimesDir),
 		NodeMirror: mirror,
+		UVMirror:   in.UVMirror,
 		Download: func(ctx context.Context, what, url, dir, sum string) (string, error) {
 			file, _, err := in.downloader(what).get(ctx, url, dir, sum)
 			return file, err

@@ -28,7 +28,7 @@ type Managed struct {
 	// Root is the data folder's runtimes/: node/<version>/, uv/<version>/.
 	Root string
 	// NodeMirror and UVMirror are base URLs in nodejs.org's /dist layout
-	// and in uv's release layout.
+	// and in uv's release layout (see DefaultUVMirror).
 	NodeMirror, UVMirror string
 	// Download fetches url into dir and returns the file; a non-empty
 	// sha256 must match before it returns (the installer's downloader:
@@ -175,6 +175,8 @@ func (h *Host) EnsureNode(ctx context.Context, agent, requires string) (*Runtime
 	return h.managedRuntime(ctx, dir, requires)
 }
 
+var timeNow = time.Now
+
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // managedRuntime is the Runtime of the managed node in dir.
@@ -185,7 +187,7 @@ func (h *Host) managedRuntime(ctx context.Context, dir, requires string) (*Runti
 	}
 	// gc spares a runtime stamped recently: the install it is for has
 	// not written its receipt yet.
-	now := time.Now()
+	now := timeNow()
 	os.Chtimes(dir, now, now)
 	return h.runtimeOf(n, requires), nil
 }

@@ -183,6 +183,8 @@ type Installed struct {
 	Warning string
 	// ToolDir is uv's tool environment (a folder beside tmp).
 	ToolDir string
+	// UV is the uv acp brought that installed it ("" for the machine's).
+	UV string
 }
 
 // InstallNpm installs pkg (override: another spec for npm, a tarball) with
@@ -405,7 +407,7 @@ func (h *Host) InstallUV(ctx context.Context, agent string, pkg *registry.Packag
 	if err != nil {
 		return nil, err
 	}
-	uv, err := h.program(h.UV, "uv", UVHint)
+	uv, err := h.uv(ctx, agent)
 	if err != nil {
 		return nil, err
 	}
@@ -454,7 +456,13 @@ func (h *Host) InstallUV(ctx context.Context, agent string, pkg *registry.Packag
 		return nil, kinds.Errorf(kinds.ErrCmdMissing, "uv installed %s but it has no executable %q: set cmd in the manifest to one of its entry points", spec.Name, entry)
 	}
 	ok = true
-	return &Installed{Command: launch, Args: append([]string{}, pkg.Args...), ToolDir: filepath.Base(toolDir)}, nil
+	got := &Installed{Command: launch, Args: append([]string{}, pkg.Args...), ToolDir: filepath.Base(toolDir)}
+	if h.Managed != nil {
+		if _, ok := ManagedIn(h.Managed.Root, uv); ok {
+			got.UV = uv
+		}
+	}
+	return got, nil
 }
 
 // uvEntry is the entry point inside the tool's own environment
