@@ -49,7 +49,12 @@ func (in *Installer) CheckRuntime(ctx context.Context, r Receipt) RuntimeCheck {
 		if r.Runtime != nil {
 			c.Requires = r.Runtime.Requires
 		}
-		got, _, err := in.ready(ctx, &r)
+		// A check says what resolve would find now; it fetches nothing.
+		h := in.host()
+		if h.Managed != nil {
+			h.Managed.Download = nil
+		}
+		got, _, err := in.readyWith(ctx, &r, h)
 		if err != nil {
 			c.Status, c.Message = "missing", err.Error()
 			return c

@@ -305,6 +305,11 @@ func (in *Installer) readyCurrent(ctx context.Context, r *Receipt) (*Receipt, bo
 // agent gets the node to run it with (the recorded one while it exists and
 // satisfies the package, else another found now), with its warning.
 func (in *Installer) ready(ctx context.Context, r *Receipt) (*Receipt, bool, error) {
+	return in.readyWith(ctx, r, in.host())
+}
+
+// readyWith is ready with h finding the node (doctor's cannot fetch one).
+func (in *Installer) readyWith(ctx context.Context, r *Receipt, h *runtimes.Host) (*Receipt, bool, error) {
 	if r.Distribution != registry.KindNpx || !nodeLaunch(r) {
 		return r, true, nil
 	}
@@ -323,7 +328,7 @@ func (in *Installer) ready(ctx context.Context, r *Receipt) (*Receipt, bool, err
 	if s, err := registry.ParseNPM(r.Package); err == nil {
 		name = s.String()
 	}
-	rt, warn, err := in.host().FindNode(ctx, r.ID, name, r.Runtime.Requires, r.Runtime)
+	rt, warn, err := h.FindNode(ctx, r.ID, name, r.Runtime.Requires, r.Runtime)
 	if err != nil {
 		return nil, true, err
 	}

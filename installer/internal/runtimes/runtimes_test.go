@@ -218,32 +218,7 @@ func TestClassifyBin(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("POSIX interpreters and links")
 	}
-	pkg := filepath.Join(t.TempDir(), "pkg")
-	files := map[string]string{
-		"plain.js":  "console.log(1)\n",
-		"env.js":    "#!/usr/bin/env node\n",
-		"opts.js":   "#!/usr/bin/env -S node --no-warnings\r\n",
-		"abs.js":    "#!/usr/local/bin/node\n",
-		"sh":        "#!/bin/sh -e\necho hi\n",
-		"envsh":     "#!/usr/bin/env FOO=1 sh\n",
-		"nowhere":   "#!/usr/bin/env no-such-interpreter-acp\n",
-		"elf":       "\x7fELF\x02\x01\x01",
-		"macho":     "\xcf\xfa\xed\xfe\x07",
-		"pe.exe":    "MZ\x90\x00",
-		"dist/r.js": "#!/usr/bin/env node\n",
-	}
-	for f, body := range files {
-		os.MkdirAll(filepath.Dir(filepath.Join(pkg, f)), 0o755)
-		if err := os.WriteFile(filepath.Join(pkg, f), []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	outside := filepath.Join(filepath.Dir(pkg), "outside.js")
-	os.WriteFile(outside, []byte("#!/usr/bin/env node\n"), 0o755)
-	os.MkdirAll(filepath.Join(pkg, "bin"), 0o755)
-	os.Symlink("../dist/r.js", filepath.Join(pkg, "bin", "link"))
-	os.Symlink(outside, filepath.Join(pkg, "bin", "out"))
-	os.Symlink("../elf", filepath.Join(pkg, "bin", "native"))
+	pkg := binPackage(t)
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		t.Skip("no sh")
@@ -297,4 +272,37 @@ func TestClassifyBin(t *testing.T) {
 			t.Errorf("%s: launch = %s %q, want %s %q", c.rel, cmd, args, want, c.args)
 		}
 	}
+}
+
+// binPackage is a package folder holding one file per form a bin may
+// take after install scripts ran, and links inside and out of it.
+func binPackage(t *testing.T) string {
+	t.Helper()
+	pkg := filepath.Join(t.TempDir(), "pkg")
+	files := map[string]string{
+		"plain.js":  "console.log(1)\n",
+		"env.js":    "#!/usr/bin/env node\n",
+		"opts.js":   "#!/usr/bin/env -S node --no-warnings\r\n",
+		"abs.js":    "#!/usr/local/bin/node\n",
+		"sh":        "#!/bin/sh -e\necho hi\n",
+		"envsh":     "#!/usr/bin/env FOO=1 sh\n",
+		"nowhere":   "#!/usr/bin/env no-such-interpreter-acp\n",
+		"elf":       "\x7fELF\x02\x01\x01",
+		"macho":     "\xcf\xfa\xed\xfe\x07",
+		"pe.exe":    "MZ\x90\x00",
+		"dist/r.js": "#!/usr/bin/env node\n",
+	}
+	for f, body := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(pkg, f)), 0o755)
+		if err := os.WriteFile(filepath.Join(pkg, f), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outside := filepath.Join(filepath.Dir(pkg), "outside.js")
+	os.WriteFile(outside, []byte("#!/usr/bin/env node\n"), 0o755)
+	os.MkdirAll(filepath.Join(pkg, "bin"), 0o755)
+	os.Symlink("../dist/r.js", filepath.Join(pkg, "bin", "link"))
+	os.Symlink(outside, filepath.Join(pkg, "bin", "out"))
+	os.Symlink("../elf", filepath.Join(pkg, "bin", "native"))
+	return pkg
 }
