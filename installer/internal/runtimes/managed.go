@@ -14,6 +14,7 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
+	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 )
 
@@ -125,6 +126,9 @@ func (h *Host) EnsureNode(ctx context.Context, agent, requires string) (*Runtime
 	plat, ext, key, ok := NodeBuild(runtime.GOOS, runtime.GOARCH)
 	if !ok {
 		return nil, kinds.Errorf(kinds.ErrRunnerMissing, "no official Node.js build exists for %s/%s: install node yourself", runtime.GOOS, runtime.GOARCH)
+	}
+	if platform.Libc() == "musl" {
+		return nil, kinds.Errorf(kinds.ErrRunnerMissing, "official Node.js builds need glibc, and this system uses musl (Alpine): install node and npm with the system's packages (apk add nodejs npm)")
 	}
 	base := strings.TrimSuffix(m.NodeMirror, "/") + "/"
 	work := filepath.Join(m.Root, "node")

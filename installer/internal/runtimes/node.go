@@ -314,7 +314,8 @@ func satisfiesEngine(c *semver.Constraints, v *semver.Version) bool {
 
 // FindNode returns the node an npx agent of pkg should launch with: the
 // recorded one while it still satisfies requires, else the newest that
-// does, else (with a warning) the newest there is. No node at all is
+// does (managed ones included), else one acp installs (EnsureNode, when
+// it may), else (with a warning) the newest there is. No node at all is
 // ErrRuntimeMissing naming the version needed and where it looked.
 func (h *Host) FindNode(ctx context.Context, id, pkg, requires string, recorded *Runtime) (*Runtime, string, error) {
 	c := engineConstraint(requires)

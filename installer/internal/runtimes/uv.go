@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
+	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 )
 
@@ -90,6 +91,9 @@ func (h *Host) EnsureUV(ctx context.Context, agent string) (string, error) {
 	target, ext, ok := UVTarget(runtime.GOOS, runtime.GOARCH)
 	if !ok {
 		return "", kinds.Errorf(kinds.ErrRunnerMissing, "uv publishes no build for %s/%s: %s", runtime.GOOS, runtime.GOARCH, UVHint)
+	}
+	if platform.Libc() == "musl" {
+		target = strings.TrimSuffix(target, "gnu") + "musl" // uv builds for musl too (Alpine)
 	}
 	mirror := m.UVMirror
 	if mirror == "" {
