@@ -105,7 +105,11 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 		{"uv", "uvx agents need uv: https://docs.astral.sh/uv/getting-started/installation/"},
 	} {
 		if v, err := programVersion(ctx, r.name); err != nil {
-			add(r.name, statusWarn, err.Error()+": "+r.hint)
+			hint := r.hint
+			if os.Getenv(installer.EnvManagedRuntimes) != "0" {
+				hint = "acp installs its own when an agent needs it (" + installer.EnvManagedRuntimes + "=0 turns that off); or " + hint
+			}
+			add(r.name, statusWarn, err.Error()+": "+hint)
 		} else {
 			add(r.name, statusOK, v)
 		}
