@@ -16,8 +16,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/installer"
+	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )

@@ -99,21 +99,7 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 		}
 	}
 
-	for _, r := range []struct{ name, hint string }{
-		{"node", "npx agents need Node.js: install it from https://nodejs.org"},
-		{"npm", "npx agents need npm, which comes with Node.js: https://nodejs.org"},
-		{"uv", "uvx agents need uv: https://docs.astral.sh/uv/getting-started/installation/"},
-	} {
-		if v, err := programVersion(ctx, r.name); err != nil {
-			hint := r.hint
-			if os.Getenv(installer.EnvManagedRuntimes) != "0" {
-				hint = "acp installs its own when an agent needs it (" + installer.EnvManagedRuntimes + "=0 turns that off); or " + hint
-			}
-			add(r.name, statusWarn, err.Error()+": "+hint)
-		} else {
-			add(r.name, statusOK, v)
-		}
-	}
+	runnerChecks(ctx, add)
 
 	if d, err := dataDir(); err != nil {
 		add("data dir", statusFail, err.Error())
@@ -154,6 +140,26 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 		}
 	}
 	return rep
+}
+
+// runnerChecks are the node, npm and uv lines: each one's version, or
+// that it is missing and how to get it.
+func runnerChecks(ctx context.Context, add func(name, status, detail string)) {
+	for _, r := range []struct{ name, hint string }{
+		{"node", "npx agents need Node.js: install it from https://nodejs.org"},
+		{"npm", "npx agents need npm, which comes with Node.js: https://nodejs.org"},
+		{"uv", "uvx agents need uv: https://docs.astral.sh/uv/getting-started/installation/"},
+	} {
+		if v, err := programVersion(ctx, r.name); err != nil {
+			hint := r.hint
+			if os.Getenv(installer.EnvManagedRuntimes) != "0" {
+				hint = "acp installs its own when an agent needs it (" + installer.EnvManagedRuntimes + "=0 turns that off); or " + hint
+			}
+			add(r.name, statusWarn, err.Error()+": "+hint)
+		} else {
+			add(r.name, statusOK, v)
+		}
+	}
 }
 
 // programVersion runs `name --version` with a timeout; a hung runner must
