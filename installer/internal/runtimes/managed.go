@@ -160,16 +160,16 @@ func (h *Host) EnsureNode(ctx context.Context, agent, requires string) (*Runtime
 	}
 	file, err := m.Download(ctx, agent, base+tag+"/"+name, tmp, sum)
 	if err != nil {
-		return nil, fmt.Errorf("Node.js %s (its sha256 from %sSHASUMS256.txt): %w", tag, base+tag+"/", err)
+		return nil, fmt.Errorf("install Node.js %s (its sha256 from %sSHASUMS256.txt): %w", tag, base+tag+"/", err)
 	}
 	h.reporter().Phase(agent, progress.Extract, "node "+tag)
 	unpacked := filepath.Join(tmp, "x")
 	if err := m.Extract(ctx, file, unpacked); err != nil {
-		return nil, fmt.Errorf("Node.js %s: %w", tag, err)
+		return nil, fmt.Errorf("unpack Node.js %s: %w", tag, err)
 	}
 	top := filepath.Join(unpacked, strings.TrimSuffix(name, ext))
 	if _, err := os.Stat(managedNodeExe(top)); err != nil {
-		return nil, fmt.Errorf("Node.js %s: %s holds no %s", tag, name, filepath.Base(managedNodeExe(top)))
+		return nil, fmt.Errorf("install Node.js %s: %s holds no %s", tag, name, filepath.Base(managedNodeExe(top)))
 	}
 	// Another install may have put the same version in place meanwhile:
 	// its copy is as good as ours.
