@@ -355,7 +355,7 @@ func (h *Host) FindNode(ctx context.Context, id, pkg, requires string, recorded 
 		// A mirror that serves other bytes than it lists, or a stop,
 		// ends the install; a network failure leaves the old node.
 		if len(found) == 0 || errors.Is(err, kinds.ErrChecksum) || ctx.Err() != nil {
-			return nil, "", fmt.Errorf("%s (%s) needs %s: installing it: %w", id, pkg, need, err)
+			return nil, "", fmt.Errorf("%s (%s) needs %s, and acp could not bring it: %w", id, pkg, need, err)
 		}
 		managedErr = err
 	}
