@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // Runner install hints, named in errors when a runner is missing.
 const (
-	nodeHint = "npx distribution needs Node.js (node and npm): install it from https://nodejs.org"
-	uvHint   = "uvx distribution needs uv: install it from https://docs.astral.sh/uv/getting-started/installation/"
+	nodeHint = runtimes.NodeHint
+	uvHint   = runtimes.UVHint
 )
 
 // Choose picks how to install m on platform p: the binary for p, else npx,

@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
@@ -22,6 +24,10 @@ func (in *Installer) choose(req Request) (Choice, error) {
 		return Choice{}, errors.New("install: no agent given")
 	}
 	c, err := Choose(m, in.platform(), req.Dist, req.Preview, in.lookPath)
+	if errors.Is(err, ErrRunnerMissing) && in.host().Managed != nil && !in.Offline {
+		// acp brings node and npm itself (see ManageRuntimes).
+		c, err = Choose(m, in.platform(), req.Dist, req.Preview, in.managedLookPath)
+	}
 	if err != nil {
 		return Choice{}, err
 	}
@@ -32,6 +38,16 @@ func (in *Installer) choose(req Request) (Choice, error) {
 		return Choice{}, errorf(ErrVersionMismatch, "%s %s is not available: the registry offers %s", m.ID, req.Version, c.Version)
 	}
 	return c, nil
+}
+
+// managedLookPath is lookPath on a machine where acp brings the runtimes
+// it can install itself.
+func (in *Installer) managedLookPath(name string) (string, error) {
+	_, _, uvBuild := runtimes.UVTarget(runtime.GOOS, runtime.GOARCH)
+	if name == "node" || name == "npm" || (name == "uv" && uvBuild) {
+		return name, nil
+	}
+	return in.lookPath(name)
 }
 
 // wanted returns the version the request names, without choosing a
@@ -256,7 +272,7 @@ func (in *Installer) installFirst(ctx context.Context, req Request, cs []Choice,
 		rep.Warn(fmt.Sprintf("%s: the %s distribution could not be fetched (%v); trying %s", req.Agent.ID, c.Kind, err, cs[i+1].Kind))
 	}
 	if err != nil && len(failures) > 1 {
-		err = &kindError{msg: strings.Join(failures, "; and "), kind: err}
+		err = &kindError{Msg: strings.Join(failures, "; and "), Kind: err}
 	}
 	return r, err
 }
@@ -300,7 +316,7 @@ func (in *Installer) readyCurrent(ctx context.Context, r *Receipt) (*Receipt, bo
 // satisfies the package, else another found now), with its warning; and
 // the env leaves out what no launch passes (dropEnv).
 func (in *Installer) ready(ctx context.Context, r *Receipt) (*Receipt, bool, error) {
-	r, ok, err := in.readyNode(ctx, r)
+	r, ok, err := in.readyWith(ctx, r, in.host())
 	if err == nil {
 		in.dropEnv(r)
 	}
@@ -324,8 +340,9 @@ func (in *Installer) dropEnv(r *Receipt) {
 	r.Launch.Warnings = append(r.Launch.Warnings, warns...)
 }
 
-func (in *Installer) readyNode(ctx context.Context, r *Receipt) (*Receipt, bool, error) {
-	if r.Distribution != registry.KindNpx {
+// readyWith is ready with h finding the node (doctor's cannot fetch one).
+func (in *Installer) readyWith(ctx context.Context, r *Receipt, h *runtimes.Host) (*Receipt, bool, error) {
+	if r.Distribution != registry.KindNpx || !nodeLaunch(r) {
 		return r, true, nil
 	}
 	if r.Runtime == nil {
@@ -335,12 +352,15 @@ func (in *Installer) readyNode(ctx context.Context, r *Receipt) (*Receipt, bool,
 		if err := in.upgradeLegacyNpx(r); err != nil {
 			return r, true, nil // keep the old launch: it works where PATH has node
 		}
+		if !nodeLaunch(r) {
+			return r, true, nil
+		}
 	}
 	name := r.Package
 	if s, err := registry.ParseNPM(r.Package); err == nil {
 		name = s.String()
 	}
-	rt, warn, err := in.findNode(ctx, r.ID, name, r.Runtime.Requires, r.Runtime)
+	rt, warn, err := h.FindNode(ctx, r.ID, name, r.Runtime.Requires, r.Runtime)
 	if err != nil {
 		return nil, true, err
 	}
@@ -354,6 +374,12 @@ func (in *Installer) readyNode(ctx context.Context, r *Receipt) (*Receipt, bool,
 	return r, true, nil
 }
 
+// nodeLaunch: the receipt's npx executable runs with a node (receipts
+// from before Launcher, too).
+func nodeLaunch(r *Receipt) bool {
+	return r.Launcher == "" || r.Launcher == string(runtimes.LaunchNode)
+}
+
 // upgradeLegacyNpx rewrites, in memory, the launch of a receipt written
 // before Runtime existed: command node_modules/.bin/<x>, args the
 // manifest's.
@@ -362,21 +388,25 @@ func (in *Installer) upgradeLegacyNpx(r *Receipt) error {
 	if err != nil {
 		return err
 	}
-	info, err := readNpmPackage(r.Dir, spec.Name)
+	info, err := runtimes.ReadNpmPackage(r.Dir, spec.Name)
 	if err != nil {
 		return err
 	}
 	bin := filepath.Base(r.Launch.Command)
 	bin = strings.TrimSuffix(bin, ".cmd")
-	if _, ok := info.bins[bin]; !ok {
+	if !info.HasBin(bin) {
 		bin = ""
 	}
-	_, script, err := info.chooseBin(bin)
+	b, err := in.host().PackageBin(info, bin)
 	if err != nil {
 		return err
 	}
-	r.Runtime = &Runtime{Requires: info.nodeRange}
-	r.Launch.Args = append([]string{filepath.Join(info.dir, script)}, r.Launch.Args...)
+	cmd, args := b.Launch(info.Dir(), "")
+	r.Launcher = string(b.Launcher)
+	if b.Launcher == runtimes.LaunchNode {
+		r.Runtime = &Runtime{Requires: info.NodeRange()}
+	}
+	r.Launch.Command, r.Launch.Args = cmd, append(args, r.Launch.Args...)
 	return nil
 }
 

@@ -76,8 +76,19 @@ func (in *Installer) Rollback(ctx context.Context, id string) (*Receipt, error) 
 
 // GCAll tidies every agent: removes versions other than the current one
 // and the previous one, unless a running process uses them (see Force),
-// and every leftover of interrupted installs and failed deletes.
-func (in *Installer) GCAll(ctx context.Context) (*GCReport, error) { return in.store().GCAll(ctx) }
+// every leftover of interrupted installs and failed deletes, and the
+// runtimes acp brought that no install uses.
+func (in *Installer) GCAll(ctx context.Context) (*GCReport, error) {
+	rep, err := in.store().GCAll(ctx)
+	if ctx.Err() != nil {
+		return rep, err
+	}
+	// After the installs: a runtime only an old version used goes with it.
+	if rerr := in.gcRuntimes(ctx, rep); err == nil {
+		err = rerr
+	}
+	return rep, err
+}
 
 // GCAgent is GCAll for one agent.
 func (in *Installer) GCAgent(ctx context.Context, id string) (*GCReport, error) {

@@ -14,8 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/Masterminds/semver/v3"
-
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -27,6 +26,11 @@ import (
 // a launch would run the agent's script.
 func init() {
 	base := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
+	if base == "native-agent" {
+		// A native executable an install script put in a package.
+		fmt.Println("native-agent " + strings.Join(os.Args[1:], " "))
+		os.Exit(0)
+	}
 	if base != "node" {
 		return
 	}
@@ -300,56 +304,12 @@ func TestNodeTooOldOrMissing(t *testing.T) {
 }
 
 func systemNode() bool {
-	for _, p := range nodeSearch(runtime.GOOS, "/nonexistent-home", func(string) string { return "" }) {
+	for _, p := range runtimes.NodeSearch(runtime.GOOS, "/nonexistent-home", func(string) string { return "" }) {
 		if m, _ := filepath.Glob(p); len(m) > 0 {
 			return true
 		}
 	}
 	return false
-}
-
-func TestEngineRanges(t *testing.T) {
-	cases := []struct {
-		rng, v string
-		ok     bool
-	}{
-		{">=22", "22.0.0", true},
-		{">=22", "20.19.0", false},
-		{"^20.19.0 || >=22.12.0", "20.19.5", true},
-		{"^20.19.0 || >=22.12.0", "22.11.0", false},
-		{"^20.19.0 || >=22.12.0", "23.1.0", true},
-		{">=18.0.0 <19", "18.20.0", true},
-		{">=18.0.0 <19", "20.0.0", false},
-		{"18.x", "18.1.0", true},
-		{">=22", "23.0.0-nightly2024", true},
-		{"", "1.0.0", true},
-		{"not a range", "1.0.0", true}, // npm only warns about what it cannot read
-	}
-	for _, c := range cases {
-		v, err := semver.NewVersion(c.v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := satisfiesEngine(engineConstraint(c.rng), v); got != c.ok {
-			t.Errorf("%q satisfied by %s = %v, want %v", c.rng, c.v, got, c.ok)
-		}
-	}
-}
-
-func TestNodeSearchLocations(t *testing.T) {
-	env := map[string]string{"APPDATA": `C:\Users\me\AppData\Roaming`, "ProgramFiles": `C:\Program Files`}
-	win := strings.Join(nodeSearch("windows", `C:\Users\me`, func(k string) string { return env[k] }), "\n")
-	for _, want := range []string{filepath.Join(`C:\Program Files`, "nodejs", "node.exe"), filepath.Join(`C:\Users\me\AppData\Roaming`, "nvm", "*", "node.exe")} {
-		if !strings.Contains(win, want) {
-			t.Errorf("windows search lacks %s:\n%s", want, win)
-		}
-	}
-	mac := strings.Join(nodeSearch("darwin", "/Users/me", func(string) string { return "" }), "\n")
-	for _, want := range []string{"/Users/me/.nvm/versions/node/*/bin/node", "/Users/me/Library/Application Support/fnm/node-versions/*/installation/bin/node", "/Users/me/.volta/tools/image/node/*/bin/node", "/opt/homebrew/bin/node", "/usr/local/opt/node*/bin/node"} {
-		if !strings.Contains(mac, filepath.FromSlash(want)) {
-			t.Errorf("darwin search lacks %s", want)
-		}
-	}
 }
 
 func decodeEvents(t *testing.T, s string) []progress.Event {
@@ -398,21 +358,5 @@ func TestLegacyNpxReceipt(t *testing.T) {
 	}
 	if spec.Command != node || len(spec.Args) != 2 || spec.Args[0] != script || spec.Args[1] != "--acp" {
 		t.Errorf("spec = %+v", spec)
-	}
-}
-
-// A relative folder in the environment (XDG_DATA_HOME=., NVM_DIR=x) or a
-// relative HOME would search the current folder, a repository's, for a
-// node to run: such bases are skipped, as relative XDG folders are
-// everywhere else.
-func TestNodeSearchSkipsRelativeBases(t *testing.T) {
-	env := map[string]string{"XDG_DATA_HOME": ".", "NVM_DIR": "nvm", "FNM_DIR": "fnm", "VOLTA_HOME": "v", "NVM_HOME": `nvm`, "APPDATA": `x\y`}
-	get := func(k string) string { return env[k] }
-	for _, goos := range []string{"linux", "darwin", "windows"} {
-		for _, p := range nodeSearch(goos, "home", get) {
-			if !absFor(goos, p) {
-				t.Errorf("%s searches %s, a relative pattern", goos, p)
-			}
-		}
 	}
 }

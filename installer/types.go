@@ -6,11 +6,12 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"sync"
+	"path/filepath"
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -72,6 +73,22 @@ type Installer struct {
 	// node that satisfies the package's engines.node, on PATH or in the
 	// usual install locations (nvm, fnm, volta, Homebrew, /usr/local).
 	Node string
+	// ManageRuntimes lets the installer bring runtimes of its own: when no
+	// node satisfies a package's engines.node, or there is no node or npm
+	// at all, an official Node.js build from NodeMirror is installed into
+	// Root/runtimes/node/<version>/ (checked against the release's
+	// SHASUMS256.txt), shared by every agent and kept while a receipt
+	// names it; with Offline only those already there are used. Off by
+	// default for programs that embed the installer; acp turns it on.
+	ManageRuntimes bool
+	// NodeMirror is a base URL in nodejs.org's /dist layout (index.json,
+	// vX.Y.Z/SHASUMS256.txt, vX.Y.Z/node-vX.Y.Z-<os>-<arch>.tar.gz|.zip).
+	// Default runtimes.DefaultNodeMirror.
+	NodeMirror string
+	// UVMirror is a base URL in uv's release layout
+	// (<version>/uv-<target>.tar.gz|.zip with a .sha256 beside each).
+	// Default runtimes.DefaultUVMirror.
+	UVMirror string
 	// InstallTimeout stops an npm or uv install that has not finished
 	// (its whole process group is killed). Default 10 minutes.
 	InstallTimeout time.Duration
@@ -124,8 +141,10 @@ type Installer struct {
 	// osCannotTell makes gc behave as where running processes' files are
 	// unknown (all but Linux).
 	osCannotTell bool
-	nodeMu       sync.Mutex
-	nodeCache    map[string]nodeProbe // node path -> version, by file stamp
+	nodeCache    runtimes.NodeCache // node path -> version, by file stamp
+	// nodeSearch replaces the usual node locations (tests: a machine
+	// whose node is out of reach).
+	nodeSearch []string
 
 	// osRefusesInUseDelete makes uninstall behave as on Windows, which
 	// refuses to delete a running program's files.
@@ -164,29 +183,54 @@ type Choice struct {
 	Preview bool
 }
 
-// lookPath finds a runner. Without an injected LookPath, node and npm are
-// also looked for where version managers and installers put them, since a
-// desktop editor's PATH often has neither.
+// lookPath finds a runner (see runtimes.Host.Look).
 func (in *Installer) lookPath(name string) (string, error) {
-	if name == "node" && in.Node != "" {
-		return in.Node, nil
-	}
-	p, err := in.pathLookup(name)
-	if err == nil || in.LookPath != nil {
-		return p, err
-	}
-	switch name {
-	case "node":
-		if found, _ := in.nodes(context.Background()); len(found) > 0 {
-			return found[0].path, nil
-		}
-	case "npm":
-		if np, nerr := in.npmNear(context.Background()); nerr == nil {
-			return np, nil
-		}
-	}
-	return p, err
+	return in.host().Look(name)
 }
+
+// host is what package runtimes needs to know of this installer.
+func (in *Installer) host() *runtimes.Host {
+	return &runtimes.Host{
+		Node: in.Node, NPM: in.NPM, UV: in.UV, NPMArgs: in.NPMArgs, UVArgs: in.UVArgs,
+		LookPath: in.LookPath, ToolEnv: in.ToolEnv, Offline: in.Offline, CacheDir: in.CacheDir,
+		InstallTimeout: in.installTimeout(), Reporter: in.reporter(), Cache: &in.nodeCache,
+		Search: in.nodeSearch, Managed: in.managed(),
+	}
+}
+
+// managed is how the installer brings runtimes (nil when it may not).
+func (in *Installer) managed() *runtimes.Managed {
+	if !in.ManageRuntimes || in.Root == "" {
+		return nil
+	}
+	mirror := in.NodeMirror
+	if mirror == "" {
+		mirror = runtimes.DefaultNodeMirror
+	}
+	return &runtimes.Managed{
+		Root:       filepath.Join(in.Root, runtimesDir),
+		NodeMirror: mirror,
+		UVMirror:   in.UVMirror,
+		Download: func(ctx context.Context, what, url, dir, sum string) (string, error) {
+			file, _, err := in.downloader(what).Get(ctx, url, dir, sum)
+			return file, err
+		},
+		Extract: func(ctx context.Context, archive, dest string) error {
+			return Extract(ctx, archive, dest, in.Limits)
+		},
+	}
+}
+
+// The variables acp reads for managed runtimes: ACP_MANAGED_RUNTIMES=0
+// turns them off; the mirrors replace nodejs.org's and uv's releases.
+const (
+	EnvManagedRuntimes = "ACP_MANAGED_RUNTIMES"
+	EnvNodeMirror      = "ACP_NODE_MIRROR"
+	EnvUVMirror        = "ACP_UV_MIRROR"
+)
+
+// runtimesDir holds the runtimes acp brought (node/<version>/, uv/<version>/).
+const runtimesDir = "runtimes"
 
 // reporter is Progress, or one that writes only warnings to Stderr.
 func (in *Installer) reporter() progress.Reporter {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -27,6 +28,13 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("ACP_FAKE_AGENT") != "" {
 		fakeagent.Main()
+	}
+	// acp brings node and uv when a test machine lacks them: from a dead
+	// loopback mirror unless a test serves one, never from the internet.
+	for _, v := range []string{installer.EnvNodeMirror, installer.EnvUVMirror} {
+		if os.Getenv(v) == "" {
+			os.Setenv(v, "http://127.0.0.1:9/")
+		}
 	}
 	if os.Getenv("ACP_TEST_MAIN") == "1" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

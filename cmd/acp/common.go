@@ -161,6 +161,9 @@ func (g *globalOpts) newInstaller() (*installer.Installer, error) {
 		CacheDir: cache,
 		// Zero for commands without the flag: the installer's default.
 		InstallTimeout: g.installTimeout,
+		ManageRuntimes: os.Getenv(installer.EnvManagedRuntimes) != "0",
+		NodeMirror:     os.Getenv(installer.EnvNodeMirror),
+		UVMirror:       os.Getenv(installer.EnvUVMirror),
 	}, nil
 }
 

@@ -101,17 +101,7 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 		}
 	}
 
-	for _, r := range []struct{ name, hint string }{
-		{"node", "npx agents need Node.js: install it from https://nodejs.org"},
-		{"npm", "npx agents need npm, which comes with Node.js: https://nodejs.org"},
-		{"uv", "uvx agents need uv: https://docs.astral.sh/uv/getting-started/installation/"},
-	} {
-		if v, err := programVersion(ctx, r.name); err != nil {
-			add(r.name, statusWarn, err.Error()+": "+r.hint)
-		} else {
-			add(r.name, statusOK, v)
-		}
-	}
+	runnerChecks(ctx, add)
 
 	if d, err := dataDir(); err != nil {
 		add("data dir", statusFail, err.Error())
@@ -172,6 +162,26 @@ func layoutChecks(add func(name, status, detail string)) {
 var runLifetime = map[bool]string{
 	false: "acp run becomes the agent (exec): a signal to acp run reaches the agent itself",
 	true:  "acp run holds the agent in a job object that ends with acp: if acp.exe is killed, the agent and all it started end too",
+}
+
+// runnerChecks are the node, npm and uv lines: each one's version, or
+// that it is missing and how to get it.
+func runnerChecks(ctx context.Context, add func(name, status, detail string)) {
+	for _, r := range []struct{ name, hint string }{
+		{"node", "npx agents need Node.js: install it from https://nodejs.org"},
+		{"npm", "npx agents need npm, which comes with Node.js: https://nodejs.org"},
+		{"uv", "uvx agents need uv: https://docs.astral.sh/uv/getting-started/installation/"},
+	} {
+		if v, err := programVersion(ctx, r.name); err != nil {
+			hint := r.hint
+			if os.Getenv(installer.EnvManagedRuntimes) != "0" {
+				hint = "acp installs its own when an agent needs it (" + installer.EnvManagedRuntimes + "=0 turns that off); or " + hint
+			}
+			add(r.name, statusWarn, err.Error()+": "+hint)
+		} else {
+			add(r.name, statusOK, v)
+		}
+	}
 }
 
 // programVersion runs `name --version` with a timeout; a hung runner must
@@ -265,6 +275,7 @@ func installs(ctx context.Context, g *globalOpts, add func(name, status, detail 
 			add(name, statusOK, what)
 		}
 	}
+	managedRuntimes(in, add)
 	broken, err := in.BrokenInstalls()
 	if err != nil {
 		add("installs", statusFail, err.Error())
@@ -272,6 +283,26 @@ func installs(ctx context.Context, g *globalOpts, add func(name, status, detail 
 	}
 	for _, b := range broken {
 		add("agent "+b.ID, statusFail, fmt.Sprintf("%s is broken (%s): run acp install %s --force to repair it", b.Version, b.Problem, b.ID))
+	}
+}
+
+// managedRuntimes lists the runtimes acp installed itself, with the
+// installs that use them (gc removes the unused ones).
+func managedRuntimes(in *installer.Installer, add func(name, status, detail string)) {
+	if !in.ManageRuntimes {
+		add("managed runtimes", statusSkip, installer.EnvManagedRuntimes+"=0: acp uses only the runtimes on this machine")
+	}
+	rts, err := in.ManagedRuntimes()
+	if err != nil {
+		add("managed runtimes", statusFail, err.Error())
+		return
+	}
+	for _, rt := range rts {
+		used := "used by " + strings.Join(rt.UsedBy, ", ")
+		if len(rt.UsedBy) == 0 {
+			used = "used by no install (acp gc removes it)"
+		}
+		add("runtime "+rt.Name+" "+rt.Version, statusOK, rt.Path+", "+used)
 	}
 }
 

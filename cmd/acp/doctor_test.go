@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 )
@@ -95,5 +96,58 @@ func TestDoctorChecksInstalls(t *testing.T) {
 		if code != 1 || !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
 			t.Errorf("doctor text lacks %q (exit %d):\n%s", want, code, out)
 		}
+	}
+}
+
+// doctor lists the runtimes acp brought, with the installs that use
+// them; gc removes the one no install uses.
+func TestDoctorListsManagedRuntimes(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake node is a shell script")
+	}
+	home := t.TempDir()
+	t.Setenv("ACP_HOME", home)
+	t.Setenv("ACP_OFFLINE", "1")
+	t.Setenv("HOME", t.TempDir())
+	used := filepath.Join(home, "runtimes", "node", "v99.1.0", "bin", "node")
+	os.MkdirAll(filepath.Dir(used), 0o755)
+	os.WriteFile(used, []byte("#!/bin/sh\necho v99.1.0\n"), 0o755)
+	unused := filepath.Join(home, "runtimes", "uv", "0.10.10")
+	os.MkdirAll(unused, 0o755)
+	os.WriteFile(filepath.Join(unused, "uv"), []byte("#!/bin/sh\n"), 0o755)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(unused, old, old)
+	fi, _ := os.Stat(used)
+	script := filepath.Join(home, "agents", "demo", "1.0.0", "index.js")
+	writeInstall(t, home, installer.Receipt{
+		ID: "demo", Version: "1.0.0", Distribution: "npx", Package: "demo@1.0.0",
+		Launch:  installer.LaunchSpec{Command: used, Args: []string{script}},
+		Runtime: &installer.Runtime{Path: used, Version: "99.1.0", Size: fi.Size(), ModTime: fi.ModTime(), Managed: true},
+	}, map[string]string{"index.js": "console.log(1)\n"})
+
+	_, out, errOut := acpText(t, "doctor", "--json")
+	var rep doctorReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("doctor --json: %v\n%s\n%s", err, out, errOut)
+	}
+	got := map[string]check{}
+	for _, c := range rep.Checks {
+		got[c.Name] = c
+	}
+	if c := got["runtime node v99.1.0"]; c.Status != statusOK || !strings.Contains(c.Detail, "used by demo@1.0.0") {
+		t.Errorf("node: %+v", c)
+	}
+	if c := got["runtime uv 0.10.10"]; !strings.Contains(c.Detail, "used by no install") {
+		t.Errorf("uv: %+v", c)
+	}
+	if c := got["agent demo"]; c.Status != statusOK || !strings.Contains(c.Detail, "node 99.1.0") {
+		t.Errorf("agent: %+v", c)
+	}
+	code, out, errOut := acpText(t, "gc", "--json")
+	if code != 0 || !strings.Contains(out, "managed runtime uv 0.10.10") || strings.Contains(out, "v99.1.0") {
+		t.Errorf("gc = %d\n%s\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(unused); !os.IsNotExist(err) {
+		t.Error("gc left the unused uv")
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 )
@@ -164,7 +165,10 @@ func TestEveryErrorCode(t *testing.T) {
 	})
 	t.Run("runtime-missing", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
+		t.Setenv(installer.EnvManagedRuntimes, "0") // acp would bring uv otherwise
 		acpJSON(t, cli.CodeRuntimeMissing, r, "install", "uv-only", "--json")
+		t.Setenv(installer.EnvManagedRuntimes, "1")
+		acpJSON(t, cli.CodeRuntimeMissing, r, "--offline", "install", "uv-only", "--json")
 	})
 	t.Run("registry-unavailable", func(t *testing.T) {
 		t.Setenv("ACP_HOME", t.TempDir())

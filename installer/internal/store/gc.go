@@ -107,7 +107,7 @@ func (s *Store) GCAll(ctx context.Context) (*GCReport, error) {
 		switch {
 		case strings.HasPrefix(name, ".rm-"):
 			// An uninstall renamed the agent aside, then failed to delete it.
-			first = firstErr(first, s.removeLeftover(ctx, rep, "", p, "failed delete"))
+			first = firstErr(first, s.RemoveLeftover(ctx, rep, "", p, "failed delete"))
 		case e.IsDir() && registry.ValidID(name):
 			first = firstErr(first, s.sweep(ctx, name, false, procs, rep))
 		}
@@ -181,7 +181,7 @@ func (s *Store) sweep(ctx context.Context, id string, uninstall bool, procs []pr
 		if !strings.HasPrefix(name, ".") || keepTools[name] {
 			continue
 		}
-		first = firstErr(first, s.removeLeftover(ctx, rep, id, filepath.Join(dir, name), leftoverWhy(name)))
+		first = firstErr(first, s.RemoveLeftover(ctx, rep, id, filepath.Join(dir, name), leftoverWhy(name)))
 	}
 	if complete == 0 {
 		// Nothing complete is left (a first install that never finished,
@@ -275,7 +275,9 @@ func (s *Store) sweepVersions(ctx context.Context, id, what string, entries []fs
 	return complete, keepTools, first
 }
 
-func (s *Store) removeLeftover(ctx context.Context, rep *GCReport, id, p, why string) error {
+// RemoveLeftover deletes p, a leftover (why says what it was) of agent id
+// or of none (""), and records it in rep with its size.
+func (s *Store) RemoveLeftover(ctx context.Context, rep *GCReport, id, p, why string) error {
 	size := dirSize(rep.seen, p)
 	if err := RemoveDir(ctx, p); err != nil {
 		return deleteFailed("gc", p, err)

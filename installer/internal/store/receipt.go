@@ -45,6 +45,13 @@ type Receipt struct {
 	// Runtime is the node an npx install launches with (nil otherwise, and
 	// in receipts written before it existed).
 	Runtime *Runtime `json:"runtime,omitempty"`
+	// UV is the uv acp brought (runtimes/uv/<version>/) that made a uvx
+	// install; "" when the machine's uv did. Kept while a receipt names it.
+	UV string `json:"uv,omitempty"`
+	// Launcher is how an npx package's executable starts: "node" (with
+	// Runtime), "interpreter" (its "#!" program) or "native" (itself);
+	// "" in receipts written before it existed, which are node's.
+	Launcher string `json:"launcher,omitempty"`
 	// Dir is the install directory; filled in when read, not stored.
 	Dir string `json:"-"`
 }
@@ -60,4 +67,7 @@ type Runtime struct {
 	Requires string    `json:"requires,omitempty"`
 	Size     int64     `json:"size"`
 	ModTime  time.Time `json:"modTime"`
+	// Managed: an official build acp installed in its data folder
+	// (runtimes/node/<version>/), kept while a receipt names it.
+	Managed bool `json:"managed,omitempty"`
 }

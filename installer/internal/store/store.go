@@ -197,8 +197,12 @@ func (r *Receipt) Check() error {
 	cmd := r.Launch.Command
 	if r.Distribution == registry.KindNpx && r.Runtime != nil && len(r.Launch.Args) > 0 {
 		// The node is outside the install and is looked for again at
-		// resolve; the install is the package's bin script.
+		// resolve; the install is the package's bin script (after the
+		// node options its "#!" line may name).
 		cmd = r.Launch.Args[0]
+		for i := 0; strings.HasPrefix(cmd, "-") && i+1 < len(r.Launch.Args); i++ {
+			cmd = r.Launch.Args[i+1]
+		}
 	}
 	fi, err := os.Stat(cmd)
 	if err != nil || !fi.Mode().IsRegular() {
@@ -407,7 +411,7 @@ func retryRename(ctx context.Context, from, to string, mv func(from, to string) 
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return &kindError{msg: err.Error() + " (gave up waiting: " + download.Stopped(ctx).Error() + ")", kind: ctx.Err(), err: err}
+			return &kindError{Msg: err.Error() + " (gave up waiting: " + download.Stopped(ctx).Error() + ")", Kind: ctx.Err(), Err: err}
 		case <-t.C:
 		}
 		err = mv(from, to)

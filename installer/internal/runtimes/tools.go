@@ -1,4 +1,4 @@
-package installer
+package runtimes
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -20,10 +19,17 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+)
+
+// Hints for a machine without the runner a distribution needs.
+const (
+	NodeHint = "npx distribution needs Node.js (node and npm): install it from https://nodejs.org"
+	UVHint   = "uvx distribution needs uv: install it from https://docs.astral.sh/uv/getting-started/installation/"
 )
 
 // toolRun is one npm or uv run.
@@ -41,14 +47,14 @@ type toolRun struct {
 // a failure carries the output's last lines, so it is shown once. An
 // install still running after InstallTimeout is stopped, its whole process
 // group killed.
-func (in *Installer) runTool(ctx context.Context, t toolRun) error {
-	in.reporter().Phase(t.agent, t.phase, t.pkg)
+func (h *Host) runTool(ctx context.Context, t toolRun) error {
+	h.reporter().Phase(t.agent, t.phase, t.pkg)
 	tail := &tailBuffer{max: 40}
-	timeout := in.installTimeout()
+	timeout := h.InstallTimeout
 	runCtx, cancel := context.WithTimeoutCause(ctx, timeout, errToolTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, t.prog, t.args...)
-	base := in.ToolEnv
+	base := h.ToolEnv
 	if base == nil {
 		base = os.Environ()
 	}
@@ -72,7 +78,7 @@ func (in *Installer) runTool(ctx context.Context, t toolRun) error {
 		return nil
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("%s: %w", t.what, stopped(ctx))
+		return fmt.Errorf("%s: %w", t.what, kinds.Stopped(ctx))
 	}
 	lines := tail.String()
 	said := ""
@@ -81,15 +87,15 @@ func (in *Installer) runTool(ctx context.Context, t toolRun) error {
 	}
 	name := filepath.Base(t.prog)
 	if errors.Is(context.Cause(runCtx), errToolTimeout) {
-		return &kindError{kind: ErrInstallFailed, msg: fmt.Sprintf("%s: stopped after %s without finishing (raise it with --install-timeout)%s", t.what, timeout, said)}
+		return &kinds.Error{Kind: kinds.ErrInstallFailed, Msg: fmt.Sprintf("%s: stopped after %s without finishing (raise it with --install-timeout)%s", t.what, timeout, said)}
 	}
-	e := &kindError{kind: ErrInstallFailed, msg: fmt.Sprintf("%s failed (%s: %v)%s", t.what, name, err, said)}
+	e := &kinds.Error{Kind: kinds.ErrInstallFailed, Msg: fmt.Sprintf("%s failed (%s: %v)%s", t.what, name, err, said)}
 	switch {
-	case in.Offline:
+	case h.Offline:
 		// Not in npm's or uv's cache: offline, that is "not installed".
-		e.kind, e.msg = ErrNotInstalled, fmt.Sprintf("%s failed offline (not in %s's cache: connect and install, or drop --offline)%s", t.what, name, said)
+		e.Kind, e.Msg = kinds.ErrNotInstalled, fmt.Sprintf("%s failed offline (not in %s's cache: connect and install, or drop --offline)%s", t.what, name, said)
 	case networkFailure(lines):
-		e.err = ErrDownload
+		e.Err = kinds.ErrDownload
 	}
 	return e
 }
@@ -111,8 +117,8 @@ func networkFailure(out string) bool {
 	return false
 }
 
-// envValue reads one variable of env (last one wins, as exec does).
-func envValue(env []string, name string) string {
+// EnvValue reads one variable of env (last one wins, as exec does).
+func EnvValue(env []string, name string) string {
 	v := ""
 	for _, kv := range env {
 		k, val, _ := strings.Cut(kv, "=")
@@ -123,21 +129,21 @@ func envValue(env []string, name string) string {
 	return v
 }
 
-func (in *Installer) program(field, name, hint string) (string, error) {
+func (h *Host) program(field, name, hint string) (string, error) {
 	if field != "" {
 		return field, nil
 	}
-	p, err := in.lookPath(name)
+	p, err := h.Look(name)
 	if err != nil {
-		return "", errorf(ErrRunnerMissing, "%s not found: %s", name, hint)
+		return "", kinds.Errorf(kinds.ErrRunnerMissing, "%s not found: %s", name, hint)
 	}
 	return p, nil
 }
 
-// exactPackage parses a manifest's package for npm or uv and insists on
+// ExactPackage parses a manifest's package for npm or uv and insists on
 // what the registry promises: a registry name and one exact version, so
 // npm and uv install precisely the package `acp info` shows.
-func exactPackage(k registry.Kind, spec string) (registry.PackageSpec, error) {
+func ExactPackage(k registry.Kind, spec string) (registry.PackageSpec, error) {
 	p, err := registry.ParsePackage(k, spec)
 	if err != nil {
 		return p, fmt.Errorf("%s package: %w", k, err)
@@ -164,22 +170,39 @@ var pep440Re = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^[0-9][0-9A-Za-z.+!_-]*$`)
 })
 
-// installNpm installs the package with npm into a private prefix and
-// resolves its script, so each launch runs it with an absolute node
-// directly: no npx, no PATH, no registry lookup, no network.
-func (in *Installer) installNpm(ctx context.Context, req Request, c Choice, tmp, final string) (*Receipt, error) {
-	pkg := c.Package
-	spec, err := exactPackage(registry.KindNpx, pkg.Package)
+// Installed is what InstallNpm or InstallUV put in place: how to launch
+// it (the manifest's args after the package's own), with the node an npx
+// install runs with, or uv's tool folder.
+type Installed struct {
+	// Launcher is how an npx package's executable starts.
+	Launcher Launcher
+	Command  string
+	Args     []string
+	Runtime  *Runtime
+	// Warning is what a person should know before launching.
+	Warning string
+	// ToolDir is uv's tool environment (a folder beside tmp).
+	ToolDir string
+	// UV is the uv acp brought that installed it ("" for the machine's).
+	UV string
+}
+
+// InstallNpm installs pkg (override: another spec for npm, a tarball) with
+// npm into the private prefix tmp, which becomes final, and resolves its
+// script, so each launch runs it with an absolute node directly: no npx,
+// no PATH, no registry lookup, no network.
+func (h *Host) InstallNpm(ctx context.Context, agent string, pkg *registry.Package, override, tmp, final string) (*Installed, error) {
+	spec, err := ExactPackage(registry.KindNpx, pkg.Package)
 	if err != nil {
 		return nil, err
 	}
-	npm, err := in.program(in.NPM, "npm", nodeHint)
+	npm, err := h.npm(ctx, agent)
 	if err != nil {
 		return nil, err
 	}
 	target := spec.String()
-	if req.PackageOverride != "" {
-		target = req.PackageOverride
+	if override != "" {
+		target = override
 	}
 	// npm reads a project's .npmrc and runs its scripts from the folder it
 	// starts in: it starts in the install's own folder, with --prefix
@@ -190,79 +213,108 @@ func (in *Installer) installNpm(ctx context.Context, req Request, c Choice, tmp,
 	// A user's ~/.npmrc with global or dry-run set would install elsewhere,
 	// or nothing: this install is always local to tmp, and real.
 	args := []string{"install", "--prefix", tmp, "--global=false", "--dry-run=false", "--no-audit", "--no-fund", "--no-update-notifier", "--loglevel=warn"}
-	if in.Offline {
+	if h.Offline {
 		args = append(args, "--offline")
 	}
-	args = append(append(args, in.NPMArgs...), "--", target)
+	args = append(append(args, h.NPMArgs...), "--", target)
 	env := []string{"npm_config_update_notifier=false"}
-	if in.CacheDir != "" {
-		env = append(env, "npm_config_cache="+filepath.Join(in.CacheDir, "npm"))
+	if h.CacheDir != "" {
+		env = append(env, "npm_config_cache="+filepath.Join(h.CacheDir, "npm"))
 	}
-	env = append(env, in.nodePathEnv(ctx)...)
-	if err := in.runTool(ctx, toolRun{agent: req.Agent.ID, phase: progress.NPM, what: "npm install " + spec.String(), pkg: spec.String(), prog: npm, dir: tmp, args: args, env: env}); err != nil {
+	env = append(env, h.nodePathEnv(ctx, npm)...)
+	if err := h.runTool(ctx, toolRun{agent: agent, phase: progress.NPM, what: "npm install " + spec.String(), pkg: spec.String(), prog: npm, dir: tmp, args: args, env: env}); err != nil {
 		return nil, err
 	}
-	info, err := readNpmPackage(tmp, spec.Name)
+	info, err := ReadNpmPackage(tmp, spec.Name)
 	if err != nil {
 		return nil, err
 	}
-	_, script, err := info.chooseBin(pkg.Cmd)
+	bin, err := h.PackageBin(info, pkg.Cmd)
 	if err != nil {
 		return nil, err
 	}
-	rt, warn, err := in.findNode(ctx, req.Agent.ID, spec.String(), info.nodeRange, nil)
-	if err != nil {
-		return nil, err
+	got := &Installed{Launcher: bin.Launcher}
+	if bin.Launcher == LaunchNode {
+		got.Runtime, got.Warning, err = h.FindNode(ctx, agent, spec.String(), info.nodeRange, nil)
+		if err != nil {
+			return nil, err
+		}
+		if got.Warning != "" {
+			h.reporter().Warn(got.Warning)
+		}
 	}
-	launch := LaunchSpec{
-		Command: rt.Path,
-		Args:    append([]string{filepath.Join(final, "node_modules", filepath.FromSlash(spec.Name), script)}, pkg.Args...),
-		Env:     copyEnv(pkg.Env),
+	node := ""
+	if got.Runtime != nil {
+		node = got.Runtime.Path
 	}
-	if warn != "" {
-		in.reporter().Warn(warn)
-		launch.Warnings = []string{warn}
-	}
-	return &Receipt{Package: pkg.Package, Runtime: rt, Launch: launch}, nil
+	got.Command, got.Args = bin.Launch(filepath.Join(final, "node_modules", filepath.FromSlash(spec.Name)), node)
+	got.Args = append(got.Args, pkg.Args...)
+	return got, nil
 }
 
-// nodePathEnv puts the newest node's folder first on npm's PATH when PATH
-// has no node: npm is itself a node script (#!/usr/bin/env node), and so
-// are the install scripts it runs.
-func (in *Installer) nodePathEnv(ctx context.Context) []string {
-	if _, err := in.pathLookup("node"); err == nil {
-		return nil
+// npm is the npm to install with: the one given, else on PATH or beside
+// a node of the usual locations, else the one of a Node.js acp installs.
+func (h *Host) npm(ctx context.Context, agent string) (string, error) {
+	npm, err := h.program(h.NPM, "npm", NodeHint)
+	if err == nil || !h.canManage() {
+		return npm, err
 	}
-	found, _ := in.nodes(ctx)
-	if len(found) == 0 {
-		return nil
+	if np, nerr := h.NPMNear(ctx); nerr == nil {
+		return np, nil
 	}
-	base := in.ToolEnv
+	if _, merr := h.EnsureNode(ctx, agent, ""); merr != nil {
+		return "", fmt.Errorf("no npm here, and acp could not install Node.js: %w", merr)
+	}
+	return h.NPMNear(ctx)
+}
+
+// nodePathEnv puts a node's folder first on npm's PATH: npm is itself a
+// node script (#!/usr/bin/env node), and so are the install scripts it
+// runs. That is the managed node's folder when npm is its, whatever PATH
+// holds; else the newest node's when PATH has none.
+func (h *Host) nodePathEnv(ctx context.Context, npm string) []string {
+	dir := ""
+	if h.Managed != nil && h.Managed.Root != "" {
+		if _, ok := ManagedIn(h.Managed.Root, npm); ok {
+			dir = filepath.Dir(npm)
+		}
+	}
+	if dir == "" {
+		if _, err := h.PathLookup("node"); err == nil {
+			return nil
+		}
+		found, _ := h.Nodes(ctx)
+		if len(found) == 0 {
+			return nil
+		}
+		dir = filepath.Dir(found[0].Path)
+	}
+	base := h.ToolEnv
 	if base == nil {
 		base = os.Environ()
 	}
-	path := filepath.Dir(found[0].path)
-	if old := envValue(base, "PATH"); old != "" {
+	path := dir
+	if old := EnvValue(base, "PATH"); old != "" {
 		path += string(os.PathListSeparator) + old
 	}
 	return []string{"PATH=" + path}
 }
 
-// npmInfo is what acp reads of an installed package's package.json.
-type npmInfo struct {
+// NpmInfo is what acp reads of an installed package's package.json.
+type NpmInfo struct {
 	name      string
 	dir       string            // the package's folder
 	bins      map[string]string // executable name -> clean relative script path
 	nodeRange string            // engines.node
 }
 
-// readNpmPackage reads prefix/node_modules/<name>/package.json.
-func readNpmPackage(prefix, name string) (*npmInfo, error) {
+// ReadNpmPackage reads prefix/node_modules/<name>/package.json.
+func ReadNpmPackage(prefix, name string) (*NpmInfo, error) {
 	dir := filepath.Join(prefix, "node_modules", filepath.FromSlash(name))
 	pj := filepath.Join(dir, "package.json")
 	data, err := registry.ReadLimited(pj, 4<<20)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errorf(ErrCmdMissing, "npm did not install %s (no %s): is the package name right?", name, pj)
+		return nil, kinds.Errorf(kinds.ErrCmdMissing, "npm did not install %s (no %s): is the package name right?", name, pj)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s's package.json: %w", name, err)
@@ -274,44 +326,35 @@ func readNpmPackage(prefix, name string) (*npmInfo, error) {
 	if err := json.Unmarshal(data, &meta); err != nil {
 		return nil, fmt.Errorf("read %s: %w", pj, err)
 	}
-	info := &npmInfo{name: name, dir: dir, bins: map[string]string{}}
+	info := &NpmInfo{name: name, dir: dir, bins: map[string]string{}}
 	var engines struct {
 		Node string `json:"node"`
 	}
 	if json.Unmarshal(meta.Engines, &engines) == nil { // old packages wrote an array: no requirement then
 		info.nodeRange = engines.Node
 	}
-	unscoped := name[strings.LastIndex(name, "/")+1:]
-	var one string
-	raw := map[string]string{}
-	if err := json.Unmarshal(meta.Bin, &one); err == nil && one != "" {
-		raw[unscoped] = one
-	} else if err := json.Unmarshal(meta.Bin, &raw); err != nil || len(raw) == 0 {
-		return nil, errorf(ErrCmdMissing, "package %s has no executables (no \"bin\" in its package.json): it cannot be run with npx", name)
-	}
-	for k, v := range raw {
-		// npm links scoped bin names ("@x/y") by their last part.
-		if i := strings.LastIndex(k, "/"); strings.HasPrefix(k, "@") && i > 0 {
-			k = k[i+1:]
-		}
-		if !safeBinName(k) {
-			return nil, errorf(ErrCmdMissing, "package %s declares an executable with an unusable name %q", name, k)
-		}
-		rel := path.Clean(strings.ReplaceAll(v, "\\", "/"))
-		if v == "" || !filepath.IsLocal(filepath.FromSlash(rel)) {
-			return nil, errorf(ErrCmdMissing, "package %s: executable %q points outside the package (%q)", name, k, v)
-		}
-		info.bins[k] = rel
+	info.bins = normalizeBins(name, meta.Bin)
+	if len(info.bins) == 0 {
+		return nil, kinds.Errorf(kinds.ErrCmdMissing, "package %s has no executables (no usable \"bin\" in its package.json): it cannot be run with npx", name)
 	}
 	return info, nil
 }
 
-// chooseBin picks the executable as npx does: the one cmd names; else,
+// HasBin reports whether the package declares the executable name.
+func (p *NpmInfo) HasBin(name string) bool { _, ok := p.bins[name]; return ok }
+
+// Dir is the package's folder.
+func (p *NpmInfo) Dir() string { return p.dir }
+
+// NodeRange is the package's engines.node ("" when it names none).
+func (p *NpmInfo) NodeRange() string { return p.nodeRange }
+
+// ChooseBin picks the executable as npx does: the one cmd names; else,
 // when every bin is the same file (one bin, or aliases such as
 // @kilocode/cli's kilo and kilocode), that file; else the bin named after
-// the package (without scope). It returns the bin's name and its script,
-// which must be a file inside the package.
-func (p *npmInfo) chooseBin(cmd string) (name, script string, err error) {
+// the package (without scope). It returns the bin's name and its
+// normalised path (see PackageBin for the file it reaches).
+func (p *NpmInfo) ChooseBin(cmd string) (name, script string, err error) {
 	names := make([]string, 0, len(p.bins))
 	files := map[string]bool{}
 	for k, v := range p.bins {
@@ -323,7 +366,7 @@ func (p *npmInfo) chooseBin(cmd string) (name, script string, err error) {
 	switch {
 	case cmd != "":
 		if _, ok := p.bins[cmd]; !ok {
-			return "", "", errorf(ErrCmdMissing, "package %s has no executable %q (it has: %s): fix cmd in the manifest", p.name, cmd, strings.Join(names, ", "))
+			return "", "", kinds.Errorf(kinds.ErrCmdMissing, "package %s has no executable %q (it has: %s): fix cmd in the manifest", p.name, cmd, strings.Join(names, ", "))
 		}
 		name = cmd
 	case len(files) == 1:
@@ -334,39 +377,45 @@ func (p *npmInfo) chooseBin(cmd string) (name, script string, err error) {
 	case p.bins[unscoped] != "":
 		name = unscoped
 	default:
-		return "", "", errorf(ErrCmdMissing, "package %s has several executables (%s), none named %s, and they are different files: npx cannot run it either", p.name, strings.Join(names, ", "), unscoped)
+		return "", "", kinds.Errorf(kinds.ErrCmdMissing, "package %s has several executables (%s), none named %s, and they are different files: npx cannot run it either", p.name, strings.Join(names, ", "), unscoped)
 	}
-	script = p.bins[name]
-	fi, err := os.Lstat(filepath.Join(p.dir, filepath.FromSlash(script)))
-	if err != nil || !fi.Mode().IsRegular() {
-		return "", "", errorf(ErrCmdMissing, "package %s: its executable %s (%s) is not a file in the package", p.name, name, script)
-	}
-	return name, filepath.FromSlash(script), nil
+	return name, p.bins[name], nil
 }
 
+// PackageBin chooses the executable as npx does (cmd: the manifest's)
+// and decides how to start it (see ClassifyBin).
+func (h *Host) PackageBin(p *NpmInfo, cmd string) (Bin, error) {
+	name, rel, err := p.ChooseBin(cmd)
+	if err != nil {
+		return Bin{}, err
+	}
+	return h.ClassifyBin(p.name, name, p.dir, rel)
+}
+
+// safeBinName: a uvx cmd names a file in uv's bin folder, nothing else.
 func safeBinName(s string) bool {
 	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, "/\\\x00:")
 }
 
-// installUV installs the package with `uv tool install` into its own tool
-// directory. uv writes absolute paths into the environment it creates, so
-// that directory is created where it will stay (agents/<id>/.uv-<version>-*)
-// and the version folder only records it; both go together.
-func (in *Installer) installUV(ctx context.Context, req Request, c Choice, tmp, final string) (*Receipt, error) {
-	pkg := c.Package
-	spec, err := exactPackage(registry.KindUvx, pkg.Package)
+// InstallUV installs pkg (version is the agent's) with `uv tool install`
+// into its own tool directory. uv writes absolute paths into the
+// environment it creates, so that directory is created where it will stay
+// (beside tmp: agents/<id>/.uv-<version>-*) and the version folder only
+// records it; both go together.
+func (h *Host) InstallUV(ctx context.Context, agent string, pkg *registry.Package, version, override, tmp string) (*Installed, error) {
+	spec, err := ExactPackage(registry.KindUvx, pkg.Package)
 	if err != nil {
 		return nil, err
 	}
-	uv, err := in.program(in.UV, "uv", uvHint)
+	uv, err := h.uv(ctx, agent)
 	if err != nil {
 		return nil, err
 	}
 	target := spec.Name + spec.Extras + "==" + spec.Version
-	if req.PackageOverride != "" {
-		target = req.PackageOverride
+	if override != "" {
+		target = override
 	}
-	toolDir, err := os.MkdirTemp(filepath.Dir(tmp), ".uv-"+c.Version+"-*")
+	toolDir, err := os.MkdirTemp(filepath.Dir(tmp), ".uv-"+version+"-*")
 	if err != nil {
 		return nil, err
 	}
@@ -381,18 +430,18 @@ func (in *Installer) installUV(ctx context.Context, req Request, c Choice, tmp, 
 	}
 	binDir := filepath.Join(toolDir, "bin")
 	env := []string{"UV_TOOL_DIR=" + filepath.Join(toolDir, "tools"), "UV_TOOL_BIN_DIR=" + binDir}
-	if in.CacheDir != "" {
-		env = append(env, "UV_CACHE_DIR="+filepath.Join(in.CacheDir, "uv"))
+	if h.CacheDir != "" {
+		env = append(env, "UV_CACHE_DIR="+filepath.Join(h.CacheDir, "uv"))
 	}
 	// uv reads uv.toml and pyproject.toml from the folder it starts in and
 	// its parents: it starts in the tool's own folder under the data root,
 	// so only the user's own configuration applies, never a project's.
 	args := []string{"tool", "install"}
-	if in.Offline {
+	if h.Offline {
 		args = append(args, "--offline")
 	}
-	args = append(append(append(args, in.UVArgs...), "--"), target)
-	if err := in.runTool(ctx, toolRun{agent: req.Agent.ID, phase: progress.UV, what: "uv tool install " + spec.String(), pkg: spec.String(), prog: uv, dir: toolDir, args: args, env: env}); err != nil {
+	args = append(append(append(args, h.UVArgs...), "--"), target)
+	if err := h.runTool(ctx, toolRun{agent: agent, phase: progress.UV, what: "uv tool install " + spec.String(), pkg: spec.String(), prog: uv, dir: toolDir, args: args, env: env}); err != nil {
 		return nil, err
 	}
 	entry := pkg.Cmd
@@ -400,22 +449,20 @@ func (in *Installer) installUV(ctx context.Context, req Request, c Choice, tmp, 
 		entry = spec.Name
 	}
 	if !safeBinName(entry) {
-		return nil, errorf(ErrCmdMissing, "uvx cmd %q is not an executable name", entry)
+		return nil, kinds.Errorf(kinds.ErrCmdMissing, "uvx cmd %q is not an executable name", entry)
 	}
 	launch := uvEntry(toolDir, entry)
 	if launch == "" {
-		return nil, errorf(ErrCmdMissing, "uv installed %s but it has no executable %q: set cmd in the manifest to one of its entry points", spec.Name, entry)
+		return nil, kinds.Errorf(kinds.ErrCmdMissing, "uv installed %s but it has no executable %q: set cmd in the manifest to one of its entry points", spec.Name, entry)
 	}
 	ok = true
-	return &Receipt{
-		Package: pkg.Package,
-		ToolDir: filepath.Base(toolDir),
-		Launch: LaunchSpec{
-			Command: launch,
-			Args:    append([]string{}, pkg.Args...),
-			Env:     copyEnv(pkg.Env),
-		},
-	}, nil
+	got := &Installed{Command: launch, Args: append([]string{}, pkg.Args...), ToolDir: filepath.Base(toolDir)}
+	if h.Managed != nil {
+		if _, ok := ManagedIn(h.Managed.Root, uv); ok {
+			got.UV = uv
+		}
+	}
+	return got, nil
 }
 
 // uvEntry is the entry point inside the tool's own environment

@@ -1,4 +1,4 @@
-package installer
+package runtimes
 
 import "os/exec"
 

@@ -1,6 +1,6 @@
 //go:build !windows
 
-package installer
+package runtimes
 
 import (
 	"os/exec"

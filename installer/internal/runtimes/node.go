@@ -1,4 +1,4 @@
-package installer
+package runtimes
 
 import (
 	"bytes"
@@ -16,8 +16,8 @@ import (
 	"github.com/Masterminds/semver/v3"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
-	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // Runtime is the node an npx install launches with, as its receipt
@@ -32,21 +32,21 @@ type nodeProbe struct {
 	err     error
 }
 
-// nodeFound is one node on this machine.
-type nodeFound struct {
-	path    string
-	version *semver.Version
+// NodeFound is one node on this machine.
+type NodeFound struct {
+	Path    string
+	Version *semver.Version
 	size    int64
 	modTime time.Time
 }
 
-func (n nodeFound) runtime(requires string) *Runtime {
-	return &Runtime{Path: n.path, Version: n.version.String(), Requires: requires, Size: n.size, ModTime: n.modTime.UTC()}
+func (n NodeFound) runtime(requires string) *Runtime {
+	return &Runtime{Path: n.Path, Version: n.Version.String(), Requires: requires, Size: n.size, ModTime: n.modTime.UTC()}
 }
 
-// absFor reports whether p is an absolute path on goos (tests give
+// AbsFor reports whether p is an absolute path on goos (tests give
 // Windows' locations on any system).
-func absFor(goos, p string) bool {
+func AbsFor(goos, p string) bool {
 	if goos != "windows" {
 		return strings.HasPrefix(p, "/")
 	}
@@ -56,16 +56,16 @@ func absFor(goos, p string) bool {
 	return len(p) >= 3 && extract.HasDriveLetter(p) && (p[2] == '\\' || p[2] == '/')
 }
 
-// nodeSearch is where node is looked for beyond PATH: the version managers
+// NodeSearch is where node is looked for beyond PATH: the version managers
 // people use (nvm, fnm, volta, asdf, mise) and the system locations
 // (Homebrew, /usr/local, the distribution's package). Patterns are globs;
 // a desktop editor's PATH often has none of them.
-func nodeSearch(goos, home string, getenv func(string) string) []string {
+func NodeSearch(goos, home string, getenv func(string) string) []string {
 	var pats []string
 	add := func(base string, rest ...string) {
 		// A relative base would search the current folder (a repository
 		// the user is in) for a node to run.
-		if absFor(goos, base) {
+		if AbsFor(goos, base) {
 			pats = append(pats, filepath.Join(append([]string{base}, rest...)...))
 		}
 	}
@@ -107,16 +107,23 @@ func nodeSearch(goos, home string, getenv func(string) string) []string {
 
 // nodeCandidates lists every node file this machine may have, PATH's first,
 // and what was searched (for the error when there is none).
-func (in *Installer) nodeCandidates() (paths, searched []string) {
-	if in.Node != "" {
-		return []string{in.Node}, []string{in.Node}
+func (h *Host) nodeCandidates() (paths, searched []string) {
+	if h.Node != "" {
+		return []string{h.Node}, []string{h.Node}
 	}
 	searched = append(searched, "PATH")
-	if p, err := in.pathLookup("node"); err == nil {
+	if p, err := h.PathLookup("node"); err == nil {
 		paths = append(paths, p)
 	}
-	home, _ := os.UserHomeDir()
-	for _, pat := range nodeSearch(runtime.GOOS, home, os.Getenv) {
+	pats := h.Search
+	if pats == nil {
+		home, _ := os.UserHomeDir()
+		pats = NodeSearch(runtime.GOOS, home, os.Getenv)
+	}
+	if m := h.managedNodeSearch(); m != "" {
+		pats = append(pats[:len(pats):len(pats)], m)
+	}
+	for _, pat := range pats {
 		searched = append(searched, pat)
 		matches, _ := filepath.Glob(pat)
 		// Newest directory names first, so ties between equal versions go
@@ -127,44 +134,37 @@ func (in *Installer) nodeCandidates() (paths, searched []string) {
 	return paths, searched
 }
 
-// pathLookup is LookPath without the fallback to the usual install
-// locations (see lookPath).
-func (in *Installer) pathLookup(name string) (string, error) {
-	if in.LookPath != nil {
-		return in.LookPath(name)
-	}
-	return exec.LookPath(name)
-}
-
 // rememberNode records what path answered, replacing an earlier answer
 // only when replace is set.
-func (in *Installer) rememberNode(path string, p nodeProbe, replace bool) {
-	in.nodeMu.Lock()
-	defer in.nodeMu.Unlock()
-	if in.nodeCache == nil {
-		in.nodeCache = map[string]nodeProbe{}
-	}
-	if _, ok := in.nodeCache[path]; ok && !replace {
+func (h *Host) rememberNode(path string, p nodeProbe, replace bool) {
+	c := h.Cache
+	if c == nil {
 		return
 	}
-	in.nodeCache[path] = p
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]nodeProbe{}
+	}
+	if _, ok := c.m[path]; ok && !replace {
+		return
+	}
+	c.m[path] = p
 }
 
 // probeNode runs `path --version`, once per file state.
-func (in *Installer) probeNode(ctx context.Context, path string) (nodeFound, error) {
+func (h *Host) probeNode(ctx context.Context, path string) (NodeFound, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nodeFound{}, err
+		return NodeFound{}, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nodeFound{}, fmt.Errorf("%s is not a file", path)
+		return NodeFound{}, fmt.Errorf("%s is not a file", path)
 	}
-	found := nodeFound{path: path, size: fi.Size(), modTime: fi.ModTime()}
-	in.nodeMu.Lock()
-	p, ok := in.nodeCache[path]
-	in.nodeMu.Unlock()
+	found := NodeFound{Path: path, size: fi.Size(), modTime: fi.ModTime()}
+	p, ok := h.Cache.get(path)
 	if ok && p.size == fi.Size() && p.modTime.Equal(fi.ModTime()) {
-		found.version = p.version
+		found.Version = p.version
 		return found, p.err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -180,8 +180,8 @@ func (in *Installer) probeNode(ctx context.Context, path string) (nodeFound, err
 	if err != nil && ctx.Err() != nil {
 		return found, err // interrupted or too slow: not remembered
 	}
-	in.rememberNode(path, nodeProbe{size: fi.Size(), modTime: fi.ModTime(), version: v, err: err}, true)
-	found.version = v
+	h.rememberNode(path, nodeProbe{size: fi.Size(), modTime: fi.ModTime(), version: v, err: err}, true)
+	found.Version = v
 	return found, err
 }
 
@@ -215,6 +215,16 @@ func askVersion(ctx context.Context, path string, env []string, limit int) (stri
 	return strings.TrimSpace(out.String()), nil
 }
 
+func (c *NodeCache) get(path string) (nodeProbe, bool) {
+	if c == nil {
+		return nodeProbe{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.m[path]
+	return p, ok
+}
+
 // limitedBuffer keeps the first max bytes: a "node" that floods its output
 // does not fill memory.
 type limitedBuffer struct {
@@ -233,13 +243,13 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// nodes probes every candidate, dropping missing files, broken ones and
+// Nodes probes every candidate, dropping missing files, broken ones and
 // duplicates (the same file reached through two links), newest first; the
 // order of nodeCandidates breaks ties.
-func (in *Installer) nodes(ctx context.Context) ([]nodeFound, []string) {
-	paths, searched := in.nodeCandidates()
+func (h *Host) Nodes(ctx context.Context) ([]NodeFound, []string) {
+	paths, searched := h.nodeCandidates()
 	seen := map[string]bool{}
-	var out []nodeFound
+	var out []NodeFound
 	for _, p := range paths {
 		if !filepath.IsAbs(p) {
 			if a, err := filepath.Abs(p); err == nil {
@@ -251,13 +261,13 @@ func (in *Installer) nodes(ctx context.Context) ([]nodeFound, []string) {
 			continue
 		}
 		seen[real] = true
-		n, err := in.probeNode(ctx, p)
+		n, err := h.probeNode(ctx, p)
 		if err != nil {
 			continue
 		}
 		out = append(out, n)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].version.GreaterThan(out[j].version) })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Version.GreaterThan(out[j].Version) })
 	return out, searched
 }
 
@@ -292,15 +302,16 @@ func satisfiesEngine(c *semver.Constraints, v *semver.Version) bool {
 	return false
 }
 
-// findNode returns the node an npx agent of pkg should launch with: the
+// FindNode returns the node an npx agent of pkg should launch with: the
 // recorded one while it still satisfies requires, else the newest that
-// does, else (with a warning) the newest there is. No node at all is
+// does (managed ones included), else one acp installs (EnsureNode, when
+// it may), else (with a warning) the newest there is. No node at all is
 // ErrRuntimeMissing naming the version needed and where it looked.
-func (in *Installer) findNode(ctx context.Context, id, pkg, requires string, recorded *Runtime) (*Runtime, string, error) {
+func (h *Host) FindNode(ctx context.Context, id, pkg, requires string, recorded *Runtime) (*Runtime, string, error) {
 	c := engineConstraint(requires)
 	if recorded != nil && recorded.Path != "" {
 		if v, err := semver.NewVersion(recorded.Version); err == nil {
-			if in.Node == "" && satisfiesEngine(c, v) {
+			if h.Node == "" && satisfiesEngine(c, v) {
 				if fi, err := os.Stat(recorded.Path); err == nil && fi.Size() == recorded.Size && fi.ModTime().Equal(recorded.ModTime) {
 					r := *recorded
 					r.Requires = requires
@@ -312,40 +323,56 @@ func (in *Installer) findNode(ctx context.Context, id, pkg, requires string, rec
 			// size and time are. Running it again would cost an old node's
 			// users more than the rest of their resolve (a new acp process
 			// each launch).
-			in.rememberNode(recorded.Path, nodeProbe{size: recorded.Size, modTime: recorded.ModTime, version: v}, false)
+			h.rememberNode(recorded.Path, nodeProbe{size: recorded.Size, modTime: recorded.ModTime, version: v}, false)
 		}
 	}
-	found, searched := in.nodes(ctx)
+	found, searched := h.Nodes(ctx)
 	for _, n := range found {
-		if satisfiesEngine(c, n.version) {
-			return n.runtime(requires), "", nil
+		if satisfiesEngine(c, n.Version) {
+			return h.runtimeOf(n, requires), "", nil
 		}
 	}
 	need := "Node.js"
 	if c != nil {
 		need = "Node.js " + strings.TrimSpace(requires)
 	}
+	var managedErr error
+	if h.canManage() {
+		rt, err := h.EnsureNode(ctx, id, requires)
+		if err == nil {
+			return rt, "", nil
+		}
+		// A mirror that serves other bytes than it lists, or a stop,
+		// ends the install; a network failure leaves the old node.
+		if len(found) == 0 || errors.Is(err, kinds.ErrChecksum) || ctx.Err() != nil {
+			return nil, "", fmt.Errorf("%s (%s) needs %s, and acp could not bring it: %w", id, pkg, need, err)
+		}
+		managedErr = err
+	}
 	if len(found) == 0 {
 		if err := ctx.Err(); err != nil {
-			return nil, "", stopped(ctx)
+			return nil, "", kinds.Stopped(ctx)
 		}
-		return nil, "", errorf(ErrRuntimeMissing, "%s (%s) needs %s, and no node was found (looked on %s): install it from https://nodejs.org", id, pkg, need, strings.Join(searched, ", "))
+		return nil, "", kinds.Errorf(kinds.ErrRunnerMissing, "%s (%s) needs %s, and no node was found (looked on %s): install it from https://nodejs.org", id, pkg, need, strings.Join(searched, ", "))
 	}
 	n := found[0]
-	warn := fmt.Sprintf("%s (%s) asks for node %s (its engines.node) but the newest node here is %s (%s): using it, as npm does; if the agent fails to start, install %s", id, pkg, strings.TrimSpace(requires), n.version, n.path, need)
-	return n.runtime(requires), warn, nil
+	warn := fmt.Sprintf("%s (%s) asks for node %s (its engines.node) but the newest node here is %s (%s): using it, as npm does; if the agent fails to start, install %s", id, pkg, strings.TrimSpace(requires), n.Version, n.Path, need)
+	if managedErr != nil {
+		warn += fmt.Sprintf(" (acp could not install it: %v)", managedErr)
+	}
+	return h.runtimeOf(n, requires), warn, nil
 }
 
-// npmNear finds npm beside a node of the usual install locations, for a
+// NPMNear finds npm beside a node of the usual install locations, for a
 // PATH without npm (a desktop editor's).
-func (in *Installer) npmNear(ctx context.Context) (string, error) {
+func (h *Host) NPMNear(ctx context.Context) (string, error) {
 	name := "npm"
 	if runtime.GOOS == "windows" {
 		name = "npm.cmd"
 	}
-	found, _ := in.nodes(ctx)
+	found, _ := h.Nodes(ctx)
 	for _, n := range found {
-		p := filepath.Join(filepath.Dir(n.path), name)
+		p := filepath.Join(filepath.Dir(n.Path), name)
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
 			return p, nil
 		}
@@ -353,62 +380,10 @@ func (in *Installer) npmNear(ctx context.Context) (string, error) {
 	return "", fmt.Errorf("%s not found", name)
 }
 
-// RuntimeCheck is what `acp doctor` says about one install's runtime.
-type RuntimeCheck struct {
-	ID           string        `json:"id"`
-	Version      string        `json:"version"`
-	Distribution registry.Kind `json:"distribution"`
-	// Runtime is "node" (npx), "python" (uvx) or "" (a binary needs none).
-	Runtime string `json:"runtime,omitempty"`
-	// Requires is the package's engines.node.
-	Requires string `json:"requires,omitempty"`
-	// Path and Found are the runtime launches use and its version.
-	Path  string `json:"path,omitempty"`
-	Found string `json:"found,omitempty"`
-	// Status is "ok", "old" (a node older than Requires: used, with a
-	// warning) or "missing".
-	Status  string `json:"status"`
-	Message string `json:"message,omitempty"`
-}
-
-// CheckRuntime checks that the runtime r launches with is there and
-// satisfies what the package asks for, as resolve would find it now.
-func (in *Installer) CheckRuntime(ctx context.Context, r Receipt) RuntimeCheck {
-	c := RuntimeCheck{ID: r.ID, Version: r.Version, Distribution: r.Distribution, Status: "ok"}
-	switch r.Distribution {
-	case registry.KindNpx:
-		c.Runtime = "node"
-		if r.Runtime != nil {
-			c.Requires = r.Runtime.Requires
-		}
-		got, _, err := in.ready(ctx, &r)
-		if err != nil {
-			c.Status, c.Message = "missing", err.Error()
-			return c
-		}
-		if got.Runtime != nil {
-			c.Requires, c.Path, c.Found = got.Runtime.Requires, got.Runtime.Path, got.Runtime.Version
-		} else {
-			c.Path = got.Launch.Command
-		}
-		if len(got.Launch.Warnings) > 0 {
-			c.Status, c.Message = "old", strings.Join(got.Launch.Warnings, "; ")
-		}
-	case registry.KindUvx:
-		c.Runtime = "python"
-		py, err := interpreter(r.Launch.Command)
-		c.Path = py
-		if err != nil {
-			c.Status, c.Message = "missing", fmt.Sprintf("%s %s: %v: reinstall with acp install --force %s", r.ID, r.Version, err, r.ID)
-		}
-	}
-	return c
-}
-
-// interpreter reads the "#!" line of a script and checks that the
+// Interpreter reads the "#!" line of a script and checks that the
 // program it names exists. A native executable (uv's trampolines on
 // Windows) has none and needs nothing.
-func interpreter(script string) (string, error) {
+func Interpreter(script string) (string, error) {
 	f, err := os.Open(script)
 	if err != nil {
 		return "", fmt.Errorf("its entry point %s is gone", script)
@@ -428,18 +403,4 @@ func interpreter(script string) (string, error) {
 		return fields[0], fmt.Errorf("its python %s is gone", fields[0])
 	}
 	return fields[0], nil
-}
-
-// CheckRuntimes is CheckRuntime for the current install of every
-// installed agent, sorted by id.
-func (in *Installer) CheckRuntimes(ctx context.Context) ([]RuntimeCheck, error) {
-	rs, err := in.List()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]RuntimeCheck, 0, len(rs))
-	for _, r := range rs {
-		out = append(out, in.CheckRuntime(ctx, r))
-	}
-	return out, nil
 }

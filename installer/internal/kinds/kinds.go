@@ -1,0 +1,67 @@
+// Package kinds holds the installer's error kinds, so that the installer
+// and its rooms (runtimes, ...) wrap the same sentinel values that package
+// installer exports.
+package kinds
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// The sentinels package installer exports under the same names (see its
+// errors.go for what each means).
+var (
+	ErrChecksum           = errors.New("sha256 mismatch")
+	ErrUnsafeArchive      = errors.New("unsafe archive")
+	ErrUnsupportedArchive = errors.New("unsupported archive format")
+	ErrCmdMissing         = errors.New("command missing")
+	ErrNoDistribution     = errors.New("no suitable distribution")
+	ErrRunnerMissing      = errors.New("runner missing")
+	ErrNotInstalled       = errors.New("not installed")
+	ErrVersionMismatch    = errors.New("version not available")
+	ErrDownload           = errors.New("download failed")
+	ErrBadManifest        = errors.New("invalid manifest value")
+	ErrWrongContent       = errors.New("download is not what the manifest names")
+	ErrNoSpace            = errors.New("no space left on device")
+	ErrLocked             = errors.New("agent is locked by another process")
+	ErrInUse              = errors.New("install in use")
+	ErrInstallFailed      = errors.New("install failed")
+)
+
+// Error carries a complete message and a sentinel kind: Error() is the
+// message alone, so the chain reads naturally, while errors.Is still sees
+// the kind.
+type Error struct {
+	Msg  string
+	Kind error
+	Err  error // optional cause
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap gives the kind and the cause to errors.Is and errors.As.
+func (e *Error) Unwrap() []error {
+	if e.Err != nil {
+		return []error{e.Kind, e.Err}
+	}
+	return []error{e.Kind}
+}
+
+// Errorf is an Error of kind with a formatted message; a %w in format is
+// its cause.
+func Errorf(kind error, format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	return &Error{Msg: err.Error(), Kind: kind, Err: errors.Unwrap(err)}
+}
+
+// Stopped is ctx's error worded by its cause ("interrupt signal
+// received" rather than "context canceled" after Ctrl-C), still matching
+// context.Canceled and context.DeadlineExceeded with errors.Is.
+func Stopped(ctx context.Context) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && cause != err {
+		return &Error{Msg: cause.Error(), Kind: err, Err: cause}
+	}
+	return err
+}

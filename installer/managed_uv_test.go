@@ -1,0 +1,142 @@
+package installer
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+)
+
+// uvRelease serves uv's release layout on loopback
+// (<version>/uv-<target>.tar.gz and its .sha256) with program as uv: a
+// script that does what uv's documented CLI does for `uv tool install`
+// and `uv --version`. A wrong sha256 when bad; requests are counted.
+func uvRelease(t *testing.T, bad bool) (string, *atomic.Int64) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the uv stand-in is a shell script")
+	}
+	target, ext, ok := runtimes.UVTarget(runtime.GOOS, runtime.GOARCH)
+	if !ok {
+		t.Skip("uv publishes no build for this platform")
+	}
+	uv, _ := fakeUV(t, false)
+	script, err := os.ReadFile(uv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := strings.Replace(string(script), "#!/bin/sh\n", "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'uv "+runtimes.DefaultUVVersion+"'; exit 0; fi\n", 1)
+	archive := testarchive.TarGz(
+		testarchive.File{Name: "uv-" + target + "/uv", Body: prog},
+		testarchive.File{Name: "uv-" + target + "/uvx", Body: "#!/bin/sh\nexit 2\n"})
+	sum := sha256.Sum256(archive)
+	if bad {
+		sum[0] ^= 1
+	}
+	name := "uv-" + target + ext
+	files := map[string][]byte{
+		"/" + runtimes.DefaultUVVersion + "/" + name:             archive,
+		"/" + runtimes.DefaultUVVersion + "/" + name + ".sha256": []byte(hex.EncodeToString(sum[:]) + " *" + name + "\n"),
+	}
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		data, ok := files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(data)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, &hits
+}
+
+func managedUVInstaller(t *testing.T, mirror string) *Installer {
+	in := newInstaller(t)
+	in.ManageRuntimes = true
+	in.UVMirror = mirror
+	in.nodeSearch = []string{}
+	return in
+}
+
+// With no uv here, acp installs uv's release (checked against its
+// .sha256) into runtimes/uv/<version>/, installs the uvx agent with it,
+// records it, and gc removes it once no install uses it.
+func TestManagedUV(t *testing.T) {
+	mirror, hits := uvRelease(t, false)
+	in := managedUVInstaller(t, mirror)
+	r, _, err := in.Install(context.Background(), Request{Agent: uvxManifest("0.4.1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uv := filepath.Join(in.Root, "runtimes", "uv", runtimes.DefaultUVVersion, "uv")
+	if r.UV != uv {
+		t.Errorf("receipt uv = %q, want %s", r.UV, uv)
+	}
+	if out, err := exec.Command(r.Launch.Command, r.Launch.Args...).Output(); err != nil || string(out) != "uv-agent serve\n" {
+		t.Errorf("run: %q %v", out, err)
+	}
+	if v, err := VersionOf(context.Background(), uv); err != nil || v != "uv "+runtimes.DefaultUVVersion {
+		t.Errorf("uv --version = %q %v", v, err)
+	}
+	// A second agent shares it, without a request.
+	before := hits.Load()
+	m2 := uvxManifest("0.4.1")
+	m2.ID = "demo2"
+	if r2, _, err := in.Install(context.Background(), Request{Agent: m2}); err != nil || r2.UV != uv || hits.Load() != before {
+		t.Errorf("second agent: %+v %v, %d requests", r2, err, hits.Load()-before)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(filepath.Dir(uv), old, old)
+	for _, id := range []string{"demo", "demo2"} {
+		if rep, err := in.GCAll(context.Background()); err != nil || len(rep.Removed) != 0 {
+			t.Fatalf("gc while %s uses uv: %+v %v", id, rep, err)
+		}
+		if _, err := in.Remove(context.Background(), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := in.GCAll(context.Background())
+	if err != nil || len(rep.Removed) != 1 || !strings.Contains(rep.Removed[0].Why, "uv "+runtimes.DefaultUVVersion) {
+		t.Fatalf("gc after uninstalls: %+v %v", rep, err)
+	}
+}
+
+// A release whose .sha256 does not match installs nothing; offline
+// without a uv already brought is runtime-missing with no request; opted
+// out, too.
+func TestManagedUVRefusals(t *testing.T) {
+	mirror, _ := uvRelease(t, true)
+	in := managedUVInstaller(t, mirror)
+	_, _, err := in.Install(context.Background(), Request{Agent: uvxManifest("0.4.1")})
+	if !errors.Is(err, ErrChecksum) {
+		t.Fatalf("err = %v, want a checksum error", err)
+	}
+	if rts, _ := in.ManagedRuntimes(); len(rts) != 0 {
+		t.Errorf("runtimes after a checksum failure: %+v", rts)
+	}
+	good, hits := uvRelease(t, false)
+	in = managedUVInstaller(t, good)
+	in.Offline = true
+	if _, _, err := in.Install(context.Background(), Request{Agent: uvxManifest("0.4.1")}); !errors.Is(err, ErrRuntimeMissing) || hits.Load() != 0 {
+		t.Errorf("offline: %v, %d requests", err, hits.Load())
+	}
+	in.Offline, in.ManageRuntimes = false, false
+	if _, _, err := in.Install(context.Background(), Request{Agent: uvxManifest("0.4.1")}); !errors.Is(err, ErrRuntimeMissing) || hits.Load() != 0 {
+		t.Errorf("opted out: %v, %d requests", err, hits.Load())
+	}
+}
