@@ -43,9 +43,13 @@ type kindError struct {
 	msg  string
 	kind error
 	err  error // optional cause
+	hint string
 }
 
 func (e *kindError) Error() string { return e.msg }
+
+// Hint is what to do about the error, "" when nothing more is known.
+func (e *kindError) Hint() string { return e.hint }
 func (e *kindError) Unwrap() []error {
 	if e.err != nil {
 		return []error{e.kind, e.err}
