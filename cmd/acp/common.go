@@ -83,6 +83,7 @@ func (g *globalOpts) index(ctx context.Context) (*registry.Index, error) {
 		Offline:  g.offline,
 		Stderr:   g.streams.Err,
 		Embedded: embeddedRegistry,
+		Status:   &g.registryStatus,
 	}
 	if g.registryTimeout > 0 {
 		o.FetchTimeout = g.registryTimeout
@@ -93,6 +94,20 @@ func (g *globalOpts) index(ctx context.Context) (*registry.Index, error) {
 		g.registryLoopback = true
 	}
 	return idx, err
+}
+
+// registryCaveat is what an answer built on the index must admit, "" when
+// the index is current: which older registry it was judged against.
+func (g *globalOpts) registryCaveat() string {
+	st := g.registryStatus
+	switch {
+	case st.Current || st.Origin == "":
+		return ""
+	case st.Origin == source.OriginEmbedded:
+		return "compared with the registry built into this acp, not the live registry: newer versions may exist"
+	default:
+		return fmt.Sprintf("compared with the cached registry from %s, older than an hour: newer versions may exist", st.FetchedAt.Local().Format(time.DateTime))
+	}
 }
 
 // loopbackRegistry reports whether the index came from a loopback URL

@@ -12,6 +12,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/registry/source"
 )
 
 func newInfoCmd(g *globalOpts) *cobra.Command {
@@ -37,6 +38,7 @@ func newInfoCmd(g *globalOpts) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			info.Registry = g.registryStatus
 			if asJSON {
 				return cli.WriteJSON(g.streams.Out, info)
 			}
@@ -56,6 +58,8 @@ type infoDoc struct {
 	Here      *hereDoc       `json:"here"`
 	HereError string         `json:"hereError,omitempty"`
 	Installed []installedDoc `json:"installed"`
+	// Registry is what the version above was read from, and how current.
+	Registry source.Status `json:"registry"`
 }
 
 type hereDoc struct {

@@ -14,6 +14,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/registry/source"
 )
 
 func main() { os.Exit(cli.Main(program)) }
@@ -66,6 +67,8 @@ type globalOpts struct {
 	allowPrivateURLs bool
 	installTimeout   time.Duration // --install-timeout (commands that download)
 	registryLoopback bool
+	// registryStatus is how current the index that index() read is.
+	registryStatus source.Status
 	// registryTimeout (ACP_REGISTRY_TIMEOUT, 0: source's default) and
 	// lockWait (ACP_LOCK_WAIT) are knobs for tests and operations.
 	registryTimeout time.Duration

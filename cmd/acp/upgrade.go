@@ -12,6 +12,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/registry/source"
 )
 
 type upgradeOpts struct {
@@ -47,6 +48,9 @@ func newUpgradeCmd(g *globalOpts) *cobra.Command {
 				for _, id := range rep.UpToDate {
 					fmt.Fprintf(g.streams.Out, "%s is up to date\n", t(id))
 				}
+				for _, id := range rep.Unconfirmed {
+					fmt.Fprintf(g.streams.Out, "%s: no newer version known; not confirmed up to date\n", t(id))
+				}
 				for _, e := range rep.Skipped {
 					fmt.Fprintf(g.streams.Err, "skipped %s: %s\n", t(e.ID), t(e.Error))
 				}
@@ -58,7 +62,10 @@ func newUpgradeCmd(g *globalOpts) *cobra.Command {
 				}
 			}
 			if len(rep.Errors) > 0 {
-				return &cli.ExitError{Code: cli.ExitFailure, Msg: fmt.Sprintf("%d of %d agents failed to upgrade", len(rep.Errors), len(rep.Errors)+len(rep.Upgraded)+len(rep.UpToDate))}
+				return &cli.ExitError{Code: cli.ExitFailure, Msg: fmt.Sprintf("%d of %d agents failed to upgrade", len(rep.Errors), len(rep.Errors)+len(rep.Upgraded)+len(rep.UpToDate)+len(rep.Unconfirmed))}
+			}
+			if len(rep.Unconfirmed) > 0 {
+				return &cli.ExitError{Code: cli.ExitUnconfirmed, Msg: "upgrade: " + g.registryCaveat()}
 			}
 			return nil
 		},
@@ -71,10 +78,14 @@ func newUpgradeCmd(g *globalOpts) *cobra.Command {
 
 // upgradeReport is `acp upgrade --json`.
 type upgradeReport struct {
-	Upgraded []upgraded     `json:"upgraded"`
-	UpToDate []string       `json:"upToDate"`
-	Skipped  []upgradeError `json:"skipped"` // --all: installed agents this registry lacks
-	Errors   []upgradeError `json:"errors"`
+	Upgraded []upgraded `json:"upgraded"`
+	UpToDate []string   `json:"upToDate"`
+	// Unconfirmed: no newer version in the registry compared with, which
+	// was not current (Registry.Current false); exit 5.
+	Unconfirmed []string       `json:"unconfirmed"`
+	Registry    source.Status  `json:"registry"`
+	Skipped     []upgradeError `json:"skipped"` // --all: installed agents this registry lacks
+	Errors      []upgradeError `json:"errors"`
 }
 
 type upgraded struct {
@@ -111,7 +122,7 @@ func upgrade(ctx context.Context, g *globalOpts, ids []string) (*upgradeReport, 
 		}
 	}
 	sort.Strings(ids)
-	rep := &upgradeReport{Upgraded: []upgraded{}, UpToDate: []string{}, Skipped: []upgradeError{}, Errors: []upgradeError{}}
+	rep := &upgradeReport{Upgraded: []upgraded{}, UpToDate: []string{}, Unconfirmed: []string{}, Skipped: []upgradeError{}, Errors: []upgradeError{}, Registry: g.registryStatus}
 	fail := func(id string, err error) { rep.Errors = append(rep.Errors, upgradeError{ID: id, Error: err.Error()}) }
 	for _, id := range ids {
 		m, err := g.lookup(idx, id)
@@ -138,7 +149,11 @@ func upgrade(ctx context.Context, g *globalOpts, ids []string) (*upgradeReport, 
 			want = m.Preview.Version
 		}
 		if !registry.Newer(want, cur.Version) {
-			rep.UpToDate = append(rep.UpToDate, m.ID)
+			if g.registryStatus.Current {
+				rep.UpToDate = append(rep.UpToDate, m.ID)
+			} else {
+				rep.Unconfirmed = append(rep.Unconfirmed, m.ID)
+			}
 			continue
 		}
 		rc, _, err := g.install(ctx, in, installer.Request{Agent: m, Dist: cur.Distribution, Preview: cur.Preview && m.Preview != nil})

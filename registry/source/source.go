@@ -72,6 +72,22 @@ type Options struct {
 	// RetryAfter: after a failed fetch of a URL, no new attempt for this
 	// long (remembered in CacheDir, so across commands). Default 5 min.
 	RetryAfter time.Duration
+	// Status, when set, is filled in by Load: how current the index is.
+	Status *Status
+}
+
+// Status says how far an index can be trusted to be the registry's
+// latest, for answers such as "up to date" (issue 22).
+type Status struct {
+	Origin Origin `json:"source"`
+	// FetchedAt is when a cached copy was fetched (zero for other origins).
+	FetchedAt time.Time `json:"fetchedAt,omitzero"`
+	// Current: the index is the source's latest as far as the cache policy
+	// goes: fetched now, confirmed unchanged, cached within MaxAge, or an
+	// explicit file or folder. False for the built-in registry used as a
+	// fallback and for a cached copy older than MaxAge used because the
+	// network failed or was not allowed.
+	Current bool `json:"current"`
 }
 
 // Defaults of the fetch budget (cli.md: an editor never waits twice on a
@@ -109,6 +125,18 @@ const maxMetaSize = 64 << 10
 // maxRefusedShown, then a count.
 func Load(ctx context.Context, o Options) (*registry.Index, Origin, error) {
 	idx, origin, err := load(ctx, o)
+	if o.Status != nil && err == nil {
+		// Only a cached copy needs its date; loadURL set it, and Current
+		// when the copy is within MaxAge.
+		o.Status.Origin = origin
+		switch origin {
+		case OriginCache:
+		case OriginEmbedded:
+			o.Status.Current, o.Status.FetchedAt = false, time.Time{}
+		default:
+			o.Status.Current, o.Status.FetchedAt = true, time.Time{}
+		}
+	}
 	if err == nil && o.Stderr != nil {
 		for i, r := range idx.Refused {
 			if i == maxRefusedShown {
@@ -333,6 +361,10 @@ func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*regi
 	if cached != nil && m.URL != "" && m.URL != raw {
 		cached, m = nil, meta{} // cached from another default URL (an older acp)
 	}
+	if o.Status != nil && cached != nil {
+		o.Status.FetchedAt = m.FetchedAt
+		o.Status.Current = age(o.Now(), m.FetchedAt) < o.MaxAge
+	}
 	if o.Offline {
 		if cached != nil {
 			return cached, OriginCache, nil
@@ -366,6 +398,9 @@ func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*regi
 				m.ETag = newETag
 			}
 			m.URL, m.FetchedAt = raw, now
+			if o.Status != nil {
+				o.Status.FetchedAt, o.Status.Current = now, true
+			}
 			if err := c.writeMeta(m); err != nil {
 				fmt.Fprintf(o.Stderr, "warning: could not update the registry cache: %s\n", safetext.Terminal(err.Error()))
 			}
