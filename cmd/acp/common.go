@@ -26,7 +26,7 @@ const (
 	envRegistry = "ACP_REGISTRY" // --registry default
 	envOffline  = "ACP_OFFLINE"  // --offline default
 	envProgress = "ACP_PROGRESS" // --progress default
-	// Test and operations knobs (README "Environment variables").
+	// Test and operations knobs (docs/developers.md, "Environment variables").
 	envRegistryTimeout = "ACP_REGISTRY_TIMEOUT" // a registry fetch's whole budget (default 10 s)
 	envLockWait        = "ACP_LOCK_WAIT"        // how long resolve and run wait on another acp's lock
 )

@@ -45,7 +45,9 @@ type doctorReport struct {
 func newDoctorCmd(g *globalOpts) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "doctor [--json]",
+		Use: "doctor [--json]",
+		Example: `  acp doctor
+  acp doctor --json | jq '.checks[] | select(.status != "ok")'`,
 		Short: "Check runners (node, npm, uv), directories, registry reachability, platform and installed agents",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

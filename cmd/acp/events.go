@@ -72,7 +72,7 @@ func (g *globalOpts) reporter() progress.Reporter {
 // errorEvent is the last line on stderr under --progress json when the
 // command failed: the error document's code, message and hint, so that an
 // editor reading the events alone (without --json) learns why, and one
-// reading stdout too finds the same error in both (README, "Editors").
+// reading stdout too finds the same error in both (docs/editors.md).
 type errorEvent struct {
 	Event   string        `json:"event"` // "error"
 	Code    cli.ErrorCode `json:"code"`

@@ -18,7 +18,9 @@ import (
 func newInfoCmd(g *globalOpts) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "info ID [--json]",
+		Use: "info ID [--json]",
+		Example: `  acp info claude-agent
+  acp info claude-agent --json`,
 		Short: "Show one agent: its manifest, what would run here, what is installed",
 		Args:  oneArg("agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {

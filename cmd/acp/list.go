@@ -24,7 +24,10 @@ type listOpts struct {
 func newListCmd(g *globalOpts) *cobra.Command {
 	var o listOpts
 	cmd := &cobra.Command{
-		Use:   "list [--installed] [--json]",
+		Use: "list [--installed] [--json]",
+		Example: `  acp list
+  acp list --installed
+  acp list --json --offline`,
 		Short: "List the registry's agents and what is installed",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

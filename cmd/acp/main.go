@@ -24,6 +24,10 @@ const prog = "acp"
 var program = cli.Program{
 	Name:  prog,
 	Short: "Install, resolve and run ACP coding agents from the registry",
+	Example: `  acp install claude-agent
+  acp resolve claude-agent --json     # the launch spec an editor spawns
+  acp run claude-agent
+  acp list --installed`,
 	Setup: setup,
 }
 

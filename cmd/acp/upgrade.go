@@ -23,7 +23,9 @@ type upgradeOpts struct {
 func newUpgradeCmd(g *globalOpts) *cobra.Command {
 	var o upgradeOpts
 	cmd := &cobra.Command{
-		Use:   "upgrade [ID...|--all] [--json]",
+		Use: "upgrade [ID...|--all] [--json]",
+		Example: `  acp upgrade claude-agent
+  acp upgrade --all --json   # exit 5: not confirmed up to date (registry not current)`,
 		Short: "Install the registry's version of installed agents where it is newer",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {

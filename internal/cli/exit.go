@@ -9,7 +9,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 )
 
-// Exit codes, as documented in README and ../shared/spec/cli.md.
+// Exit codes, as documented in docs/cli.md and ../shared/spec/cli.md.
 const (
 	ExitOK       = 0 // success, warnings allowed
 	ExitFailure  = 1 // I/O, network, install, launch or publish failure

@@ -296,4 +296,3 @@ func TestPlaceholdersLeftAreRefused(t *testing.T) {
 		t.Errorf("problems\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
-
