@@ -175,3 +175,30 @@ func TestErrorLines(t *testing.T) {
 		t.Errorf("uv's output changed: %q", got)
 	}
 }
+
+// Debug hears what the installer runs: the npm command line, its folder
+// and what acp adds to its environment (acp --verbose).
+func TestDebugSaysWhatRuns(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake npm is a shell script")
+	}
+	in := newInstaller(t)
+	in.NPM = filepath.Join(t.TempDir(), "npm")
+	os.WriteFile(in.NPM, []byte("#!/bin/sh\nexit 1\n"), 0o755)
+	in.LookPath = func(name string) (string, error) { return "/usr/bin/" + name, nil }
+	var said []string
+	in.Debug = func(msg string) { said = append(said, msg) }
+	in.Install(context.Background(), Request{Agent: npxManifest("@acp-test/fake-agent@1.0.0")})
+	all := strings.Join(said, "\n")
+	for _, want := range []string{
+		"demo 1.0.0: distribution npx for ",
+		"run " + in.NPM + " install --prefix ",
+		"--fetch-retries=1 ",
+		"-- @acp-test/fake-agent@1.0.0 in ",
+		"environment plus npm_config_update_notifier=false",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("debug did not say %q:\n%s", want, all)
+		}
+	}
+}

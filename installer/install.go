@@ -30,6 +30,7 @@ func (in *Installer) choose(req Request) (Choice, error) {
 	if req.Version != "" && !registry.SameVersion(req.Version, c.Version) {
 		return Choice{}, errorf(ErrVersionMismatch, "%s %s is not available: the registry offers %s", m.ID, req.Version, c.Version)
 	}
+	in.debugf("%s %s: distribution %s for %s (asked for %q; offered %v)", m.ID, c.Version, c.Kind, in.platform(), req.Dist, m.Distribution.Kinds())
 	return c, nil
 }
 
@@ -448,6 +449,7 @@ func (in *Installer) Resolve(ctx context.Context, req Request, noInstall bool) (
 	id := req.Agent.ID
 	if !req.Force {
 		if r, err := readReceipt(in.versionDir(id, v)); err == nil && in.satisfies(r, req) {
+			in.debugf("%s %s is installed: launch spec from %s", id, v, filepath.Join(in.versionDir(id, v), "receipt.json"))
 			r, _, err := in.ready(ctx, r)
 			if err != nil {
 				return nil, err

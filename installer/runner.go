@@ -57,6 +57,7 @@ func (in *Installer) runTool(ctx context.Context, t toolRun) error {
 	}
 	cmd.Env = launch.Merge(base, add)
 	cmd.Dir = t.dir
+	in.debugf("run %s %s in %s, environment plus %s (stopped after %s)", t.prog, strings.Join(t.args, " "), t.dir, strings.Join(t.env, " "), timeout)
 	cmd.Stdout = tail
 	cmd.Stderr = tail
 	cmd.Stdin = nil

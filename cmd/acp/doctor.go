@@ -82,7 +82,7 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 		rep.Checks = append(rep.Checks, check{Name: name, Status: status, Detail: detail})
 	}
 
-	if p, err := platform.Current(); err != nil {
+	if p, err := platform.From(g.getenv(platform.EnvOverride)); err != nil {
 		add("platform", statusFail, err.Error())
 	} else {
 		d := string(p)
@@ -93,7 +93,7 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 				d = ""
 			}
 		}
-		if os.Getenv(platform.EnvOverride) != "" {
+		if g.getenv(platform.EnvOverride) != "" {
 			d += ", set by " + platform.EnvOverride
 		}
 		if d != "" {
@@ -113,14 +113,14 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 		}
 	}
 
-	if d, err := dataDir(); err != nil {
+	if d, err := g.dataDir(); err != nil {
 		add("data dir", statusFail, err.Error())
 	} else if err := writable(d); err != nil {
 		add("data dir", statusFail, err.Error())
 	} else {
 		add("data dir", statusOK, d)
 	}
-	if d, err := cacheDir(); err != nil {
+	if d, err := g.cacheDir(); err != nil {
 		add("cache dir", statusFail, err.Error())
 	} else if err := writable(d); err != nil {
 		add("cache dir", statusFail, err.Error())

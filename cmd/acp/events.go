@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
@@ -19,10 +20,12 @@ type eventWriter struct {
 	raw io.Writer
 	rep progress.Reporter
 	buf bytes.Buffer
+	// start is when the events began, for debug events' elapsedMs.
+	start time.Time
 }
 
 func newEventWriter(raw io.Writer) *eventWriter {
-	return &eventWriter{raw: raw, rep: progress.NewJSON(raw)}
+	return &eventWriter{raw: raw, rep: progress.NewJSON(raw), start: time.Now()}
 }
 
 func (w *eventWriter) Write(p []byte) (int, error) {

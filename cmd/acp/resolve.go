@@ -110,6 +110,9 @@ func resolveAgent(ctx context.Context, g *globalOpts, id string, o resolveOpts) 
 	// waited for (and said after a second), but not for ever.
 	in.LockWait = g.lockWait
 	if spec, err := installedSpec(ctx, in, id, dist, o.preview); spec != nil || err != nil {
+		if spec != nil {
+			g.debugf("%s %s is installed: the launch spec from its receipt, no registry read", spec.ID, spec.Version)
+		}
 		return spec, err
 	}
 	// Beyond the fast path: registry reads, downloads, installs. From

@@ -101,7 +101,7 @@ func notInstalled(in *installer.Installer, id string) error {
 // caches under acp's cache folder hold the packages of every npx or uvx
 // agent together, so one agent's share cannot be told apart and removed.
 func sharedCaches(g *globalOpts, rs []installer.Receipt) {
-	cache, err := cacheDir()
+	cache, err := g.cacheDir()
 	if err != nil {
 		return
 	}

@@ -74,6 +74,14 @@ type Options struct {
 	RetryAfter time.Duration
 	// Status, when set, is filled in by Load: how current the index is.
 	Status *Status
+	// Debug, when set, receives what Load reads, fetches and decides.
+	Debug func(msg string)
+}
+
+func (o Options) debugf(format string, args ...any) {
+	if o.Debug != nil {
+		o.Debug(fmt.Sprintf(format, args...))
+	}
 }
 
 // Status says how far an index can be trusted to be the registry's
@@ -180,11 +188,13 @@ func load(ctx context.Context, o Options) (*registry.Index, Origin, error) {
 		o.MaxAge = DefaultMaxAge
 	}
 	if o.Registry == "" {
+		o.debugf("registry: the default, %s (no --registry or ACP_REGISTRY)", o.DefaultURL)
 		return o.loadURL(ctx, o.DefaultURL, true)
 	}
 	if scheme, _, ok := strings.Cut(o.Registry, "://"); ok && !strings.EqualFold(scheme, "file") {
 		return o.loadURL(ctx, o.Registry, false)
 	}
+	o.debugf("registry: reading %s", o.Registry)
 	return loadPath(strings.TrimPrefix(o.Registry, "file://"), o.Stderr)
 }
 
@@ -366,12 +376,14 @@ func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*regi
 		o.Status.Current = age(o.Now(), m.FetchedAt) < o.MaxAge
 	}
 	if o.Offline {
+		o.debugf("registry: offline: no request for %s", redacted(raw))
 		if cached != nil {
 			return cached, OriginCache, nil
 		}
 		return o.fallback(raw, isDefault, fmt.Errorf("%w, and nothing cached yet", ErrOffline))
 	}
 	if cached != nil && age(o.Now(), m.FetchedAt) < o.MaxAge {
+		o.debugf("registry: the cached copy of %s is %s old, within %s: no request", redacted(raw), roundAgo(age(o.Now(), m.FetchedAt)), o.MaxAge)
 		return cached, OriginCache, nil
 	}
 	// A fetch that failed a moment ago fails again: say so at once
@@ -389,6 +401,7 @@ func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*regi
 	if cached != nil {
 		etag = usableETag(m.ETag) // a meta file from an older acp, or edited
 	}
+	o.debugf("registry: GET %s (If-None-Match %q; %s to connect, %s in all)", redacted(raw), etag, o.ConnectTimeout, o.FetchTimeout)
 	idx, body, newETag, err := o.fetch(ctx, raw, etag)
 	if err == nil {
 		c.clearFailure()
