@@ -72,3 +72,53 @@ func TestReadmeCheckCanFail(t *testing.T) {
 		t.Errorf("bad links found: %q, want 3", got)
 	}
 }
+
+// The install line, the Action and the pre-commit snippets of README and
+// docs/ name what one version tag publishes (issue 22: they named tags
+// that did not exist): the same vX.Y.Z, its major vX for the Action, and
+// assets that build.sh writes and release.yml publishes on such a tag.
+func TestSnippetsNameWhatATagPublishes(t *testing.T) {
+	pages := map[string]string{"README.md": read(t, "../README.md"), "action.md": read(t, "action.md"), "release.md": read(t, "release.md")}
+	installRe := regexp.MustCompile(`releases/download/(v\d+\.\d+\.\d+)/(install\.sh|acp-[a-z]+-[a-z0-9]+\.(?:tar\.gz|zip)|SHA256SUMS)`)
+	revRe := regexp.MustCompile(`rev: (v\d+\.\d+\.\d+)`)
+	usesRe := regexp.MustCompile(`uses: agentclientprotocol/acp-registry-go@(v\d+)\b`)
+	tags := map[string]bool{}
+	var majors []string
+	for name, md := range pages {
+		for _, m := range installRe.FindAllStringSubmatch(md, -1) {
+			tags[m[1]] = true
+		}
+		for _, m := range revRe.FindAllStringSubmatch(md, -1) {
+			tags[m[1]] = true
+		}
+		for _, m := range usesRe.FindAllStringSubmatch(md, -1) {
+			majors = append(majors, m[1])
+		}
+		if name == "README.md" && (!installRe.MatchString(md) || !revRe.MatchString(md) || !usesRe.MatchString(md)) {
+			t.Errorf("README.md lacks the install line, the pre-commit rev or the Action's uses")
+		}
+	}
+	if len(tags) != 1 {
+		t.Fatalf("the snippets name several release tags: %v", tags)
+	}
+	var tag string
+	for tag = range tags {
+	}
+	for _, m := range majors {
+		if !strings.HasPrefix(tag, m+".") {
+			t.Errorf("uses: …@%s does not follow %s", m, tag)
+		}
+	}
+	build := read(t, "../.github/release/build.sh")
+	for _, want := range []string{"archive=acp-$goos-$goarch.tar.gz", "archive=acp-$goos-$goarch.zip", `"$out/install.sh"`, "SHA256SUMS"} {
+		if !strings.Contains(build, want) {
+			t.Errorf("build.sh no longer writes %s", want)
+		}
+	}
+	wf := read(t, "../.github/workflows/release.yml")
+	for _, want := range []string{`tags: ["v[0-9]+.[0-9]+.[0-9]+"`, `.github/release/build.sh "$RUNNER_TEMP/bin" "$TAG"`, `"$RUNNER_TEMP"/bin/*`, `push --force origin "$commit:refs/tags/$major"`} {
+		if !strings.Contains(wf, want) {
+			t.Errorf("release.yml no longer has %s", want)
+		}
+	}
+}
