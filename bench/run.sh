@@ -17,26 +17,34 @@
 #   install   acp install of a 200 MB tar.gz from a loopback server
 #             vs curl | tee >(sha256sum) | tar xz of the same URL
 #
-#   bench/run.sh [--quick] [--rounds N] [--agents N] [--mb N] [--cases "validate build ..."]
+#   bench/run.sh [--quick] [--corpus] [--rounds N] [--agents N] [--mb N] [--cases "validate build ..."]
 #
 # --quick (CI): 300 agents, a 20 MB archive, 3 rounds. Default: 5,000
 # agents, 200 MB, 5 rounds. No thresholds: it prints, it does not judge.
-# Needs Go, curl, tar, jq, sha256sum (or shasum) and ../shared/corpus
-# (or ACP_CORPUS_DIR); Linux or macOS.
+#
+# Everything is generated from this clone: the registry of validate and
+# build is this repository's agents/ (real manifests and icons) copied
+# under new ids by bench/genregistry. Only --corpus needs data a clone
+# lacks: validate and build then copy the valid agents of the corpus of
+# the public registry (../shared/corpus/registry or ACP_CORPUS_DIR, see
+# docs/corpus.md), which has more variety; without it those two cases
+# are skipped with a message, and the others run.
+# Needs Go, curl, tar, jq and sha256sum (or shasum); Linux or macOS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-agents=5000 mb=200 rounds=5
+agents=5000 mb=200 rounds=5 use_corpus=false
 cases=(validate build resolve verify install)
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) agents=300 mb=20 rounds=3 ;;
+	--corpus) use_corpus=true ;;
 	--rounds) rounds=$2 && shift ;;
 	--agents) agents=$2 && shift ;;
 	--mb) mb=$2 && shift ;;
 	--cases) read -r -a cases <<<"$2" && shift ;;
 	*)
-		echo "usage: bench/run.sh [--quick] [--rounds N] [--agents N] [--mb N] [--cases \"validate build resolve verify install\"]" >&2
+		echo "usage: bench/run.sh [--quick] [--corpus] [--rounds N] [--agents N] [--mb N] [--cases \"validate build resolve verify install\"]" >&2
 		exit 2
 		;;
 	esac
@@ -70,19 +78,30 @@ command -v sha256sum >/dev/null || hasher="shasum -a 256" # macOS
 sha256() { $hasher "$1" | cut -d' ' -f1; }
 
 # --- fixtures -------------------------------------------------------------
-# N real-shaped agents: the corpus agents that pass validate, copied
-# round-robin under new ids (bench/genregistry), so build writes them all.
-corpus=${ACP_CORPUS_DIR:-../shared/corpus/registry}
-[ -d "$corpus" ] || {
-	echo "bench: no corpus at $corpus: set ACP_CORPUS_DIR (see docs/corpus.md)" >&2
-	exit 1
-}
-mkdir -p "$work/corpus-valid"
-acp-registry validate --skip-urls --json "$corpus" >"$work/corpus.json" 2>/dev/null || true
-for id in $(jq -r '.agents[] | select(.valid) | .id' "$work/corpus.json"); do
-	[ -f "$corpus/$id/agent.json" ] && cp -R "$corpus/$id" "$work/corpus-valid/"
-done
-genregistry -n "$agents" -corpus "$work/corpus-valid" -out "$work/registry"
+# N real-shaped agents, copied round-robin under new ids (bench/genregistry)
+# so build writes them all: from agents/, or with --corpus from the
+# corpus agents that pass validate.
+source=agents
+if $use_corpus; then
+	corpus=${ACP_CORPUS_DIR:-../shared/corpus/registry}
+	if [ -d "$corpus" ]; then
+		mkdir -p "$work/corpus-valid"
+		acp-registry validate --skip-urls --json "$corpus" >"$work/corpus.json" 2>/dev/null || true
+		for id in $(jq -r '.agents[] | select(.valid) | .id' "$work/corpus.json"); do
+			[ -f "$corpus/$id/agent.json" ] && cp -R "$corpus/$id" "$work/corpus-valid/"
+		done
+		source=$work/corpus-valid
+	else
+		log "--corpus: no corpus at $corpus (set ACP_CORPUS_DIR; docs/corpus.md): skipping validate and build"
+		kept=()
+		for c in "${cases[@]}"; do
+			case $c in validate | build) ;; *) kept+=("$c") ;; esac
+		done
+		cases=("${kept[@]}")
+	fi
+fi
+log "validate and build: $agents agents copied from $source ($(find "$source" -name agent.json | wc -l | tr -d ' ') real manifests with their icons)"
+genregistry -n "$agents" -corpus "$source" -out "$work/registry"
 
 # The fake agent: answers initialize after 1 s, then waits for its stdin
 # to close, as an agent does.

@@ -322,27 +322,10 @@ func TestRulesCheckCanFail(t *testing.T) {
 // TestLinks: every relative link of the pages leads to a file of the
 // repository and, with #anchor, to a heading of that page.
 func TestLinks(t *testing.T) {
-	linkRe := regexp.MustCompile(`\]\(([^)\s]+)\)`)
 	pages, _ := filepath.Glob("*.md")
 	for _, page := range pages {
-		for _, m := range linkRe.FindAllStringSubmatch(read(t, page), -1) {
-			target := m[1]
-			if strings.Contains(target, "://") {
-				t.Errorf("%s links outside the repository: %s", page, target)
-				continue
-			}
-			file, anchor, _ := strings.Cut(target, "#")
-			if file == "" {
-				file = page
-			}
-			text, err := os.ReadFile(file)
-			if err != nil {
-				t.Errorf("%s links to %s, which does not exist", page, target)
-				continue
-			}
-			if anchor != "" && !slices.Contains(anchors(string(text)), anchor) {
-				t.Errorf("%s links to %s: %s has no heading %q", page, target, file, anchor)
-			}
+		for _, p := range badLinks(t, page, read(t, page), ".") {
+			t.Error(p)
 		}
 	}
 }

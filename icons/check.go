@@ -202,7 +202,9 @@ func (c *checker) parse() {
 		c.add(RuleXML, len(c.data), "the icon has no <svg> element; it must be an SVG document starting with <svg xmlns=\"http://www.w3.org/2000/svg\" width=\"16\" height=\"16\" viewBox=\"0 0 16 16\">")
 		return
 	}
-	if !c.usesCurrentColor {
+	// A hard-coded colour already says to use currentColor: one mistake,
+	// one error (issue 22).
+	if !c.usesCurrentColor && !slices.ContainsFunc(c.problems, func(p Problem) bool { return p.Rule == RuleHardcodedColor }) {
 		c.add(RuleNoCurrentColor, c.rootOff, "the icon never uses currentColor, so it cannot follow the editor's theme; paint its shapes with fill=\"currentColor\" or stroke=\"currentColor\"")
 	}
 }

@@ -137,6 +137,9 @@ var checkCases = []struct {
 	{"currentColor only in a style attribute", icon(`<path style="fill:currentColor" d="M0 0"/>`), nil},
 	{"currentColor only in a style element", icon(`<style>path{stroke:currentcolor}</style><path d="M0 0"/>`), nil},
 	{"currentColor only as text is not use", icon(`<title>currentColor</title><path d="M0 0"/>`), []at{{RuleNoCurrentColor, 1, 1}}},
+	// One hard-coded colour is one mistake: not also "never currentColor"
+	// (issue 22).
+	{"a hard-coded colour instead of currentColor is one error", icon(`<path fill="#ff0000" d="M0 0"/>`), []at{{RuleHardcodedColor, 1, 90}}},
 
 	// icon-unsafe
 	{"script", icon(`<script>alert(1)</script>` + shape), []at{{RuleUnsafe, 1, 84}}},

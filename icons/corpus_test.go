@@ -71,18 +71,18 @@ func corpusIcons(tb testing.TB) map[string][]byte {
 // them, so that is only the warning icon-viewbox-not-square. cursor-acp
 // is 14×16: not square and not 16×16.
 var corpusBreakers = map[string][]string{
-	"bob":          {RuleHardcodedColor, RuleNoCurrentColor},
+	"bob":          {RuleHardcodedColor},
 	"chump":        {RuleComment},
 	"cline":        {RuleViewBoxNotSquare},
 	"crow-cli":     {RuleViewBoxNotSquare},
-	"cursor-acp":   {RuleHardcodedColor, RuleNoCurrentColor, RuleNotSquare, RuleSize},
+	"cursor-acp":   {RuleHardcodedColor, RuleNotSquare, RuleSize},
 	"cursor":       {RuleViewBoxNotSquare},
 	"devin":        {RuleViewBoxNotSquare},
 	"felan":        {RuleViewBoxNotSquare},
-	"grok-cli":     {RuleHardcodedColor, RuleNoCurrentColor},
-	"hermes-agent": {RuleHardcodedColor, RuleNoCurrentColor, RuleXML},
+	"grok-cli":     {RuleHardcodedColor},
+	"hermes-agent": {RuleHardcodedColor, RuleXML},
 	"hive":         {RuleComment, RuleViewBoxNotSquare},
-	"iflow-cli":    {RuleHardcodedColor, RuleNoCurrentColor},
+	"iflow-cli":    {RuleHardcodedColor},
 	"pando":        {RuleNoCurrentColor},
 	"qwen-code":    {RuleViewBoxNotSquare},
 	"spirit":       {RuleViewBoxNotSquare},
@@ -149,8 +149,8 @@ func TestCorpusPositions(t *testing.T) {
 		{"cline", []at{{RuleViewBoxNotSquare, 1, 64}}},
 		{"qwen-code", []at{{RuleViewBoxNotSquare, 1, 58}}},
 		{"hive", []at{{RuleViewBoxNotSquare, 1, 64}, {RuleComment, 2, 1}, {RuleComment, 3, 1}, {RuleComment, 10, 1}, {RuleComment, 17, 1}, {RuleComment, 23, 1}, {RuleComment, 30, 1}}},
-		{"grok-cli", []at{{RuleNoCurrentColor, 1, 1}, {RuleHardcodedColor, 2, 10}, {RuleHardcodedColor, 3, 10}, {RuleHardcodedColor, 4, 10}, {RuleHardcodedColor, 5, 10}}},
-		{"hermes-agent", []at{{RuleNoCurrentColor, 1, 1}, {RuleXML, 1, 1}, {RuleHardcodedColor, 2, 9}}},
+		{"grok-cli", []at{{RuleHardcodedColor, 2, 10}, {RuleHardcodedColor, 3, 10}, {RuleHardcodedColor, 4, 10}, {RuleHardcodedColor, 5, 10}}},
+		{"hermes-agent", []at{{RuleXML, 1, 1}, {RuleHardcodedColor, 2, 9}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.id, func(t *testing.T) {

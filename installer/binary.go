@@ -65,6 +65,7 @@ func (in *Installer) installBinary(ctx context.Context, req Request, c Choice, t
 	if t.SHA256 == "" {
 		d.Report.Warn(fmt.Sprintf("%s %s for %s is not verified: the manifest gives no sha256 for %s", req.Agent.ID, c.Version, c.Target, download.Redact(t.Archive)))
 	}
+	in.debugf("download %s (%s, sha256 %s)", download.Redact(t.Archive), c.Target, t.SHA256)
 	file, sum, err := d.Get(ctx, t.Archive, filepath.Dir(tmp), t.SHA256)
 	if err != nil {
 		return nil, err

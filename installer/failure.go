@@ -24,6 +24,7 @@ type failure struct {
 	At      time.Time `json:"at"`
 	Message string    `json:"message"`
 	Kinds   []string  `json:"kinds"`
+	Hint    string    `json:"hint,omitempty"`
 }
 
 // rememberedKinds are the sentinels a remembered failure keeps, so that it
@@ -61,6 +62,10 @@ func (in *Installer) rememberFailure(id, version string, err error) {
 		return
 	}
 	f := failure{At: in.now().UTC(), Message: err.Error(), Kinds: []string{}}
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		f.Hint = h.Hint()
+	}
 	for _, k := range rememberedKinds {
 		if errors.Is(err, k.err) {
 			f.Kinds = append(f.Kinds, k.name)
@@ -112,7 +117,7 @@ func (in *Installer) recalledFailure(id, version string) error {
 		return nil
 	}
 	// resolve and run have no --force: name the command that has one.
-	e := &recalled{msg: fmt.Sprintf("%s (this failed %s ago; acp tries again after %s, or at once with acp install %s --force)", f.Message, age.Round(time.Second), in.failureMemory(), id)}
+	e := &recalled{msg: fmt.Sprintf("%s (this failed %s ago; acp tries again after %s, or at once with acp install %s --force)", f.Message, age.Round(time.Second), in.failureMemory(), id), hint: f.Hint}
 	for _, name := range f.Kinds {
 		for _, k := range rememberedKinds {
 			if k.name == name {
@@ -130,7 +135,9 @@ func (in *Installer) recalledFailure(id, version string) error {
 type recalled struct {
 	msg   string
 	kinds []error
+	hint  string
 }
 
 func (e *recalled) Error() string   { return e.msg }
+func (e *recalled) Hint() string    { return e.hint }
 func (e *recalled) Unwrap() []error { return e.kinds }

@@ -37,6 +37,7 @@ func (in *Installer) choose(req Request) (Choice, error) {
 	if req.Version != "" && !registry.SameVersion(req.Version, c.Version) {
 		return Choice{}, errorf(ErrVersionMismatch, "%s %s is not available: the registry offers %s", m.ID, req.Version, c.Version)
 	}
+	in.debugf("%s %s: distribution %s for %s (asked for %q; offered %v)", m.ID, c.Version, c.Kind, in.platform(), req.Dist, m.Distribution.Kinds())
 	return c, nil
 }
 
@@ -499,6 +500,7 @@ func (in *Installer) Resolve(ctx context.Context, req Request, missing IfMissing
 	id := req.Agent.ID
 	if !req.Force {
 		if r, err := store.ReadReceipt(in.store().VersionDir(id, v)); err == nil && in.satisfies(r, req) {
+			in.debugf("%s %s is installed: launch spec from %s", id, v, filepath.Join(in.store().VersionDir(id, v), store.ReceiptFile))
 			r, _, err := in.ready(ctx, r)
 			if err != nil {
 				return nil, err

@@ -45,6 +45,9 @@ type Sources struct {
 // installed (unless q.NoInstall).
 func (in *Installer) ResolveAgent(ctx context.Context, q Query, src Sources) (*LaunchSpec, error) {
 	if spec, err := in.installedSpec(ctx, q.ID, q); spec != nil || err != nil {
+		if spec != nil {
+			in.debugf("%s %s is installed: the launch spec from its receipt, no registry read", spec.ID, spec.Version)
+		}
 		return spec, err
 	}
 	if src.Slow != nil {

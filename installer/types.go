@@ -2,6 +2,7 @@ package installer
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/netip"
@@ -92,6 +93,9 @@ type Installer struct {
 	// InstallTimeout stops an npm or uv install that has not finished
 	// (its whole process group is killed). Default 10 minutes.
 	InstallTimeout time.Duration
+	// Debug, when set, receives what the installer runs, fetches and
+	// decides, one sentence a call (acp --verbose).
+	Debug func(msg string)
 	// Offline fetches nothing: binaries are not downloaded, npm and uv run
 	// with their own --offline (installing only from their caches).
 	Offline bool
@@ -194,7 +198,7 @@ func (in *Installer) host() *runtimes.Host {
 		Node: in.Node, NPM: in.NPM, UV: in.UV, NPMArgs: in.NPMArgs, UVArgs: in.UVArgs,
 		LookPath: in.LookPath, ToolEnv: in.ToolEnv, Offline: in.Offline, CacheDir: in.CacheDir,
 		InstallTimeout: in.installTimeout(), Reporter: in.reporter(), Cache: &in.nodeCache,
-		Search: in.nodeSearch, Managed: in.managed(),
+		Search: in.nodeSearch, Managed: in.managed(), Debug: in.Debug,
 	}
 }
 
@@ -263,4 +267,11 @@ func (in *Installer) stderr() io.Writer {
 		return in.Stderr
 	}
 	return io.Discard
+}
+
+// debugf says what the installer does, when Debug is set.
+func (in *Installer) debugf(format string, args ...any) {
+	if in.Debug != nil {
+		in.Debug(fmt.Sprintf(format, args...))
+	}
 }

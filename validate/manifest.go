@@ -6,9 +6,11 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 
@@ -130,13 +132,21 @@ func (c *checker) manifest(r *AgentResult, data []byte, dirName string) {
 		schema = schemaFindings(root)
 	}
 	c.rules(root, dirName)
+	placeholder := map[string]bool{}
+	c.placeholders("", root, placeholder)
+	if len(placeholder) > 0 {
+		c.probs = slices.DeleteFunc(c.probs, func(p Problem) bool {
+			return placeholder[p.Pointer] && p.Rule != RulePlaceholder
+		})
+	}
 	// A semantic rule that judged the same value says more than the schema
 	// (e.g. version-semver vs. the version pattern): keep only it.
 	covered := map[string]bool{}
 	for _, p := range c.probs {
 		switch p.Rule {
 		case RuleIDFormat, RuleVersionSemver, RuleBinaryCmdPath, RulePreviewVersion,
-			RulePreviewDistribution, RuleDistributionEmpty, RulePackageName:
+			RulePreviewDistribution, RuleDistributionEmpty, RulePackageName,
+			RuleSHA256Format, RulePlaceholder:
 			covered[p.Pointer] = true
 		}
 	}
@@ -523,6 +533,9 @@ func (c *checker) binary(b map[string]any, version string) {
 		if env, ok := t["env"].(map[string]any); ok {
 			c.env(ptr+"/env", env)
 		}
+		if sum, ok := t["sha256"].(string); ok {
+			c.sha256(ptr+"/sha256", key, sum)
+		}
 	}
 	var missing []string
 	for _, os := range registry.OSes {
@@ -533,6 +546,47 @@ func (c *checker) binary(b map[string]any, version string) {
 	if len(missing) > 0 && len(b) > 0 {
 		c.add("/distribution/binary", false, RuleBinaryOSCoverage, SeverityWarning,
 			"binary has no target for %s: add one per OS family (darwin, linux, windows) so every user can run the agent", strings.Join(missing, ", "))
+	}
+}
+
+// sha256 reports a digest that is not 64 hexadecimal characters with what
+// was seen: a digest cut short in a copy and paste is the usual case.
+func (c *checker) sha256(ptr, platform, sum string) {
+	n := utf8.RuneCountInString(sum)
+	bad := strings.IndexFunc(sum, func(r rune) bool {
+		return !('0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F')
+	})
+	switch {
+	case bad >= 0:
+		r, _ := utf8.DecodeRuneInString(sum[bad:])
+		c.add(ptr, false, RuleSHA256Format, SeverityError,
+			"sha256 of %s holds %q, which is not a hexadecimal digit (%d characters in all): write the archive's SHA-256 as 64 hexadecimal characters, as sha256sum prints it", platform, r, n)
+	case n != 64:
+		c.add(ptr, false, RuleSHA256Format, SeverityError,
+			"sha256 of %s is %d characters long, not 64: write the archive's whole SHA-256 digest, as sha256sum prints it", platform, n)
+	}
+}
+
+// placeholders reports every string value that still starts with the
+// scaffold's Placeholder, and returns their pointers: their other
+// problems (not a URL, not a version) follow from it and are not
+// reported twice.
+func (c *checker) placeholders(ptr string, v any, seen map[string]bool) {
+	switch x := v.(type) {
+	case string:
+		if rest, ok := strings.CutPrefix(x, Placeholder); ok && (rest == "" || rest[0] == ' ') {
+			seen[ptr] = true
+			c.add(ptr, false, RulePlaceholder, SeverityError,
+				"%s still holds the placeholder of acp-registry new (%q): write the real value", fieldName(ptr), x)
+		}
+	case []any:
+		for i, e := range x {
+			c.placeholders(ptr+"/"+strconv.Itoa(i), e, seen)
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			c.placeholders(ptr+"/"+jsonpos.EscapePointer(k), x[k], seen)
+		}
 	}
 }
 

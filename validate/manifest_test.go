@@ -85,7 +85,14 @@ var ruleCases = []ruleCase{
 	{name: "schema unknown key in target", rule: RuleSchema, want: true, edits: []string{`"cmd": "demo.exe"`, `"cmd": "demo.exe", "sha": "x"`}, ptr: "/distribution/binary/windows-x86_64/sha", at: `"sha"`, msg: `unknown field "sha" in "windows-x86_64": remove it (allowed: archive, sha256, cmd, args, env)`},
 	{name: "schema unknown distribution", rule: RuleSchema, want: true, edits: []string{`"uvx": {`, `"npm": {}, "uvx": {`}, ptr: "/distribution/npm", at: `"npm"`, msg: `unknown distribution "npm": use binary, npx or uvx`},
 	{name: "schema unknown platform", rule: RuleSchema, want: true, edits: []string{`"linux-x86_64": {`, `"linux-arm64": {`}, ptr: "/distribution/binary/linux-arm64", at: `"linux-arm64"`, msg: `unknown platform "linux-arm64": use one of darwin-aarch64, darwin-x86_64, linux-aarch64, linux-x86_64, windows-aarch64, windows-x86_64`},
-	{name: "schema malformed sha256", rule: RuleSchema, want: true, edits: []string{`"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"`, `"9f86d0"`}, ptr: "/distribution/binary/darwin-aarch64/sha256", at: `"9f86d0"`, msg: "64 hexadecimal"},
+	{name: "sha256 one character short", rule: RuleSHA256Format, want: true, edits: []string{`"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"`, `"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a0"`}, ptr: "/distribution/binary/darwin-aarch64/sha256", at: `"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a0"`, msg: "sha256 of darwin-aarch64 is 63 characters long, not 64"},
+	{name: "sha256 not hexadecimal", rule: RuleSHA256Format, want: true, edits: []string{`"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"`, `"sha256:9f86d0"`}, ptr: "/distribution/binary/darwin-aarch64/sha256", msg: `holds 's', which is not a hexadecimal digit (13 characters in all)`},
+	{name: "sha256 problem is not also a schema one", rule: RuleSchema, want: false, edits: []string{`"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"`, `"9f86d0"`}},
+	{name: "sha256 uppercase is fine", rule: RuleSHA256Format, want: false, edits: []string{`9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08`, `9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08`}},
+	{name: "placeholder left in name", rule: RulePlaceholder, want: true, edits: []string{`"Demo Agent"`, `"REPLACE with the name editors show"`}, ptr: "/name", at: `"REPLACE`, msg: `"name" still holds the placeholder`},
+	{name: "placeholder left in an author", rule: RulePlaceholder, want: true, edits: []string{`["Example"]`, `["REPLACE with an author"]`}, ptr: "/authors/0"},
+	{name: "placeholder is the only problem of its value", rule: RuleURLFormat, want: false, edits: []string{`"https://example.com"`, `"REPLACE with the https:// URL of the agent's homepage"`}},
+	{name: "placeholder word inside a value is fine", rule: RulePlaceholder, want: false, edits: []string{`"A demo agent"`, `"REPLACEMENT for REPLACE-based tools"`}},
 	{name: "schema binary without platforms", rule: RuleSchema, want: true, src: `{"id": "demo", "name": "D", "version": "1.0.0", "description": "d", "license_url": "https://x.dev/l", "distribution": {"binary": {}}}`, ptr: "/distribution/binary", msg: `"binary" lists no platforms: add targets (darwin-aarch64, darwin-x86_64, linux-aarch64, linux-x86_64, windows-aarch64, windows-x86_64) or remove it`},
 	{name: "schema type of a list", rule: RuleSchema, want: true, edits: []string{`"args": ["acp"]`, `"args": "acp"`}, ptr: "/distribution/binary/linux-x86_64/args", msg: `"args" must be an array, not a string`},
 	{name: "schema uppercase sha256 is fine", rule: RuleSchema, want: false, edits: []string{`9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08`, `9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08`}},
@@ -323,7 +330,8 @@ func TestRulesAllCovered(t *testing.T) {
 		RuleVersionSemver, RuleVersionLeadingZero, RuleURLFormat, RuleLicenseURLMissing, RuleDistributionEmpty,
 		RuleBinaryOSCoverage, RuleBinaryArchiveHTTPS, RuleBinaryArchiveFormat, RuleBinaryCmdPath, RuleBinaryCmdArgs, RuleBinaryLatest,
 		RuleBinaryVersionMismatch, RulePackageLatest, RulePackageVersionMismatch, RulePackageUnpinned, RulePackageName,
-		RulePreviewVersion, RulePreviewDistribution, RulePreviewVersionMismatch, RuleEnvReserved, RuleEnvDropped, RuleTextControl, RuleURLCredentials}
+		RulePreviewVersion, RulePreviewDistribution, RulePreviewVersionMismatch, RuleEnvReserved, RuleEnvDropped, RuleTextControl, RuleURLCredentials,
+		RuleSHA256Format, RulePlaceholder}
 	for _, rule := range rules {
 		pos, neg := false, false
 		for _, tc := range ruleCases {

@@ -40,4 +40,15 @@ const (
 	RuleTextControl    = "text-control"
 	RuleURLCredentials = "url-credentials"
 	RuleFileOutside    = "file-outside"
+	// RuleSHA256Format is ours: a sha256 that is not 64 hexadecimal
+	// characters, said with the length seen (the schema's pattern says
+	// neither which nor how far off).
+	RuleSHA256Format = "sha256-format"
+	// RulePlaceholder is ours: a value still holding the placeholder that
+	// `acp-registry new` wrote (Placeholder).
+	RulePlaceholder = "placeholder"
 )
+
+// Placeholder starts every value `acp-registry new` writes for the author
+// to replace; validate refuses a manifest that still holds one.
+const Placeholder = "REPLACE"

@@ -21,9 +21,9 @@
 #   ACP_GIT_URL     the repository, to find which release tag a moving ref
 #                   such as v1 points at (default $GITHUB_SERVER_URL/OWNER/REPO)
 #
-# Install: the release binary acp-registry-OS-ARCH[.exe] of the tag, checked
-# against the release's SHA256SUMS; a mismatch or a binary missing from
-# SHA256SUMS stops here. Only when the ref has no release at all (a branch,
+# Install: the release archive acp-OS-ARCH.tar.gz (.zip on Windows) of the
+# tag, checked against the release's SHA256SUMS, and its acp-registry; a
+# mismatch or an archive missing from SHA256SUMS stops here. Only when the ref has no release at all (a branch,
 # a commit) is acp-registry built from the action's own source, which is
 # the module at exactly that ref.
 #
@@ -101,8 +101,8 @@ ARM64 | arm64 | aarch64) arch=arm64 ;;
 *) die 1 "no release binary for the architecture ${RUNNER_ARCH:-$(uname -m)}" ;;
 esac
 ext=
-[ "$os" = windows ] && ext=.exe
-asset=acp-registry-$os-$arch$ext
+asset=acp-$os-$arch.tar.gz
+if [ "$os" = windows ]; then ext=.exe asset=acp-$os-$arch.zip; fi
 
 semver='^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$'
 # Release tags that name the same commit as version, newest first: an exact
@@ -171,9 +171,14 @@ for tag in $(candidates); do
 	if [ "$got" != "$want" ]; then
 		die 1 "release $tag: $asset has sha256 $got but SHA256SUMS says $want; refusing to run it"
 	fi
-	chmod +x "$dir/$asset"
-	bin=$dir/$asset
-	note "using $asset of release $tag (sha256 $got checked)"
+	mkdir "$dir/x"
+	case $asset in
+	*.zip) unzip -q "$dir/$asset" "acp-registry$ext" -d "$dir/x" ;;
+	*) tar -xzf "$dir/$asset" -C "$dir/x" "acp-registry$ext" ;;
+	esac || die 1 "release $tag: $asset holds no acp-registry$ext"
+	chmod +x "$dir/x/acp-registry$ext"
+	bin=$dir/x/acp-registry$ext
+	note "using acp-registry$ext of $asset, release $tag (sha256 $got checked)"
 	break
 done
 

@@ -1,9 +1,10 @@
 // Command genregistry writes a registry of N real-shaped agents for the
-// benchmarks: the corpus agents (../shared/corpus/registry) copied
-// round-robin under new ids ("<id>-0042"), with only the id value
-// rewritten, so every file keeps its real formatting, icon and problems.
+// benchmarks: the agents of a registry folder (this repository's agents/,
+// or the corpus's) copied round-robin under new ids ("<id>-0042"), with
+// only the id value rewritten, so every file keeps its real formatting,
+// icon and problems.
 //
-//	go run ./bench/genregistry -n 5000 -out /tmp/reg-5000
+//	go run ./bench/genregistry -n 5000 -corpus agents -out /tmp/reg-5000
 package main
 
 import (
@@ -20,7 +21,7 @@ import (
 func main() {
 	n := flag.Int("n", 5000, "number of agents to write")
 	out := flag.String("out", "", "folder to write (created; must not hold agents already)")
-	corpus := flag.String("corpus", filepath.Join("..", "shared", "corpus", "registry"), "registry to copy agents from")
+	corpus := flag.String("corpus", "agents", "registry folder to copy agents from")
 	flag.Parse()
 	if *out == "" || *n < 1 {
 		fmt.Fprintln(os.Stderr, "usage: genregistry -n N -out DIR [-corpus DIR]")

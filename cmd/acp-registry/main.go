@@ -19,6 +19,9 @@ const prog = "acp-registry"
 var program = cli.Program{
 	Name:  prog,
 	Short: "Validate, verify, build, update and publish an ACP agent registry",
+	Example: `  acp-registry new my-agent agents
+  acp-registry validate
+  acp-registry build --out dist`,
 	Setup: setup,
 }
 

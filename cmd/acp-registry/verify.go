@@ -228,7 +228,7 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 		return nil, err
 	}
 	if iso := rep.Isolations(); len(iso) > 0 {
-		fmt.Fprintf(s.Err, "%s: agents ran contained: %s (README: Security: what holds)\n", prog, strings.Join(iso, "; "))
+		fmt.Fprintf(s.Err, "%s: agents ran contained: %s (docs/security.md: Security: what holds)\n", prog, strings.Join(iso, "; "))
 	}
 	return rep, err
 }

@@ -39,6 +39,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv("ACP_TEST_MAIN") == "1" {
 		os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	// A config file of the machine's user (os.UserConfigDir()/acp) must
+	// not change what the tests see: each test that wants one says so.
+	if os.Getenv("ACP_CONFIG") == "" {
+		os.Setenv("ACP_CONFIG", filepath.Join(os.TempDir(), "acp-tests-have-no-config", "config.json"))
+	}
 	testscript.Main(m, map[string]func(){
 		"acp": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -26,7 +27,7 @@ const (
 	envRegistry = "ACP_REGISTRY" // --registry default
 	envOffline  = "ACP_OFFLINE"  // --offline default
 	envProgress = "ACP_PROGRESS" // --progress default
-	// Test and operations knobs (README "Environment variables").
+	// Test and operations knobs (docs/developers.md, "Environment variables").
 	envRegistryTimeout = "ACP_REGISTRY_TIMEOUT" // a registry fetch's whole budget (default 10 s)
 	envLockWait        = "ACP_LOCK_WAIT"        // how long resolve and run wait on another acp's lock
 )
@@ -39,8 +40,8 @@ const defaultLockWait = 30 * time.Second
 
 // durationEnv reads a duration knob: unset is def; a bad value is a usage
 // error naming the variable.
-func durationEnv(name string, def time.Duration) (time.Duration, error) {
-	v := strings.TrimSpace(os.Getenv(name))
+func (g *globalOpts) durationEnv(name string, def time.Duration) (time.Duration, error) {
+	v := strings.TrimSpace(g.getenv(name))
 	if v == "" {
 		return def, nil
 	}
@@ -51,15 +52,31 @@ func durationEnv(name string, def time.Duration) (time.Duration, error) {
 	return d, nil
 }
 
+// getenv is an ACP_* variable from the environment, else from the config
+// file (read on the first such lookup); any other variable from the
+// environment.
+func (g *globalOpts) getenv(name string) string {
+	if g.conf == nil {
+		return os.Getenv(name)
+	}
+	return g.conf.Get(name)
+}
+
+// dirs are the data and cache folders, ACP_HOME from the environment or
+// the config file.
+func (g *globalOpts) dirs() (dirs.Dirs, error) {
+	return dirs.Env{Getenv: g.getenv, GOOS: runtime.GOOS, Home: os.UserHomeDir}.Dirs()
+}
+
 // dataDir holds installs (agents/<id>/<version>/) and locks.
-func dataDir() (string, error) {
-	d, err := dirs.Default()
+func (g *globalOpts) dataDir() (string, error) {
+	d, err := g.dirs()
 	return d.Data, err
 }
 
 // cacheDir holds the cached registry index.
-func cacheDir() (string, error) {
-	d, err := dirs.Default()
+func (g *globalOpts) cacheDir() (string, error) {
+	d, err := g.dirs()
 	return d.Cache, err
 }
 
@@ -68,12 +85,12 @@ func (g *globalOpts) registrySource() string {
 	if g.registry != "" {
 		return g.registry
 	}
-	return os.Getenv(envRegistry)
+	return g.getenv(envRegistry)
 }
 
 // index loads the registry from the configured source (see package source).
 func (g *globalOpts) index(ctx context.Context) (*registry.Index, error) {
-	cache, err := cacheDir()
+	cache, err := g.cacheDir()
 	if err != nil {
 		return nil, err
 	}
@@ -83,6 +100,8 @@ func (g *globalOpts) index(ctx context.Context) (*registry.Index, error) {
 		Offline:  g.offline,
 		Stderr:   g.streams.Err,
 		Embedded: embeddedRegistry,
+		Status:   &g.registryStatus,
+		Debug:    g.debugHook(),
 	}
 	if g.registryTimeout > 0 {
 		o.FetchTimeout = g.registryTimeout
@@ -93,6 +112,20 @@ func (g *globalOpts) index(ctx context.Context) (*registry.Index, error) {
 		g.registryLoopback = true
 	}
 	return idx, err
+}
+
+// registryCaveat is what an answer built on the index must admit, "" when
+// the index is current: which older registry it was judged against.
+func (g *globalOpts) registryCaveat() string {
+	st := g.registryStatus
+	switch {
+	case st.Current || st.Origin == "":
+		return ""
+	case st.Origin == source.OriginEmbedded:
+		return "compared with the registry built into this acp, not the live registry: newer versions may exist"
+	default:
+		return fmt.Sprintf("compared with the cached registry from %s, older than an hour: newer versions may exist", st.FetchedAt.Local().Format(time.DateTime))
+	}
 }
 
 // loopbackRegistry reports whether the index came from a loopback URL
@@ -113,7 +146,7 @@ func loopbackRegistry(src string, origin source.Origin) bool {
 // an explicit file or folder, the cached copy, or the built-in registry.
 // It prints nothing; callers fall back to index when it does not help.
 func (g *globalOpts) localIndex(ctx context.Context) (*registry.Index, error) {
-	cache, err := cacheDir()
+	cache, err := g.cacheDir()
 	if err != nil {
 		return nil, err
 	}
@@ -139,12 +172,12 @@ func (g *globalOpts) installer() (*installer.Installer, error) {
 }
 
 func (g *globalOpts) newInstaller() (*installer.Installer, error) {
-	where, err := dirs.Default()
+	where, err := g.dirs()
 	if err != nil {
 		return nil, err
 	}
 	root, cache := where.Data, where.Cache
-	p, err := platform.Current()
+	p, err := platform.From(g.getenv(platform.EnvOverride))
 	if err != nil {
 		if errors.Is(err, platform.ErrBadOverride) {
 			return nil, &cli.UsageError{Err: err} // exit 2
@@ -164,6 +197,7 @@ func (g *globalOpts) newInstaller() (*installer.Installer, error) {
 		ManageRuntimes: os.Getenv(installer.EnvManagedRuntimes) != "0",
 		NodeMirror:     os.Getenv(installer.EnvNodeMirror),
 		UVMirror:       os.Getenv(installer.EnvUVMirror),
+		Debug:          g.debugHook(),
 	}, nil
 }
 

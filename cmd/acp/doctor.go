@@ -47,7 +47,9 @@ type doctorReport struct {
 func newDoctorCmd(g *globalOpts) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "doctor [--json]",
+		Use: "doctor [--json]",
+		Example: `  acp doctor
+  acp doctor --json | jq '.checks[] | select(.status != "ok")'`,
 		Short: "Check runners (node, npm, uv), directories, registry reachability, platform and installed agents",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -82,7 +84,7 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 		rep.Checks = append(rep.Checks, check{Name: name, Status: status, Detail: detail})
 	}
 
-	if p, err := platform.Current(); err != nil {
+	if p, err := platform.From(g.getenv(platform.EnvOverride)); err != nil {
 		add("platform", statusFail, err.Error())
 	} else {
 		d := string(p)
@@ -93,7 +95,7 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 				d = ""
 			}
 		}
-		if os.Getenv(platform.EnvOverride) != "" {
+		if g.getenv(platform.EnvOverride) != "" {
 			d += ", set by " + platform.EnvOverride
 		}
 		if d != "" {
@@ -103,14 +105,14 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 
 	runnerChecks(ctx, add)
 
-	if d, err := dataDir(); err != nil {
+	if d, err := g.dataDir(); err != nil {
 		add("data dir", statusFail, err.Error())
 	} else if err := writable(d); err != nil {
 		add("data dir", statusFail, err.Error())
 	} else {
 		add("data dir", statusOK, d)
 	}
-	if d, err := cacheDir(); err != nil {
+	if d, err := g.cacheDir(); err != nil {
 		add("cache dir", statusFail, err.Error())
 	} else if err := writable(d); err != nil {
 		add("cache dir", statusFail, err.Error())

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -45,6 +48,36 @@ func TestE2EInstallClaudeAgent(t *testing.T) {
 	}
 	if _, err := os.Stat(spec.Command); err != nil {
 		t.Fatalf("resolved command does not exist: %v", err)
+	}
+	checkStatedSize(t, filepath.Join(home, "agents", "claude-agent", spec.Version))
+}
+
+// checkStatedSize keeps README's disk-use claim ("takes about N MB
+// installed") true: the install measured here is within a third of N.
+func checkStatedSize(t *testing.T, dir string) {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`takes about\s+(\d+) MB installed`).FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README no longer says what claude-agent takes installed (\"takes about N MB installed\")")
+	}
+	stated, _ := strconv.ParseFloat(string(m[1]), 64)
+	var size int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				size += fi.Size()
+			}
+		}
+		return nil
+	})
+	mb := float64(size) / 1e6
+	t.Logf("claude-agent installed: %.0f MB; README states about %.0f MB", mb, stated)
+	if mb < stated*2/3 || mb > stated*4/3 {
+		t.Errorf("claude-agent takes %.0f MB installed; README says about %.0f MB: measure again and update README and docs/developers.md", mb, stated)
 	}
 }
 

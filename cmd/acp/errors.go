@@ -46,11 +46,14 @@ var codes = cli.CodeTable{
 	Details: func(err error, out *cli.Error) {
 		var nf *registry.NotFoundError
 		var re *registry.RefusedError
+		var h interface{ Hint() string } // an installer error that knows what to check
 		switch {
 		case errors.As(err, &nf):
 			out.Hint, out.Candidates = nf.Hint(), nf.Candidates
 		case errors.As(err, &re):
 			out.Hint = re.Hint()
+		case errors.As(err, &h):
+			out.Hint = h.Hint()
 		}
 	},
 	ByCommand: map[string]cli.ErrorCode{

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
@@ -19,10 +20,12 @@ type eventWriter struct {
 	raw io.Writer
 	rep progress.Reporter
 	buf bytes.Buffer
+	// start is when the events began, for debug events' elapsedMs.
+	start time.Time
 }
 
 func newEventWriter(raw io.Writer) *eventWriter {
-	return &eventWriter{raw: raw, rep: progress.NewJSON(raw)}
+	return &eventWriter{raw: raw, rep: progress.NewJSON(raw), start: time.Now()}
 }
 
 func (w *eventWriter) Write(p []byte) (int, error) {
@@ -72,7 +75,7 @@ func (g *globalOpts) reporter() progress.Reporter {
 // errorEvent is the last line on stderr under --progress json when the
 // command failed: the error document's code, message and hint, so that an
 // editor reading the events alone (without --json) learns why, and one
-// reading stdout too finds the same error in both (README, "Editors").
+// reading stdout too finds the same error in both (docs/editors.md).
 type errorEvent struct {
 	Event   string        `json:"event"` // "error"
 	Code    cli.ErrorCode `json:"code"`

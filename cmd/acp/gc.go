@@ -14,12 +14,16 @@ import (
 func newGCCmd(g *globalOpts) *cobra.Command {
 	var asJSON, force bool
 	cmd := &cobra.Command{
-		Use:   "gc [--force] [--json]",
-		Short: "Remove installed versions other than each agent's current one, and leftovers of interrupted installs",
-		Long: `Remove every installed version other than each agent's current one, and
-what interrupted installs and failed deletes left behind, and say what was
+		Use: "gc [--force] [--json]",
+		Example: `  acp gc                 # keeps each agent's current and previous versions
+  acp gc --json`,
+		Short: "Remove installed versions other than each agent's current and previous ones, and leftovers of interrupted installs",
+		Long: `Remove every installed version other than each agent's current one and
+the previous one (kept for acp rollback, even with --force), and what
+interrupted installs and failed deletes left behind, and say what was
 removed, why, and how many bytes that freed. A version a running agent
-uses is kept (and said) unless --force.`,
+uses is kept (and said) unless --force. npm's and uv's download caches,
+shared by all agents, are not touched.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			in, err := g.installer()

@@ -12,12 +12,15 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/registry/source"
 )
 
 func newInfoCmd(g *globalOpts) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "info ID [--json]",
+		Use: "info ID [--json]",
+		Example: `  acp info claude-agent
+  acp info claude-agent --json`,
 		Short: "Show one agent: its manifest, what would run here, what is installed",
 		Args:  oneArg("agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -37,6 +40,7 @@ func newInfoCmd(g *globalOpts) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			info.Registry = g.registryStatus
 			if asJSON {
 				return cli.WriteJSON(g.streams.Out, info)
 			}
@@ -56,6 +60,8 @@ type infoDoc struct {
 	Here      *hereDoc       `json:"here"`
 	HereError string         `json:"hereError,omitempty"`
 	Installed []installedDoc `json:"installed"`
+	// Registry is what the version above was read from, and how current.
+	Registry source.Status `json:"registry"`
 }
 
 type hereDoc struct {

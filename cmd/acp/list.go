@@ -13,6 +13,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/registry/source"
 )
 
 type listOpts struct {
@@ -23,7 +24,10 @@ type listOpts struct {
 func newListCmd(g *globalOpts) *cobra.Command {
 	var o listOpts
 	cmd := &cobra.Command{
-		Use:   "list [--installed] [--json]",
+		Use: "list [--installed] [--json]",
+		Example: `  acp list
+  acp list --installed
+  acp list --json --offline`,
 		Short: "List the registry's agents and what is installed",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -40,7 +44,7 @@ func newListCmd(g *globalOpts) *cobra.Command {
 				return err
 			}
 			if o.json {
-				return cli.WriteJSON(g.streams.Out, agentList{Agents: rows})
+				return cli.WriteJSON(g.streams.Out, agentList{Agents: rows, Registry: &g.registryStatus})
 			}
 			if o.installedOnly && len(rows) == 0 {
 				// As gh does: the empty result said on stderr, no bare header.
@@ -68,6 +72,8 @@ type agentRow struct {
 
 type agentList struct {
 	Agents []agentRow `json:"agents"`
+	// Registry is what list compared with (search leaves it out).
+	Registry *source.Status `json:"registry,omitempty"`
 }
 
 func rowFor(m *registry.Manifest, installed string) agentRow {

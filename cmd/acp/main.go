@@ -13,7 +13,9 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/internal/config"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/registry/source"
 )
 
 func main() { os.Exit(cli.Main(program)) }
@@ -23,6 +25,10 @@ const prog = "acp"
 var program = cli.Program{
 	Name:  prog,
 	Short: "Install, resolve and run ACP coding agents from the registry",
+	Example: `  acp install claude-agent
+  acp resolve claude-agent --json     # the launch spec an editor spawns
+  acp run claude-agent
+  acp list --installed`,
 	Setup: setup,
 }
 
@@ -32,12 +38,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 func setup(root *cobra.Command, s cli.Streams) cli.Options {
-	g := &globalOpts{streams: s}
+	g := &globalOpts{streams: s, conf: config.Default(), errOut: s.Err}
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return g.finish(cmd) }
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.registry, "registry", "", "registry URL, registry.json file or registry folder (env ACP_REGISTRY)")
 	pf.BoolVar(&g.offline, "offline", false, "never touch the network: no registry fetch, no install (env ACP_OFFLINE=1)")
 	pf.StringVar(&g.progressFlag, "progress", "", "progress on stderr: auto, plain, json or none (env ACP_PROGRESS; default auto)")
+	pf.BoolVarP(&g.verbose, "verbose", "v", false, "say on stderr what acp runs, fetches and decides (env ACP_VERBOSE=1; debug events under --progress json)")
+	pf.BoolVarP(&g.quiet, "quiet", "q", false, "nothing on stderr but a failure: no progress, notices or warnings (env ACP_QUIET=1)")
 	root.AddCommand(
 		newListCmd(g), newSearchCmd(g), newInfoCmd(g),
 		newInstallCmd(g), newResolveCmd(g), newRunCmd(g),
@@ -66,6 +74,14 @@ type globalOpts struct {
 	allowPrivateURLs bool
 	installTimeout   time.Duration // --install-timeout (commands that download)
 	registryLoopback bool
+	// registryStatus is how current the index that index() read is.
+	registryStatus source.Status
+	// conf is the config file, read on the first ACP_* lookup that the
+	// environment does not answer; errOut is stderr itself, where a
+	// failure goes even under --quiet.
+	conf           *config.File
+	errOut         io.Writer
+	verbose, quiet bool
 	// registryTimeout (ACP_REGISTRY_TIMEOUT, 0: source's default) and
 	// lockWait (ACP_LOCK_WAIT) are knobs for tests and operations.
 	registryTimeout time.Duration
@@ -81,13 +97,13 @@ type globalOpts struct {
 // finish completes the shared options once flags are parsed: the
 // environment's defaults, and stderr as events under --progress json.
 func (g *globalOpts) finish(cmd *cobra.Command) error {
-	if !cmd.Flags().Changed("offline") && truthy(os.Getenv(envOffline)) {
-		g.offline = true
+	if err := g.switches(cmd); err != nil {
+		return err
 	}
 	v := g.progressFlag
 	fromEnv := !cmd.Flags().Changed("progress")
 	if fromEnv {
-		v = os.Getenv(envProgress)
+		v = g.getenv(envProgress)
 	}
 	m, err := progress.ParseMode(v)
 	switch {
@@ -102,15 +118,22 @@ func (g *globalOpts) finish(cmd *cobra.Command) error {
 		return cli.Usagef("%s=%q: %v", envProgress, v, err)
 	}
 	g.progress = m
-	if g.registryTimeout, err = durationEnv(envRegistryTimeout, 0); err != nil {
+	if g.registryTimeout, err = g.durationEnv(envRegistryTimeout, 0); err != nil {
 		return err
 	}
-	if g.lockWait, err = durationEnv(envLockWait, defaultLockWait); err != nil {
+	if g.lockWait, err = g.durationEnv(envLockWait, defaultLockWait); err != nil {
 		return err
 	}
+	if err := g.conf.Err(); err != nil {
+		return cli.Usagef("%v", err)
+	}
+	g.quieten()
 	if m == progress.JSON && g.events == nil {
 		g.events = newEventWriter(g.streams.Err)
 		g.streams.Err = g.events
+	}
+	if g.conf.Read() {
+		g.debugf("config: read %s (the environment wins over it)", g.conf.Path)
 	}
 	return nil
 }
@@ -126,7 +149,7 @@ func (w lazyWriter) Write(p []byte) (int, error) {
 	if w.g.events != nil {
 		return w.g.failureText.Write(p)
 	}
-	return w.g.streams.Err.Write(p)
+	return w.g.errOut.Write(p)
 }
 
 // classify is the package's classify, remembered for the error event.

@@ -17,7 +17,9 @@ import (
 func newUninstallCmd(g *globalOpts) *cobra.Command {
 	var asJSON, force bool
 	cmd := &cobra.Command{
-		Use:   "uninstall ID [--force] [--json]",
+		Use: "uninstall ID [--force] [--json]",
+		Example: `  acp uninstall gemini
+  acp uninstall gemini --force --json`,
 		Short: "Remove every installed version of an agent",
 		Long: `Remove every installed version of an agent and what interrupted installs
 left, and say what was removed and how many bytes that freed. A version a
@@ -99,7 +101,7 @@ func notInstalled(in *installer.Installer, id string) error {
 // caches under acp's cache folder hold the packages of every npx or uvx
 // agent together, so one agent's share cannot be told apart and removed.
 func sharedCaches(g *globalOpts, rs []installer.Receipt) {
-	cache, err := cacheDir()
+	cache, err := g.cacheDir()
 	if err != nil {
 		return
 	}

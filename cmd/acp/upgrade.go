@@ -12,6 +12,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/registry/source"
 )
 
 type upgradeOpts struct {
@@ -22,7 +23,9 @@ type upgradeOpts struct {
 func newUpgradeCmd(g *globalOpts) *cobra.Command {
 	var o upgradeOpts
 	cmd := &cobra.Command{
-		Use:   "upgrade [ID...|--all] [--json]",
+		Use: "upgrade [ID...|--all] [--json]",
+		Example: `  acp upgrade claude-agent
+  acp upgrade --all --json   # exit 5: not confirmed up to date (registry not current)`,
 		Short: "Install the registry's version of installed agents where it is newer",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
@@ -47,6 +50,9 @@ func newUpgradeCmd(g *globalOpts) *cobra.Command {
 				for _, id := range rep.UpToDate {
 					fmt.Fprintf(g.streams.Out, "%s is up to date\n", t(id))
 				}
+				for _, id := range rep.Unconfirmed {
+					fmt.Fprintf(g.streams.Out, "%s: no newer version known; not confirmed up to date\n", t(id))
+				}
 				for _, e := range rep.Skipped {
 					fmt.Fprintf(g.streams.Err, "skipped %s: %s\n", t(e.ID), t(e.Error))
 				}
@@ -58,7 +64,10 @@ func newUpgradeCmd(g *globalOpts) *cobra.Command {
 				}
 			}
 			if len(rep.Errors) > 0 {
-				return &cli.ExitError{Code: cli.ExitFailure, Msg: fmt.Sprintf("%d of %d agents failed to upgrade", len(rep.Errors), len(rep.Errors)+len(rep.Upgraded)+len(rep.UpToDate))}
+				return &cli.ExitError{Code: cli.ExitFailure, Msg: fmt.Sprintf("%d of %d agents failed to upgrade", len(rep.Errors), len(rep.Errors)+len(rep.Upgraded)+len(rep.UpToDate)+len(rep.Unconfirmed))}
+			}
+			if len(rep.Unconfirmed) > 0 {
+				return &cli.ExitError{Code: cli.ExitUnconfirmed, Msg: "upgrade: " + g.registryCaveat()}
 			}
 			return nil
 		},
@@ -71,10 +80,14 @@ func newUpgradeCmd(g *globalOpts) *cobra.Command {
 
 // upgradeReport is `acp upgrade --json`.
 type upgradeReport struct {
-	Upgraded []upgraded     `json:"upgraded"`
-	UpToDate []string       `json:"upToDate"`
-	Skipped  []upgradeError `json:"skipped"` // --all: installed agents this registry lacks
-	Errors   []upgradeError `json:"errors"`
+	Upgraded []upgraded `json:"upgraded"`
+	UpToDate []string   `json:"upToDate"`
+	// Unconfirmed: no newer version in the registry compared with, which
+	// was not current (Registry.Current false); exit 5.
+	Unconfirmed []string       `json:"unconfirmed"`
+	Registry    source.Status  `json:"registry"`
+	Skipped     []upgradeError `json:"skipped"` // --all: installed agents this registry lacks
+	Errors      []upgradeError `json:"errors"`
 }
 
 type upgraded struct {
@@ -111,7 +124,7 @@ func upgrade(ctx context.Context, g *globalOpts, ids []string) (*upgradeReport, 
 		}
 	}
 	sort.Strings(ids)
-	rep := &upgradeReport{Upgraded: []upgraded{}, UpToDate: []string{}, Skipped: []upgradeError{}, Errors: []upgradeError{}}
+	rep := &upgradeReport{Upgraded: []upgraded{}, UpToDate: []string{}, Unconfirmed: []string{}, Skipped: []upgradeError{}, Errors: []upgradeError{}, Registry: g.registryStatus}
 	fail := func(id string, err error) { rep.Errors = append(rep.Errors, upgradeError{ID: id, Error: err.Error()}) }
 	for _, id := range ids {
 		m, err := idx.Lookup(id)
@@ -138,7 +151,11 @@ func upgrade(ctx context.Context, g *globalOpts, ids []string) (*upgradeReport, 
 			want = m.Preview.Version
 		}
 		if !registry.Newer(want, cur.Version) {
-			rep.UpToDate = append(rep.UpToDate, m.ID)
+			if g.registryStatus.Current {
+				rep.UpToDate = append(rep.UpToDate, m.ID)
+			} else {
+				rep.Unconfirmed = append(rep.Unconfirmed, m.ID)
+			}
 			continue
 		}
 		rc, _, err := g.install(ctx, in, installer.Request{Agent: m, Dist: cur.Distribution, Preview: cur.Preview && m.Preview != nil})

@@ -9,13 +9,17 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 )
 
-// Exit codes, as documented in README and ../shared/spec/cli.md.
+// Exit codes, as documented in docs/cli.md and ../shared/spec/cli.md.
 const (
 	ExitOK       = 0 // success, warnings allowed
 	ExitFailure  = 1 // I/O, network, install, launch or publish failure
 	ExitUsage    = 2 // unknown command or flag, bad argument
 	ExitProblems = 3 // validate/build found errors, verify found a failing agent
 	ExitUpdates  = 4 // update --exit-code: updates are available
+	// ExitUnconfirmed: acp upgrade compared with the built-in registry or
+	// a cached copy older than the cache policy, so it cannot say "up to
+	// date" (issue 22).
+	ExitUnconfirmed = 5
 )
 
 // UsageError marks a bad command line; usage is printed with it.

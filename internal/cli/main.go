@@ -15,7 +15,10 @@ import (
 type Program struct {
 	Name  string
 	Short string
-	Setup func(root *cobra.Command, s Streams) Options
+	// Example is the program's own --help examples (each command has its
+	// own); the completion command's are written here, once for both.
+	Example string
+	Setup   func(root *cobra.Command, s Streams) Options
 }
 
 // Main runs p on the process's arguments and streams; a main is
@@ -35,6 +38,7 @@ func (p Program) Run(ctx context.Context, args []string, stdin io.Reader, stdout
 	root := &cobra.Command{
 		Use:           p.Name,
 		Short:         p.Short,
+		Example:       p.Example,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
@@ -54,6 +58,7 @@ func (p Program) Run(ctx context.Context, args []string, stdin io.Reader, stdout
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	o := p.Setup(root, Streams{In: stdin, Out: stdout, Err: stderr})
+	completionExamples(root, p.Name)
 	o.Stdout, o.Args = stdout, args
 	errw := stderr
 	if o.Stderr != nil {
@@ -67,4 +72,19 @@ func (p Program) Run(ctx context.Context, args []string, stdin io.Reader, stdout
 		o.Done()
 	}
 	return code
+}
+
+// completionExamples gives cobra's completion command examples, as every
+// other command has (cobra adds it at Execute anyway; adding it now
+// costs nothing more).
+func completionExamples(root *cobra.Command, name string) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Example = fmt.Sprintf(`  %[1]s completion bash > ~/.local/share/bash-completion/completions/%[1]s
+  %[1]s completion zsh > "${fpath[1]}/_%[1]s"
+  %[1]s completion fish > ~/.config/fish/completions/%[1]s.fish
+  %[1]s completion powershell | Out-String | Invoke-Expression`, name)
+		}
+	}
 }

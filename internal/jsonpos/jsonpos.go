@@ -477,6 +477,9 @@ func (s *scanner) object() (any, *SyntaxError) {
 		case ',':
 			comma = s.i
 			s.i++
+			if !s.extraCommas() {
+				return nil, s.errf("too many syntax errors: fix the ones above and run again")
+			}
 		case '}':
 			s.i++
 			s.depth--
@@ -491,6 +494,23 @@ func (s *scanner) object() (any, *SyntaxError) {
 			return nil, s.errf("unexpected %s after the value of %q: expected ',' or '}' (a missing comma?)", s.what(), key)
 		}
 	}
+}
+
+// extraCommas gets past commas that follow the one just read (",," is a
+// slip of hand-editing, as a trailing comma is), reporting the run once,
+// so the errors after it are reported in the same run (issue 22); false
+// when there are too many errors to go on.
+func (s *scanner) extraCommas() bool {
+	s.ws()
+	if s.i >= len(s.data) || s.data[s.i] != ',' {
+		return true
+	}
+	ok := s.recover(s.i, "two commas in a row: remove one")
+	for s.i < len(s.data) && s.data[s.i] == ',' {
+		s.i++
+		s.ws()
+	}
+	return ok
 }
 
 func (s *scanner) array() (any, *SyntaxError) {
@@ -531,6 +551,9 @@ func (s *scanner) array() (any, *SyntaxError) {
 		case ',':
 			comma = s.i
 			s.i++
+			if !s.extraCommas() {
+				return nil, s.errf("too many syntax errors: fix the ones above and run again")
+			}
 		case ']':
 			s.i++
 			s.depth--

@@ -112,7 +112,7 @@ func TestParseJSONDuplicateKeys(t *testing.T) {
 // Every slip the scanner can get past is reported, each at its place: a
 // contributor fixes them all in one go.
 func TestParseJSONReportsEverySyntaxError(t *testing.T) {
-	src := "{\n  \"id\": \"x\"\n  \"name\": \"y\",\n  \"authors\": [\"a\" \"b\",],\n  \"distribution\": {\"npx\": {\"package\": \"p\",},},\n}\n"
+	src := "{\n  \"id\": \"x\"\n  \"name\": \"y\",\n  \"authors\": [\"a\" \"b\",],\n  \"distribution\": {\"npx\": {\"package\": \"p\",},},\n  \"website\": \"w\",, \"license\": [\"l\",,, \"m\",]\n}\n"
 	_, idx, _, err := Parse([]byte(src))
 	var got []string
 	for _, e := range err.All() {
@@ -125,7 +125,10 @@ func TestParseJSONReportsEverySyntaxError(t *testing.T) {
 		`4:22 trailing comma before ]`,
 		`5:42 trailing comma before }`,
 		`5:44 trailing comma before }`,
-		`5:46 trailing comma before }`,
+		// ",," no longer hides what follows it (issue 22).
+		`6:18 two commas in a row`,
+		`6:36 two commas in a row`,
+		`6:42 trailing comma before ]`,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("errors\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -29,7 +29,13 @@ func (overrideError) Is(target error) bool { return target == ErrBadOverride }
 // Rosetta on Apple silicon reports darwin-aarch64, because the native build
 // runs faster there and the x86_64 one may not exist.
 func Current() (registry.Platform, error) {
-	return detect(os.Getenv(EnvOverride), runtime.GOOS, runtime.GOARCH, rosettaTranslated)
+	return From(os.Getenv(EnvOverride))
+}
+
+// From is Current with the override given (ACP_PLATFORM as a program's
+// config file or environment sets it; "" detects).
+func From(override string) (registry.Platform, error) {
+	return detect(override, runtime.GOOS, runtime.GOARCH, rosettaTranslated)
 }
 
 // detect is Current with its inputs injected for tests.

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 )
 
 // fakeRegistry stands in for a released acp-registry: it answers --help
@@ -59,19 +61,22 @@ func (s *releaseServer) requests() []string {
 	return slices.Clone(s.asked)
 }
 
-// release is a fake release of tag for linux/amd64: the binary and a
-// SHA256SUMS that lists it with sum (its true digest when sum is "").
+// release is a fake release of tag for linux/amd64, as build.sh lays one
+// out: the archive with both programs, and a SHA256SUMS that lists it
+// with sum (its true digest when sum is "").
 func release(tag, sum string) map[string]string {
+	archive := string(testarchive.TarGz(testarchive.File{Name: "acp", Body: "#!/bin/sh\nexit 9\n"}, testarchive.File{Name: "acp-registry", Body: fakeRegistry}))
 	if sum == "" {
-		d := sha256.Sum256([]byte(fakeRegistry))
+		d := sha256.Sum256([]byte(archive))
 		sum = hex.EncodeToString(d[:])
 	}
 	other := strings.Repeat("0", 64)
 	return map[string]string{
-		tag + "/acp-registry-linux-amd64": fakeRegistry,
-		tag + "/SHA256SUMS": other + "  acp-linux-amd64\n" +
-			sum + "  acp-registry-linux-amd64\n" +
-			other + "  acp-registry-darwin-arm64\n",
+		tag + "/acp-linux-amd64.tar.gz": archive,
+		tag + "/SHA256SUMS": other + "  acp-linux-arm64.tar.gz\n" +
+			sum + "  acp-linux-amd64.tar.gz\n" +
+			other + "  acp-windows-amd64.zip\n" +
+			other + "  install.sh\n",
 	}
 }
 
@@ -197,8 +202,8 @@ func TestActionRefusesABinaryThatDoesNotMatchSHA256SUMS(t *testing.T) {
 	for name, files := range map[string]map[string]string{
 		"mismatch": release("v1.2.3", strings.Repeat("ab", 32)),
 		"unlisted": {
-			"v1.2.3/acp-registry-linux-amd64": fakeRegistry,
-			"v1.2.3/SHA256SUMS":               strings.Repeat("0", 64) + "  acp-linux-amd64\n",
+			"v1.2.3/acp-linux-amd64.tar.gz": release("v1.2.3", "")["v1.2.3/acp-linux-amd64.tar.gz"],
+			"v1.2.3/SHA256SUMS":             strings.Repeat("0", 64) + "  acp-linux-arm64.tar.gz\n",
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -283,7 +288,7 @@ func TestActionFindsTheReleaseOfAMovingTag(t *testing.T) {
 		if r.code != 0 || r.args == nil {
 			t.Fatalf("@%s: exit %d, ran %q; want the v1.2.3 binary to run\n%s", ref, r.code, r.args, r.out)
 		}
-		if got := srv.requests(); !slices.Contains(got, "/owner/repo/releases/download/v1.2.3/acp-registry-linux-amd64") {
+		if got := srv.requests(); !slices.Contains(got, "/owner/repo/releases/download/v1.2.3/acp-linux-amd64.tar.gz") {
 			t.Errorf("@%s: asked the server for %v, want v1.2.3's binary", ref, got)
 		}
 	}

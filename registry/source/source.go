@@ -73,6 +73,30 @@ type Options struct {
 	// long (remembered in CacheDir, so across commands) while a copy can
 	// stand in, or when a retry cannot help. Default 5 min.
 	RetryAfter time.Duration
+	// Status, when set, is filled in by Load: how current the index is.
+	Status *Status
+	// Debug, when set, receives what Load reads, fetches and decides.
+	Debug func(msg string)
+}
+
+func (o Options) debugf(format string, args ...any) {
+	if o.Debug != nil {
+		o.Debug(fmt.Sprintf(format, args...))
+	}
+}
+
+// Status says how far an index can be trusted to be the registry's
+// latest, for answers such as "up to date" (issue 22).
+type Status struct {
+	Origin Origin `json:"source"`
+	// FetchedAt is when a cached copy was fetched (zero for other origins).
+	FetchedAt time.Time `json:"fetchedAt,omitzero"`
+	// Current: the index is the source's latest as far as the cache policy
+	// goes: fetched now, confirmed unchanged, cached within MaxAge, or an
+	// explicit file or folder. False for the built-in registry used as a
+	// fallback and for a cached copy older than MaxAge used because the
+	// network failed or was not allowed.
+	Current bool `json:"current"`
 }
 
 // Defaults of the fetch budget (cli.md: an editor never waits twice on a
@@ -110,6 +134,18 @@ const maxMetaSize = 64 << 10
 // maxRefusedShown, then a count.
 func Load(ctx context.Context, o Options) (*registry.Index, Origin, error) {
 	idx, origin, err := load(ctx, o)
+	if o.Status != nil && err == nil {
+		// Only a cached copy needs its date; loadURL set it, and Current
+		// when the copy is within MaxAge.
+		o.Status.Origin = origin
+		switch origin {
+		case OriginCache:
+		case OriginEmbedded:
+			o.Status.Current, o.Status.FetchedAt = false, time.Time{}
+		default:
+			o.Status.Current, o.Status.FetchedAt = true, time.Time{}
+		}
+	}
 	if err == nil && o.Stderr != nil {
 		for i, r := range idx.Refused {
 			if i == maxRefusedShown {
@@ -153,11 +189,13 @@ func load(ctx context.Context, o Options) (*registry.Index, Origin, error) {
 		o.MaxAge = DefaultMaxAge
 	}
 	if o.Registry == "" {
+		o.debugf("registry: the default, %s (no --registry or ACP_REGISTRY)", o.DefaultURL)
 		return o.loadURL(ctx, o.DefaultURL, true)
 	}
 	if scheme, _, ok := strings.Cut(o.Registry, "://"); ok && !strings.EqualFold(scheme, "file") {
 		return o.loadURL(ctx, o.Registry, false)
 	}
+	o.debugf("registry: reading %s", o.Registry)
 	return loadPath(strings.TrimPrefix(o.Registry, "file://"), o.Stderr)
 }
 
@@ -319,13 +357,19 @@ func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*regi
 	if cached != nil && m.URL != "" && m.URL != raw {
 		cached, m = nil, meta{} // cached from another default URL (an older acp)
 	}
+	if o.Status != nil && cached != nil {
+		o.Status.FetchedAt = m.FetchedAt
+		o.Status.Current = age(o.Now(), m.FetchedAt) < o.MaxAge
+	}
 	if o.Offline {
+		o.debugf("registry: offline: no request for %s", redacted(raw))
 		if cached != nil {
 			return cached, OriginCache, nil
 		}
 		return o.fallback(raw, isDefault, fmt.Errorf("%w, and nothing cached yet", ErrOffline))
 	}
 	if cached != nil && age(o.Now(), m.FetchedAt) < o.MaxAge {
+		o.debugf("registry: the cached copy of %s is %s old, within %s: no request", redacted(raw), roundAgo(age(o.Now(), m.FetchedAt)), o.MaxAge)
 		return cached, OriginCache, nil
 	}
 	// A fetch that failed a moment ago fails again: say so at once
@@ -346,6 +390,7 @@ func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*regi
 	if cached != nil {
 		etag = usableETag(m.ETag) // a meta file from an older acp, or edited
 	}
+	o.debugf("registry: GET %s (If-None-Match %q; %s to connect, %s in all)", redacted(raw), etag, o.ConnectTimeout, o.FetchTimeout)
 	idx, body, newETag, err := o.fetch(ctx, raw, etag)
 	if err == nil {
 		c.clearFailure()
@@ -355,6 +400,9 @@ func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*regi
 				m.ETag = newETag
 			}
 			m.URL, m.FetchedAt = raw, now
+			if o.Status != nil {
+				o.Status.FetchedAt, o.Status.Current = now, true
+			}
 			if err := c.writeMeta(m); err != nil {
 				fmt.Fprintf(o.Stderr, "warning: could not update the registry cache: %s\n", safetext.Terminal(err.Error()))
 			}

@@ -36,9 +36,14 @@ type Error struct {
 	Msg  string
 	Kind error
 	Err  error // optional cause
+	// Help is what to do about it, "" when nothing more is known.
+	Help string
 }
 
 func (e *Error) Error() string { return e.Msg }
+
+// Hint is what to do about the error (acp's error document shows it).
+func (e *Error) Hint() string { return e.Help }
 
 // Unwrap gives the kind and the cause to errors.Is and errors.As.
 func (e *Error) Unwrap() []error {

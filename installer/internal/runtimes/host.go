@@ -6,6 +6,7 @@ package runtimes
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os/exec"
 	"sync"
@@ -42,6 +43,14 @@ type Host struct {
 	Managed *Managed
 	// Cache remembers what each node file answered; nil: nothing is.
 	Cache *NodeCache
+	// Debug, when set, hears what runs (acp --verbose).
+	Debug func(msg string)
+}
+
+func (h *Host) debugf(format string, args ...any) {
+	if h.Debug != nil {
+		h.Debug(fmt.Sprintf(format, args...))
+	}
 }
 
 // NodeCache remembers `node --version` per file state, shared by the

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,10 +55,7 @@ func (h *Host) runTool(ctx context.Context, t toolRun) error {
 	runCtx, cancel := context.WithTimeoutCause(ctx, timeout, errToolTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, t.prog, t.args...)
-	base := h.ToolEnv
-	if base == nil {
-		base = os.Environ()
-	}
+	base := h.toolBase()
 	add := make(map[string]string, len(t.env))
 	for _, kv := range t.env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -65,6 +63,7 @@ func (h *Host) runTool(ctx context.Context, t toolRun) error {
 	}
 	cmd.Env = launch.Merge(base, add)
 	cmd.Dir = t.dir
+	h.debugf("run %s %s in %s, environment plus %s (stopped after %s)", t.prog, strings.Join(t.args, " "), t.dir, strings.Join(t.env, " "), timeout)
 	cmd.Stdout = tail
 	cmd.Stderr = tail
 	cmd.Stdin = nil
@@ -82,8 +81,8 @@ func (h *Host) runTool(ctx context.Context, t toolRun) error {
 	}
 	lines := tail.String()
 	said := ""
-	if lines != "" {
-		said = "; its last lines:\n" + safetext.Lines(lines, "  ")
+	if shown := errorLines(lines); shown != "" {
+		said = "; its last lines:\n" + safetext.Lines(shown, "  ")
 	}
 	name := filepath.Base(t.prog)
 	if errors.Is(context.Cause(runCtx), errToolTimeout) {
@@ -96,8 +95,108 @@ func (h *Host) runTool(ctx context.Context, t toolRun) error {
 		e.Kind, e.Msg = kinds.ErrNotInstalled, fmt.Sprintf("%s failed offline (not in %s's cache: connect and install, or drop --offline)%s", t.what, name, said)
 	case networkFailure(lines):
 		e.Err = kinds.ErrDownload
+		e.Help = networkHint(t.phase, cmd.Env)
 	}
 	return e
+}
+
+// toolBase is the environment npm and uv start from: ToolEnv when set,
+// else the caller's.
+func (h *Host) toolBase() []string {
+	if h.ToolEnv != nil {
+		return h.ToolEnv
+	}
+	return os.Environ()
+}
+
+// errorLines is what a failed npm said in its own words: its "npm error"
+// (npm 10+) or "npm ERR!" lines without the stack trace, the dump of the
+// error object and the pointer to its debug log, which are for npm's own
+// bug reports (issue 22). Other tools' output, or an npm that said no
+// such line, is kept whole.
+func errorLines(out string) string {
+	var kept []string
+	found := false
+	for _, line := range strings.Split(out, "\n") {
+		rest, ok := strings.CutPrefix(line, "npm error")
+		if !ok {
+			rest, ok = strings.CutPrefix(line, "npm ERR!")
+		}
+		if !ok {
+			continue
+		}
+		found = true
+		if !strings.HasPrefix(rest, " ") || strings.HasPrefix(rest, "  ") {
+			continue // "npm error" alone, or an indented stack or object line
+		}
+		rest = strings.TrimSpace(rest)
+		if rest == "}" || strings.HasPrefix(rest, "A complete log of this run") || strings.HasPrefix(rest, "Log files were not written") {
+			continue
+		}
+		kept = append(kept, line)
+	}
+	if !found || len(kept) == 0 {
+		return out
+	}
+	return strings.Join(kept, "\n")
+}
+
+// proxyVars are the variables npm and uv take a proxy from, in the order
+// a message names them.
+var proxyVars = []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "npm_config_https_proxy", "npm_config_proxy"}
+
+// networkHint says what to check when npm or uv could not reach their
+// registry: the proxy by name when one is set (a dead proxy left in the
+// environment is the usual cause), else the network. A proxy's user and
+// password are not repeated.
+func networkHint(phase string, env []string) string {
+	tool := "npm"
+	if phase == progress.UV {
+		tool = "uv"
+	}
+	for _, k := range proxyVars {
+		v := envValue(env, k)
+		if v == "" {
+			continue
+		}
+		if u, err := url.Parse(v); err == nil && u.User != nil {
+			u.User = nil
+			v = u.String()
+		}
+		return fmt.Sprintf("%s could not reach its registry through the proxy %s=%s: check that the proxy is running, or unset %s", tool, k, safetext.Terminal(v), k)
+	}
+	return fmt.Sprintf("%s could not reach its registry: check the network connection (or its registry setting), then try again; acp install --force retries at once", tool)
+}
+
+// npmNetwork bounds npm's own retries and waits, which by default keep a
+// dead network busy for 70 s (2 retries, 10 s then 60 s apart) while an
+// editor waits on resolve: one retry a second later, and 10 s for an
+// answer, the budget of acp's own registry fetch. A setting the user gave
+// npm in the environment (npm_config_fetch_retries, ...) is kept.
+func npmNetwork(env []string) []string {
+	var args []string
+	for _, s := range [][2]string{
+		{"fetch-retries", "1"}, {"fetch-retry-mintimeout", "1000"},
+		{"fetch-retry-maxtimeout", "2000"}, {"fetch-timeout", "10000"},
+	} {
+		if envValue(env, "npm_config_"+strings.ReplaceAll(s[0], "-", "_")) == "" {
+			args = append(args, "--"+s[0]+"="+s[1])
+		}
+	}
+	return args
+}
+
+// uvNetwork does for uv what npmNetwork does for npm: uv waits 30 s on a
+// read and retries 3 times. The user's own UV_HTTP_* settings are kept.
+func uvNetwork(env []string) []string {
+	var add []string
+	for _, kv := range []string{"UV_HTTP_TIMEOUT=10", "UV_HTTP_CONNECT_TIMEOUT=3", "UV_HTTP_RETRIES=1"} {
+		k, _, _ := strings.Cut(kv, "=")
+		if envValue(env, k) == "" {
+			add = append(add, kv)
+		}
+	}
+	return add
 }
 
 var errToolTimeout = errors.New("install timeout")
@@ -107,7 +206,7 @@ var errToolTimeout = errors.New("install timeout")
 func networkFailure(out string) bool {
 	for _, s := range []string{
 		"ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ECONNREFUSED", "ECONNRESET", "ENETUNREACH", "EHOSTUNREACH",
-		"ERR_SOCKET_TIMEOUT", "socket hang up", "network request to", // npm
+		"ERR_SOCKET_TIMEOUT", "socket hang up", "network request to", "FETCH_ERROR", "Proxy connection ended", "tunneling socket", // npm
 		"error sending request", "dns error", "Connection refused", "Failed to fetch", "operation timed out", // uv
 	} {
 		if strings.Contains(out, s) {
@@ -216,6 +315,7 @@ func (h *Host) InstallNpm(ctx context.Context, agent string, pkg *registry.Packa
 	if h.Offline {
 		args = append(args, "--offline")
 	}
+	args = append(args, npmNetwork(h.toolBase())...)
 	args = append(append(args, h.NPMArgs...), "--", target)
 	env := []string{"npm_config_update_notifier=false"}
 	if h.CacheDir != "" {
@@ -433,6 +533,7 @@ func (h *Host) InstallUV(ctx context.Context, agent string, pkg *registry.Packag
 	if h.CacheDir != "" {
 		env = append(env, "UV_CACHE_DIR="+filepath.Join(h.CacheDir, "uv"))
 	}
+	env = append(env, uvNetwork(h.toolBase())...)
 	// uv reads uv.toml and pyproject.toml from the folder it starts in and
 	// its parents: it starts in the tool's own folder under the data root,
 	// so only the user's own configuration applies, never a project's.
@@ -531,4 +632,17 @@ func (t *tailBuffer) String() string {
 		lines = append(append([]string{}, lines...), string(t.part))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// envValue is name's value in env (the last one set; on Windows names
+// ignore case), "" when unset.
+func envValue(env []string, name string) string {
+	v := ""
+	for _, kv := range env {
+		k, val, _ := strings.Cut(kv, "=")
+		if k == name || (runtime.GOOS == "windows" && strings.EqualFold(k, name)) {
+			v = val
+		}
+	}
+	return v
 }

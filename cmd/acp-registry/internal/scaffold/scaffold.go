@@ -11,10 +11,12 @@ import (
 	"strings"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
 
-// Placeholder starts every value the author must replace.
-const Placeholder = "REPLACE"
+// Placeholder starts every value the author must replace: validate's, so
+// a template left unfilled fails its placeholder rule.
+const Placeholder = validate.Placeholder
 
 // Distributions are the kinds a template can start from.
 var Distributions = []string{"binary", "npx", "uvx"}

@@ -261,3 +261,38 @@ func TestRefusesInvalidIDAndDist(t *testing.T) {
 		t.Errorf("something was written for an invalid id: %v", ents)
 	}
 }
+
+// An author who fixes only what validate reported before issue 22 (the
+// values that were no version, URL or package) does not pass: every value
+// still holding a placeholder is reported as such, once, with its rule.
+func TestPlaceholdersLeftAreRefused(t *testing.T) {
+	root := t.TempDir()
+	dir, err := scaffold.Write(root, scaffold.Options{ID: "my-agent", Dist: "npx"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest := filepath.Join(dir, "agent.json")
+	data, _ := os.ReadFile(manifest)
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"version", "repository", "website", "license_url"} {
+		m[k] = real("my-agent", k, "")
+	}
+	m["distribution"].(map[string]any)["npx"].(map[string]any)["package"] = real("my-agent", "package", "npx")
+	out, _ := json.MarshalIndent(m, "", "  ")
+	os.WriteFile(manifest, out, 0o644)
+
+	rep := run(t, root)
+	var got []string
+	for _, a := range rep.Agents {
+		for _, p := range a.Problems {
+			got = append(got, p.Pointer+" "+p.Rule)
+		}
+	}
+	want := []string{"/authors/0 placeholder", "/description placeholder", "/license placeholder", "/name placeholder"} // in the file's order
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

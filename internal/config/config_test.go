@@ -1,0 +1,77 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func file(t *testing.T, body string, env map[string]string) *File {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "config.json")
+	if body != "" {
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &File{Path: p, Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
+}
+
+// Keys mirror the variables; the environment wins when it sets a variable
+// (ACP_OFFLINE=0 turns a configured offline off; empty is unset).
+func TestKeysMirrorTheVariablesAndTheEnvironmentWins(t *testing.T) {
+	f := file(t, `{"registry": "https://mirror.example/registry.json", "offline": true, "lock_wait": "5s", "quiet": false}`,
+		map[string]string{"ACP_LOCK_WAIT": "1m", "ACP_OFFLINE": "0", "ACP_PROGRESS": ""})
+	for name, want := range map[string]string{
+		"ACP_REGISTRY":  "https://mirror.example/registry.json",
+		"ACP_LOCK_WAIT": "1m",
+		"ACP_OFFLINE":   "0",
+		"ACP_QUIET":     "",
+		"ACP_PROGRESS":  "",
+		"HOME":          "",
+	} {
+		if got := f.Get(name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	if f.Err() != nil || !f.Read() {
+		t.Errorf("err %v, read %v", f.Err(), f.Read())
+	}
+}
+
+// The file is opened only for a variable the environment does not set.
+func TestReadOnlyWhenNeeded(t *testing.T) {
+	f := file(t, `{"offline": true}`, map[string]string{"ACP_OFFLINE": "1"})
+	if f.Get("ACP_OFFLINE") != "1" || f.Read() {
+		t.Errorf("the environment had it, yet the file was read")
+	}
+	if f.Get("ACP_PROGRESS") != "" || !f.Read() {
+		t.Errorf("the file was not read for a variable the environment lacks")
+	}
+}
+
+func TestNoFileIsNoConfig(t *testing.T) {
+	f := file(t, "", nil)
+	if f.Get("ACP_REGISTRY") != "" || f.Err() != nil || f.Read() {
+		t.Errorf("absent file: %q %v", f.Get("ACP_REGISTRY"), f.Err())
+	}
+}
+
+// A broken file is a sentence naming the file, the place and the fix.
+func TestBrokenFileSaysWhereAndWhat(t *testing.T) {
+	for body, want := range map[string]string{
+		"{\n  \"regsitry\": \"x\"\n}": `config.json:2:3: unknown key "regsitry": use one of home, lock_wait, offline,`,
+		`{"lock_wait": 30}`:           `config.json:1:2: "lock_wait" must be a string or true/false`,
+		`{"offline": true,}`:          `config.json:1:17: trailing comma`,
+		`["offline"]`:                 `want a JSON object`,
+	} {
+		f := file(t, body, nil)
+		if got := f.Get("ACP_OFFLINE"); got != "" {
+			t.Errorf("%s: a broken file gave a value %q", body, got)
+		}
+		if f.Err() == nil || !strings.Contains(f.Err().Error(), want) {
+			t.Errorf("%s: err %v, want %q", body, f.Err(), want)
+		}
+	}
+}
