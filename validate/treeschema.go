@@ -76,15 +76,7 @@ func loadTreeSchema(root string) *treeSchema {
 		return nil
 	}
 	ts := &treeSchema{sources: SchemaSources{Agent: BuiltIn, Registry: BuiltIn}}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft7
-	// A $ref outside the two files is not followed: no network, no file
-	// beyond the tree's schemas.
-	c.LoadURL = func(s string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("it refers to %s, which is neither %s nor %s at the registry's root", s, AgentSchemaFile, RegistrySchemaFile)
-	}
-	urls := map[string]string{}
-	var agentData []byte
+	docs := map[string]schemaDoc{}
 	for _, name := range []string{AgentSchemaFile, RegistrySchemaFile} {
 		p, ok := files[name]
 		if !ok {
@@ -101,32 +93,70 @@ func loadTreeSchema(root string) *treeSchema {
 			ts.fail(show, perr)
 			continue
 		}
-		if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
-			ts.fail(show, "not a JSON Schema: "+err.Error())
-			continue
-		}
-		urls[name] = url
-		if name == AgentSchemaFile {
-			ts.sources.Agent, agentData = show, data
-		} else {
-			ts.sources.Registry = show
-		}
+		docs[name] = schemaDoc{url: url, data: data, show: show}
 	}
-	if u, ok := urls[RegistrySchemaFile]; ok {
-		if _, err := compileSafely(c, u); err != nil {
-			ts.fail(ts.sources.Registry, err.Error())
-		}
-	}
-	if u, ok := urls[AgentSchemaFile]; ok {
-		sch, err := compileSafely(c, u)
+	// The agent schema first, and the registry schema (which refers to it)
+	// against a stand-in when it is broken: each file's faults are
+	// reported under that file, once, and a schema that did not compile
+	// is not said to have judged anything.
+	_, agentFile := files[AgentSchemaFile]
+	agentOK := false
+	if d, ok := docs[AgentSchemaFile]; ok {
+		sch, err := compileTree(docs, AgentSchemaFile, false)
 		if err != nil {
-			ts.fail(ts.sources.Agent, err.Error())
-			return ts
+			ts.fail(d.show, err.Error())
+		} else {
+			doc, _, _, _ := jsonpos.Parse(d.data)
+			ts.agent, ts.text = sch, &schemaText{doc: doc, data: d.data, name: d.show}
+			ts.sources.Agent, agentOK = d.show, true
 		}
-		doc, _, _, _ := jsonpos.Parse(agentData)
-		ts.agent, ts.text = sch, &schemaText{doc: doc, data: agentData, name: ts.sources.Agent}
+	}
+	if d, ok := docs[RegistrySchemaFile]; ok {
+		if _, err := compileTree(docs, RegistrySchemaFile, agentFile && !agentOK); err != nil {
+			ts.fail(d.show, err.Error())
+		} else {
+			ts.sources.Registry = d.show
+		}
 	}
 	return ts
+}
+
+// schemaDoc is a schema file of the tree that parsed: the URL it is
+// compiled under, its bytes, and its path as reports show it.
+type schemaDoc struct {
+	url, show string
+	data      []byte
+}
+
+// compileTree compiles the tree's schema file name with a compiler of its
+// own (the library keeps half-compiled schemas after a failure). With
+// standIn, a schema that accepts everything takes the agent schema's
+// place, so a broken agent schema is not the registry schema's fault.
+func compileTree(docs map[string]schemaDoc, name string, standIn bool) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft7
+	// A $ref outside the two files is not followed: no network, no file
+	// beyond the tree's schemas.
+	c.LoadURL = func(s string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("it refers to %s, which is neither %s nor %s at the registry's root", s, AgentSchemaFile, RegistrySchemaFile)
+	}
+	for n, d := range docs {
+		data := d.data
+		if n == AgentSchemaFile && standIn {
+			data = []byte("{}")
+		}
+		if err := c.AddResource(d.url, bytes.NewReader(data)); err != nil {
+			if n == name {
+				return nil, fmt.Errorf("not a JSON Schema: %v", err)
+			}
+		}
+	}
+	if _, ok := docs[AgentSchemaFile]; standIn && !ok {
+		// The agent schema did not even parse: stand in at the address
+		// upstream's registry schema refers to.
+		_ = c.AddResource(AgentSchemaURL, strings.NewReader("{}"))
+	}
+	return compileSafely(c, docs[name].url)
 }
 
 func (ts *treeSchema) fail(show, why string) {

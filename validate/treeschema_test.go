@@ -127,3 +127,41 @@ func TestCorpusTreeSchemas(t *testing.T) {
 		}
 	}
 }
+
+// A broken agent.schema.json beside a sound registry.schema.json (which
+// refers to it, as upstream's does) is reported under its own name, once,
+// and is not said to have judged anything: the maintainer is sent to the
+// file that is wrong, not to the one that merely refers to it.
+func TestTreeSchemaBrokenAgentBesideRegistry(t *testing.T) {
+	corpus := testkit.RequireCorpus(t)
+	reg, err := os.ReadFile(filepath.Join(corpus, RegistrySchemaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, schema := range map[string]string{
+		"ref loop":    `{"$id": "https://cdn.agentclientprotocol.com/registry/v1/latest/agent.schema.json", "required": ["zzz"], "properties": {"name": {"$ref": "#/properties/name"}}}`,
+		"bad pattern": `{"$id": "https://cdn.agentclientprotocol.com/registry/v1/latest/agent.schema.json", "properties": {"name": {"pattern": "(?=x)"}}}`,
+		"syntax":      `{"type": `,
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := treeWithSchema(t, schema)
+			writeFile(t, filepath.Join(root, RegistrySchemaFile), string(reg))
+			rep, err := Run(context.Background(), []string{root}, Options{SkipURLs: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Files) != 1 || len(rep.Files[0].Problems) != 1 || !strings.HasSuffix(rep.Files[0].File, AgentSchemaFile) {
+				t.Fatalf("want one problem under %s, got %+v", AgentSchemaFile, rep.Files)
+			}
+			if p := rep.Files[0].Problems[0]; p.Rule != RuleSchemaInvalid {
+				t.Errorf("problem = %+v", p)
+			}
+			if rep.Schemas.Agent != BuiltIn || rep.Schemas.Registry != displayPath(filepath.Join(root, RegistrySchemaFile)) {
+				t.Errorf("schemas = %+v: a schema that cannot be used judged nothing", rep.Schemas)
+			}
+			if rep.Summary.Invalid != 0 {
+				t.Errorf("the unusable schema judged the manifests: %+v", rep.Agents)
+			}
+		})
+	}
+}
