@@ -26,7 +26,7 @@ var ErrQuarantine = errors.New("bad quarantine list")
 // silently verifying a quarantined agent would fail CI for the wrong reason.
 func LoadQuarantine(root string) (map[string]string, error) {
 	path := filepath.Join(root, QuarantineFile)
-	data, err := registry.ReadLimited(path, registry.MaxManifestSize)
+	data, err := registry.ReadRegular(path, registry.MaxManifestSize)
 	if os.IsNotExist(err) {
 		return map[string]string{}, nil
 	}

@@ -1,11 +1,14 @@
 package validate
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLoadQuarantine(t *testing.T) {
@@ -29,5 +32,50 @@ func TestLoadQuarantine(t *testing.T) {
 		if _, err := LoadQuarantine(dir); !errors.Is(err, ErrQuarantine) || !strings.Contains(err.Error(), QuarantineFile) {
 			t.Errorf("%s: error %v, want one naming %s", bad, err, QuarantineFile)
 		}
+	}
+}
+
+// The files at a registry's root that are not agents (quarantine.json,
+// the tree's schemas, variants.json) come from contributors: one that is a
+// named pipe is refused with a sentence naming it, where opening it would
+// block validate, update, verify and matrix forever (and they ignore
+// SIGTERM while blocked in open).
+func TestRootFilesThatAreNamedPipes(t *testing.T) {
+	for _, name := range []string{QuarantineFile, AgentSchemaFile, VariantsFile} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			writeAgent(t, root, "a", manifestFor("a"), goodIcon)
+			if !makeFIFO(t, filepath.Join(root, name)) {
+				t.Skip("no named pipes here")
+			}
+			done := make(chan string, 1)
+			go func() {
+				if name == QuarantineFile {
+					_, err := LoadQuarantine(root)
+					done <- fmt.Sprint(err)
+					return
+				}
+				rep, err := Run(context.Background(), []string{root}, Options{SkipURLs: true})
+				if err != nil {
+					done <- err.Error()
+					return
+				}
+				var all []string
+				for _, f := range rep.Files {
+					for _, p := range f.Problems {
+						all = append(all, p.File+": "+p.Message)
+					}
+				}
+				done <- strings.Join(all, "\n")
+			}()
+			select {
+			case msg := <-done:
+				if !strings.Contains(msg, name) || !strings.Contains(msg, "named pipe") {
+					t.Errorf("got %q, want a problem naming %s as a named pipe", msg, name)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatalf("reading a named pipe %s blocked", name)
+			}
+		})
 	}
 }

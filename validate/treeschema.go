@@ -83,7 +83,7 @@ func loadTreeSchema(root string) *treeSchema {
 			continue
 		}
 		show := displayPath(p)
-		data, err := registry.ReadLimited(p, registry.MaxManifestSize)
+		data, err := registry.ReadRegular(p, registry.MaxManifestSize)
 		if err != nil {
 			ts.fail(show, fmt.Sprintf("cannot read %s: %v", name, causeOf(err)))
 			continue

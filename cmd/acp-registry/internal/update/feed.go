@@ -99,7 +99,7 @@ func readFeedSource(path, id string) (*FeedSource, error) {
 	if !registry.ValidID(id) {
 		return nil, fmt.Errorf("%s: the file name must be an agent id followed by .json", path)
 	}
-	data, err := registry.ReadLimited(path, registry.MaxManifestSize)
+	data, err := registry.ReadRegular(path, registry.MaxManifestSize)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
