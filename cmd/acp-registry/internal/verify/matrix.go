@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -285,7 +284,9 @@ func kindName(k registry.Kind) string {
 // ReadMatrix reads a snapshot written by us or by the registry's matrix,
 // of either probe schema version.
 func ReadMatrix(path string) (*Matrix, error) {
-	data, err := os.ReadFile(path)
+	// Files named on the command line: a pipe would block, a device
+	// never end.
+	data, err := registry.ReadRegular(path, registry.MaxIndexSize)
 	if err != nil {
 		return nil, fmt.Errorf("read the previous matrix: %w", err)
 	}

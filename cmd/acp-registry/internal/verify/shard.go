@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -79,7 +78,9 @@ func sortResults(results []*Result) {
 
 // ReadReport reads a shard's verify --json output.
 func ReadReport(path string) (*Report, error) {
-	data, err := os.ReadFile(path)
+	// Files named on the command line: a pipe would block, a device
+	// never end.
+	data, err := registry.ReadRegular(path, registry.MaxIndexSize)
 	if err != nil {
 		return nil, fmt.Errorf("read the shard report: %w", err)
 	}
