@@ -139,7 +139,11 @@ func mergeVerify(f verifyFlags) (*verify.Report, error) {
 		}
 		shards = append(shards, r)
 	}
-	return verify.MergeReports(shards), nil
+	merged, err := verify.MergeReports(shards)
+	if err != nil {
+		return nil, &cli.UsageError{Err: err}
+	}
+	return merged, nil
 }
 
 // addRunFlags are the flags verify and matrix share.

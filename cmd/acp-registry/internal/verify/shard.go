@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/probe"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -53,10 +55,20 @@ func (s Shard) Of(agents []*registry.Manifest) []*registry.Manifest {
 
 // MergeReports joins the verify reports of shards into the report one
 // run over all their agents gives: results sorted by id then
-// distribution, the summaries added up.
-func MergeReports(shards []*Report) *Report {
+// distribution, the summaries added up. An agent's result in two shards
+// (one file passed twice, shards of two splits) is refused: it would be
+// counted twice.
+func MergeReports(shards []*Report) (*Report, error) {
 	out := &Report{Results: []*Result{}}
+	seen := map[string]bool{}
 	for _, r := range shards {
+		for _, x := range r.Results {
+			key := x.ID + " " + string(x.Distribution)
+			if seen[key] {
+				return nil, fmt.Errorf("%w: agent %q (%s) is in two shards: pass each shard once", ErrShard, x.ID, x.Distribution)
+			}
+			seen[key] = true
+		}
 		out.Results = append(out.Results, r.Results...)
 		out.Summary.Pass += r.Summary.Pass
 		out.Summary.Fail += r.Summary.Fail
@@ -64,7 +76,7 @@ func MergeReports(shards []*Report) *Report {
 		out.Summary.Quarantined += r.Summary.Quarantined
 	}
 	sortResults(out.Results)
-	return out
+	return out, nil
 }
 
 func sortResults(results []*Result) {
@@ -87,6 +99,14 @@ func ReadReport(path string) (*Report, error) {
 	var r Report
 	if err := json.Unmarshal(data, &r); err != nil || r.Results == nil {
 		return nil, fmt.Errorf("%w: %s is not the output of verify --json", ErrShard, path)
+	}
+	// Its strings are printed as a run prints its own: only what verify
+	// writes is taken.
+	for k, x := range r.Results {
+		if x == nil || !registry.ValidID(x.ID) || !slices.Contains(registry.Kinds, x.Distribution) ||
+			(x.Status != probe.StatusPass && x.Status != probe.StatusFail && x.Status != probe.StatusSkip) {
+			return nil, fmt.Errorf("%w: %s: result %d is not one verify writes (an agent id, a distribution binary, npx or uvx, a status pass, fail or skip): pass the output of verify --json", ErrShard, path, k+1)
+		}
 	}
 	return &r, nil
 }

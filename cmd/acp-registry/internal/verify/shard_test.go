@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,7 +119,10 @@ func TestMergedShardsEqualOneRun(t *testing.T) {
 		snaps = append(snaps, snap)
 	}
 
-	merged := MergeReports(reports)
+	merged, err := MergeReports(reports)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var got, want bytes.Buffer
 	cli.WriteJSON(&got, merged)
 	cli.WriteJSON(&want, full)
@@ -188,5 +192,42 @@ func TestMergeMatricesRefusesMismatches(t *testing.T) {
 	}
 	if _, err := MergeMatrices(nil); err == nil {
 		t.Error("nothing merged into something")
+	}
+}
+
+// A shard output is a file another job left: one whose result is not a
+// verify result (a status, distribution or id verify never writes, which
+// would reach the terminal, the annotations and the Markdown summary as
+// written) is refused, and so is an agent's result in two shards (the
+// same file passed twice), which counted the agent twice.
+func TestMergeReportsRefusesForeignShards(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		writeAtomic(p, []byte(s))
+		return p
+	}
+	good := `{"results": [{"id": "goose", "distribution": "binary", "status": "pass", "reason": ""}], "summary": {"pass": 1, "fail": 0, "skip": 0, "quarantined": 0}}`
+	for name, bad := range map[string]string{
+		"status":       strings.Replace(good, `"pass", "reason"`, `"weird\u001b]0;x\u0007", "reason"`, 1),
+		"distribution": strings.Replace(good, `"binary"`, `"bin\u202eary"`, 1),
+		"id":           strings.Replace(good, `"goose"`, `"evil\u001b[31m"`, 1),
+		"null result":  `{"results": [null], "summary": {}}`,
+	} {
+		p := write(name+".json", bad)
+		if _, err := ReadReport(p); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: a foreign shard was read (err %v)", name, err)
+		}
+	}
+	p := write("good.json", good)
+	r, err := ReadReport(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := MergeReports([]*Report{r, r}); err == nil {
+		t.Errorf("one shard passed twice merged into %+v", m.Summary)
+	}
+	if m, err := MergeReports([]*Report{r}); err != nil || m.Summary.Pass != 1 {
+		t.Errorf("one shard: %v %+v", err, m)
 	}
 }
