@@ -46,6 +46,7 @@ type verifyFlags struct {
 	authCheck   bool
 	shard       string   // --shard I/N
 	merge       []string // --merge: shard outputs to join instead of running
+	mergeSet    bool     // --merge was given, even as an empty list
 
 	// The matrix's hooks: keep picks the agents to run (nil: all),
 	// afterInit goes on talking to each agent after initialize.
@@ -90,7 +91,8 @@ same bytes, and exit status, as one run over every agent.`,
 			}
 			f.json = format == "json"
 			var rep *verify.Report
-			if len(f.merge) > 0 {
+			f.mergeSet = cmd.Flags().Changed("merge")
+			if f.mergeSet {
 				rep, err = mergeVerify(f)
 			} else {
 				rep, err = runVerify(cmd.Context(), s, args, f)
@@ -130,6 +132,9 @@ same bytes, and exit status, as one run over every agent.`,
 func mergeVerify(f verifyFlags) (*verify.Report, error) {
 	if f.shard != "" || len(f.agents) > 0 {
 		return nil, cli.Usagef("--merge joins finished shards: it takes no --shard or --agent")
+	}
+	if len(f.merge) == 0 {
+		return nil, cli.Usagef("--merge names no shard file: pass the outputs of verify --shard I/N --json")
 	}
 	var shards []*verify.Report
 	for _, p := range f.merge {
