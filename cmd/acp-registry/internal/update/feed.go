@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -137,10 +138,10 @@ func feedRelease(ctx context.Context, rc *remote.Client, src *FeedSource, m *reg
 	}
 	version, _ := doc.Version.(string)
 	if !stableRE().MatchString(version) {
-		return "", nil, fmt.Errorf("the release feed %s has no stable version X.Y.Z (it says %v)", src.Feed, doc.Version)
+		return "", nil, fmt.Errorf("the release feed %s has no stable version X.Y.Z (it says %s)", src.Feed, feedQuote(doc.Version))
 	}
 	if (src.Name != "" && doc.Name != src.Name) || (src.Distribution != "" && doc.Distribution != src.Distribution) {
-		return "", nil, fmt.Errorf("the release feed %s is of another product (name %v, distribution %v; want %q, %q)", src.Feed, doc.Name, doc.Distribution, src.Name, src.Distribution)
+		return "", nil, fmt.Errorf("the release feed %s is of another product (name %s, distribution %s; want %q, %q)", src.Feed, feedQuote(doc.Name), feedQuote(doc.Distribution), src.Name, src.Distribution)
 	}
 	if len(m.Distribution.Binary) == 0 {
 		return "", nil, fmt.Errorf("%s has a release feed but no binary distribution for it to update", m.ID)
@@ -163,4 +164,20 @@ func feedRelease(ctx context.Context, rc *remote.Client, src *FeedSource, m *reg
 		assets[p] = feedAsset{URL: want, SHA256: strings.ToLower(sum)}
 	}
 	return version, assets, nil
+}
+
+// feedQuote is a value of the feed document as a refusal quotes it: in
+// JSON, at most a line's worth, since the server chose it (a megabyte of
+// "version" would otherwise fill the report and the CI log).
+func feedQuote(v any) string {
+	const most = 80
+	b, _ := json.Marshal(v)
+	if len(b) <= most {
+		return string(b)
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return string(b[:cut]) + "…"
 }

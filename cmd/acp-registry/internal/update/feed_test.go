@@ -168,3 +168,36 @@ func TestFeedAddsAMissingDigest(t *testing.T) {
 		t.Errorf("rewritten manifest:\n%s", got)
 	}
 }
+
+// A feed server chooses its version, name and distribution: a refusal
+// quotes a short excerpt of them, not the megabytes a hostile feed sends
+// (they went whole into the JSON report and the CI log).
+func TestFeedRefusalQuotesLittle(t *testing.T) {
+	huge := strings.Repeat("9", 4<<20)
+	for name, set := range map[string]func(map[string]any){
+		"version": func(feed map[string]any) { feed["version"] = huge },
+		"object":  func(feed map[string]any) { feed["version"] = map[string]any{"a": huge} },
+		"name":    func(feed map[string]any) { feed["name"] = huge },
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFake(t)
+			root, _ := feedTree(t, f)
+			feed := upstreamFeed(f)
+			set(feed)
+			f.feed = feed
+			opts := f.options(t, root)
+			opts.Feeds, _ = LoadFeedSources(root)
+			rep, err := Run(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Errors) != 1 || len(rep.Errors[0].Error) > 1000 {
+				n := 0
+				if len(rep.Errors) == 1 {
+					n = len(rep.Errors[0].Error)
+				}
+				t.Errorf("errors %d, the message %d bytes long", len(rep.Errors), n)
+			}
+		})
+	}
+}
