@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp/syntax"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -89,6 +90,9 @@ func loadTreeSchema(root string) *treeSchema {
 			continue
 		}
 		url, perr := schemaURL(data, name)
+		if perr == "" {
+			perr = patternBudget(data)
+		}
 		if perr != "" {
 			ts.fail(show, perr)
 			continue
@@ -235,4 +239,59 @@ func treeSchemas(paths []string) map[string]*treeSchema {
 		}
 	}
 	return out
+}
+
+// maxPatternInsts bounds the compiled size of a tree schema's regular
+// expressions taken together. Compiling is linear in it, but a megabyte
+// of "[\pL\pN]{1000}" is 26 million instructions: 1.4 GB and half a
+// minute. Upstream's schemas hold a few dozen.
+const maxPatternInsts = 1 << 16
+
+// patternBudget says why a schema's patterns are too large to compile
+// ("" when they are not): every "pattern" string and "patternProperties"
+// key, measured as the library would compile them. Patterns that do not
+// parse are the compiler's to report.
+func patternBudget(data []byte) string {
+	doc, _, _, err := jsonpos.Parse(data)
+	if err != nil {
+		return ""
+	}
+	total := 0
+	var walk func(v any)
+	measure := func(p string) {
+		re, err := syntax.Parse(p, syntax.Perl)
+		if err != nil {
+			return
+		}
+		if prog, err := syntax.Compile(re.Simplify()); err == nil {
+			total += len(prog.Inst)
+		}
+	}
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				if s, ok := c.(string); ok && k == "pattern" {
+					measure(s)
+				}
+				if pp, ok := c.(map[string]any); ok && k == "patternProperties" {
+					for p := range pp {
+						measure(p)
+					}
+				}
+				if total <= maxPatternInsts {
+					walk(c)
+				}
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(doc)
+	if total > maxPatternInsts {
+		return fmt.Sprintf("its regular expressions (\"pattern\", \"patternProperties\") are too large to compile: over %d instructions together, where a registry's schema needs a few hundred; simplify them", maxPatternInsts)
+	}
+	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,5 +164,29 @@ func TestTreeSchemaBrokenAgentBesideRegistry(t *testing.T) {
 				t.Errorf("the unusable schema judged the manifests: %+v", rep.Agents)
 			}
 		})
+	}
+}
+
+// The regular expressions of a tree schema are compiled: a megabyte of
+// patterns such as "[\pL\pN]{1000}" took 1.4 GB and half a minute to
+// compile. Patterns past a budget make the schema schema-invalid before
+// any is compiled; upstream's few small ones are far within it.
+func TestTreeSchemaPatternBudget(t *testing.T) {
+	props := map[string]any{}
+	for i := range 200 {
+		props[fmt.Sprintf("p%d", i)] = map[string]any{"pattern": `[\pL\pN]{1000}`}
+	}
+	big, _ := json.Marshal(map[string]any{"properties": props, "patternProperties": map[string]any{"^x": map[string]any{}}})
+	root := treeWithSchema(t, string(big))
+	rep, err := Run(context.Background(), []string{root}, Options{SkipURLs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Files) != 1 || len(rep.Files[0].Problems) != 1 || rep.Files[0].Problems[0].Rule != RuleSchemaInvalid ||
+		!strings.Contains(rep.Files[0].Problems[0].Message, "pattern") {
+		t.Fatalf("files = %+v", rep.Files)
+	}
+	if rep.Schemas.Agent != BuiltIn {
+		t.Errorf("schemas = %+v", rep.Schemas)
 	}
 }
