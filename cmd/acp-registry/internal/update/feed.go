@@ -137,7 +137,8 @@ func feedRelease(ctx context.Context, rc *remote.Client, src *FeedSource, m *reg
 		return "", nil, fmt.Errorf("read the release feed: %w", err)
 	}
 	version, _ := doc.Version.(string)
-	if !stableRE().MatchString(version) {
+	// Each part of a version this registry can express fits in 64 bits.
+	if len(version) > 64 || !stableRE().MatchString(version) {
 		return "", nil, fmt.Errorf("the release feed %s has no stable version X.Y.Z (it says %s)", src.Feed, feedQuote(doc.Version))
 	}
 	if (src.Name != "" && doc.Name != src.Name) || (src.Distribution != "" && doc.Distribution != src.Distribution) {

@@ -176,6 +176,7 @@ func TestFeedRefusalQuotesLittle(t *testing.T) {
 	huge := strings.Repeat("9", 4<<20)
 	for name, set := range map[string]func(map[string]any){
 		"version": func(feed map[string]any) { feed["version"] = huge },
+		"digits":  func(feed map[string]any) { feed["version"] = huge + ".0.0" },
 		"object":  func(feed map[string]any) { feed["version"] = map[string]any{"a": huge} },
 		"name":    func(feed map[string]any) { feed["name"] = huge },
 	} {
