@@ -99,6 +99,7 @@ func loadTreeSchema(root string) *treeSchema {
 		}
 		docs[name] = schemaDoc{url: url, data: data, show: show}
 	}
+	ts.oneURLEach(docs)
 	// The agent schema first, and the registry schema (which refers to it)
 	// against a stand-in when it is broken: each file's faults are
 	// reported under that file, once, and a schema that did not compile
@@ -125,6 +126,23 @@ func loadTreeSchema(root string) *treeSchema {
 	return ts
 }
 
+// oneURLEach refuses a tree schema whose $id is the other's: one would
+// stand for both. The file blamed is the one whose $id does not end in its
+// own name.
+func (ts *treeSchema) oneURLEach(docs map[string]schemaDoc) {
+	a, okA := docs[AgentSchemaFile]
+	r, okR := docs[RegistrySchemaFile]
+	if !okA || !okR || a.url != r.url {
+		return
+	}
+	name := RegistrySchemaFile
+	if !strings.HasSuffix(a.url, "/"+AgentSchemaFile) {
+		name = AgentSchemaFile
+	}
+	ts.fail(docs[name].show, fmt.Sprintf("its $id %s is the other schema's too: give each file its own (upstream's end in their file names)", a.url))
+	delete(docs, name)
+}
+
 // schemaDoc is a schema file of the tree that parsed: the URL it is
 // compiled under, its bytes, and its path as reports show it.
 type schemaDoc struct {
@@ -144,7 +162,11 @@ func compileTree(docs map[string]schemaDoc, name string, standIn bool) (*jsonsch
 	c.LoadURL = func(s string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("it refers to %s, which is neither %s nor %s at the registry's root", s, AgentSchemaFile, RegistrySchemaFile)
 	}
-	for n, d := range docs {
+	for _, n := range []string{AgentSchemaFile, RegistrySchemaFile} {
+		d, ok := docs[n]
+		if !ok {
+			continue
+		}
 		data := d.data
 		if n == AgentSchemaFile && standIn {
 			data = []byte("{}")

@@ -222,3 +222,28 @@ func TestTreeSchemaFindingsQuoteLittle(t *testing.T) {
 		t.Errorf("%d schema problems, want 3 (name, version, the required field): %+v", n, rep.Agents[0].Problems)
 	}
 }
+
+// Two tree schemas that claim one $id: the clash is named, under the file
+// whose $id is not its own name, the other judges, and every run says the
+// same (which file won depended on map order).
+func TestTreeSchemasWithOneID(t *testing.T) {
+	corpus := testkit.RequireCorpus(t)
+	reg, err := os.ReadFile(filepath.Join(corpus, RegistrySchemaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := treeWithSchema(t, `{"required": ["zzz"], "$id": "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.schema.json"}`)
+	writeFile(t, filepath.Join(root, RegistrySchemaFile), string(reg))
+	for range 10 {
+		rep, err := Run(context.Background(), []string{root}, Options{SkipURLs: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Files) != 1 || !strings.HasSuffix(rep.Files[0].File, AgentSchemaFile) || !strings.Contains(rep.Files[0].Problems[0].Message, "$id") {
+			t.Fatalf("files = %+v", rep.Files)
+		}
+		if rep.Schemas.Agent != BuiltIn || rep.Schemas.Registry == BuiltIn || rep.Summary.Invalid != 0 {
+			t.Fatalf("schemas %+v, summary %+v", rep.Schemas, rep.Summary)
+		}
+	}
+}
