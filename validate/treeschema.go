@@ -160,6 +160,11 @@ func compileTree(docs map[string]schemaDoc, name string, standIn bool) (*jsonsch
 	// A $ref outside the two files is not followed: no network, no file
 	// beyond the tree's schemas.
 	c.LoadURL = func(s string) (io.ReadCloser, error) {
+		for _, n := range []string{AgentSchemaFile, RegistrySchemaFile} {
+			if _, ok := docs[n]; !ok && strings.HasSuffix(s, "/"+n) {
+				return nil, fmt.Errorf("it refers to %s, and the registry's root has no usable %s: add it", s, n)
+			}
+		}
 		return nil, fmt.Errorf("it refers to %s, which is neither %s nor %s at the registry's root", s, AgentSchemaFile, RegistrySchemaFile)
 	}
 	for _, n := range []string{AgentSchemaFile, RegistrySchemaFile} {

@@ -247,3 +247,22 @@ func TestTreeSchemasWithOneID(t *testing.T) {
 		}
 	}
 }
+
+// upstream's registry.schema.json without its agent.schema.json: the
+// problem says which file to add, not that the reference leaves the tree.
+func TestTreeRegistrySchemaWithoutAgentSchema(t *testing.T) {
+	corpus := testkit.RequireCorpus(t)
+	reg, err := os.ReadFile(filepath.Join(corpus, RegistrySchemaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := treeWithSchema(t, "")
+	writeFile(t, filepath.Join(root, RegistrySchemaFile), string(reg))
+	rep, err := Run(context.Background(), []string{root}, Options{SkipURLs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Files) != 1 || !strings.Contains(rep.Files[0].Problems[0].Message, "no usable agent.schema.json: add it") {
+		t.Fatalf("files = %+v", rep.Files)
+	}
+}
