@@ -108,6 +108,12 @@ func ReadReport(path string) (*Report, error) {
 			return nil, fmt.Errorf("%w: %s: result %d is not one verify writes (an agent id, a distribution binary, npx or uvx, a status pass, fail or skip): pass the output of verify --json", ErrShard, path, k+1)
 		}
 	}
+	// The merged exit status follows the summaries: one that does not
+	// count its own results (an edited or spliced file) could hide a
+	// failure.
+	if s := countStatuses(r.Results, r.Summary.Quarantined); s != r.Summary || s.Quarantined > s.Skip {
+		return nil, fmt.Errorf("%w: %s: its summary does not count its results (%+v for %+v): pass the output of verify --json unedited", ErrShard, path, r.Summary, s)
+	}
 	return &r, nil
 }
 
@@ -143,4 +149,21 @@ func MergeMatrices(shards []*Matrix) (*Matrix, error) {
 	sort.SliceStable(out.Agents, func(a, b int) bool { return out.Agents[a].ID < out.Agents[b].ID })
 	out.Summary = summarize(out.Agents)
 	return out, nil
+}
+
+// countStatuses is the summary of results; quarantined (which the JSON
+// does not mark on results) is taken as given.
+func countStatuses(results []*Result, quarantined int) Summary {
+	s := Summary{Quarantined: quarantined}
+	for _, r := range results {
+		switch r.Status {
+		case probe.StatusPass:
+			s.Pass++
+		case probe.StatusFail:
+			s.Fail++
+		default:
+			s.Skip++
+		}
+	}
+	return s
 }

@@ -213,6 +213,10 @@ func TestMergeReportsRefusesForeignShards(t *testing.T) {
 		"distribution": strings.Replace(good, `"binary"`, `"bin\u202eary"`, 1),
 		"id":           strings.Replace(good, `"goose"`, `"evil\u001b[31m"`, 1),
 		"null result":  `{"results": [null], "summary": {}}`,
+		// A failing agent under a summary that counts none: merged, the
+		// run passed (the exit status follows the summary).
+		"summary": strings.Replace(strings.Replace(good, `"pass", "reason"`, `"fail", "reason"`, 1), `"fail": 0`, `"fail": 0, "x": 0`, 1),
+		"held":    strings.Replace(good, `"quarantined": 0`, `"quarantined": 1`, 1),
 	} {
 		p := write(name+".json", bad)
 		if _, err := ReadReport(p); err == nil || !strings.Contains(err.Error(), p) {
