@@ -112,7 +112,8 @@ func ReadReport(path string) (*Report, error) {
 	// count its own results (an edited or spliced file) could hide a
 	// failure.
 	if s := countStatuses(r.Results, r.Summary.Quarantined); s != r.Summary || s.Quarantined > s.Skip {
-		return nil, fmt.Errorf("%w: %s: its summary does not count its results (%+v for %+v): pass the output of verify --json unedited", ErrShard, path, r.Summary, s)
+		return nil, fmt.Errorf("%w: %s: its summary (%d passed, %d failed, %d skipped, %d quarantined) does not count its results (%d, %d, %d): pass the output of verify --json unedited",
+			ErrShard, path, r.Summary.Pass, r.Summary.Fail, r.Summary.Skip, r.Summary.Quarantined, s.Pass, s.Fail, s.Skip)
 	}
 	return &r, nil
 }
