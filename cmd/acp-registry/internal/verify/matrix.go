@@ -251,11 +251,28 @@ func (mx *Matrix) Reusable(m *registry.Manifest) *MatrixRow {
 	}
 	for i := range mx.Agents {
 		r := &mx.Agents[i]
-		if r.ID == m.ID && r.RegistryVersion == m.Version && offers(m, r.Distribution) {
+		if r.ID == m.ID && r.RegistryVersion == m.Version && offers(m, r.Distribution) && r.whole() {
 			return r
 		}
 	}
 	return nil
+}
+
+// whole: every outcome of the row has a status the matrix writes. A row
+// of a cut or edited snapshot is probed again rather than published.
+func (r *MatrixRow) whole() bool {
+	for _, o := range []acpclient.ProbeOutcome{r.Initialize, r.SessionNew, r.MethodProbes.List, r.MethodProbes.Fork,
+		r.MethodProbes.Resume, r.MethodProbes.SetModel, r.MethodProbes.Close} {
+		switch o.Status {
+		case acpclient.ProbeSuccess, acpclient.ProbeAuthRequired, acpclient.ProbeMethodNotFound, acpclient.ProbeInvalidParams,
+			acpclient.ProbeResourceNotFound, acpclient.ProbeCancelled, acpclient.ProbeNoResponse, acpclient.ProbeProcessError,
+			acpclient.ProbeError, acpclient.ProbeNotProbed, acpclient.ProbeDecodeError, acpclient.ProbeInvalidResponse,
+			acpclient.ProbeNotApplicable:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // offers: the manifest still has the distribution a row probed. (The
