@@ -139,7 +139,10 @@ func MergeMatrices(shards []*Matrix) (*Matrix, error) {
 		if s.GeneratedAt > out.GeneratedAt {
 			out.GeneratedAt = s.GeneratedAt
 		}
-		for _, r := range s.Agents {
+		for n, r := range s.Agents {
+			if !registry.ValidID(r.ID) || !r.whole() {
+				return nil, fmt.Errorf("%w: shard %d: row %d is not one the matrix writes (an agent id, a status for every probe): pass the latest.json of matrix --shard I/N unedited", ErrShard, k+1, n+1)
+			}
 			if seen[r.ID] {
 				return nil, fmt.Errorf("%w: agent %q is in two shards: pass each shard once", ErrShard, r.ID)
 			}

@@ -235,3 +235,26 @@ func TestMergeReportsRefusesForeignShards(t *testing.T) {
 		t.Errorf("one shard: %v %+v", err, m)
 	}
 }
+
+// A shard snapshot's rows are published as they are: a row the matrix
+// never writes (an id that is none, a status it has no word for, a probe
+// missing) is refused, not merged into latest.json.
+func TestMergeMatricesRefusesForeignRows(t *testing.T) {
+	whole := MatrixRow{ID: "x", Initialize: acpclient.ProbeOutcome{Status: acpclient.ProbeSuccess}, SessionNew: acpclient.NotProbed(),
+		MethodProbes: MethodProbes{List: acpclient.NotProbed(), Fork: acpclient.NotProbed(), Resume: acpclient.NotProbed(), SetModel: acpclient.NotProbed(), Close: acpclient.NotProbed()}}
+	shard := func(r MatrixRow) *Matrix {
+		return &Matrix{ProbeSchemaVersion: 2, Date: "2026-08-20", TableMode: "full", Agents: []MatrixRow{r}}
+	}
+	if _, err := MergeMatrices([]*Matrix{shard(whole)}); err != nil {
+		t.Fatalf("a whole row refused: %v", err)
+	}
+	badID, badStatus, cut := whole, whole, whole
+	badID.ID = "x\x1b[31m|"
+	badStatus.Initialize.Status = "weird"
+	cut.MethodProbes.Close = acpclient.ProbeOutcome{}
+	for _, r := range []MatrixRow{badID, badStatus, cut} {
+		if _, err := MergeMatrices([]*Matrix{shard(r)}); err == nil {
+			t.Errorf("row %+v merged", r)
+		}
+	}
+}
