@@ -90,6 +90,11 @@ func LoadFeedSources(root string) (map[string]*FeedSource, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A feed of no agent (a typo in its name) would leave the agent it
+		// was meant for to GitHub, without a word.
+		if _, err := os.Stat(filepath.Join(root, id, registry.ManifestFile)); err != nil {
+			return nil, fmt.Errorf("%s names no agent of this registry (there is no %s): name it after the agent's id, or remove it", path, filepath.Join(root, id, registry.ManifestFile))
+		}
 		out[id] = src
 	}
 	return out, nil

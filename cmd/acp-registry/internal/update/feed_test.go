@@ -135,6 +135,9 @@ func TestLoadFeedSourcesErrors(t *testing.T) {
 		"Bad Id.json":   `{}`,
 		"extra.json":    `{"feed": "https://x.example/f", "assets": {"linux-x86_64": "a"}, "url": "https://x/{version}/{file}", "code": "x"}`,
 		"plat.json":     `{"feed": "https://x.example/f", "assets": {"beos-m68k": "a"}, "url": "https://x/{version}/{file}"}`,
+		// Sound, but of no agent (a typo in the id): the agent it was
+		// meant for would be looked up on GitHub instead, silently.
+		"ghost.json": `{"feed": "https://x.example/f", "assets": {"linux-x86_64": "a"}, "url": "https://x/{version}/{file}"}`,
 	} {
 		root := t.TempDir()
 		os.MkdirAll(filepath.Join(root, SourcesDir), 0o755)
