@@ -79,3 +79,42 @@ func TestRootFilesThatAreNamedPipes(t *testing.T) {
 		})
 	}
 }
+
+// validate is the pull request's check: a quarantine.json that update,
+// verify and matrix cannot read (they stop on it, every day, after the
+// merge) is an error of that file, and an entry naming no agent (a typo:
+// the agent meant is not held back) a warning.
+func TestValidateJudgesQuarantine(t *testing.T) {
+	for name, tc := range map[string]struct {
+		body string
+		sev  Severity
+	}{
+		"not a string": {`{"a": 1}`, SeverityError},
+		"no reason":    {`{"a": "  "}`, SeverityError},
+		"syntax":       {`{"a": "x",`, SeverityError},
+		"unknown id":   {`{"ghost": "crashes"}`, SeverityWarning},
+		"sound":        {`{"a": "crashes on start"}`, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			writeAgent(t, root, "a", manifestFor("a"), goodIcon)
+			writeFile(t, filepath.Join(root, QuarantineFile), tc.body)
+			rep, err := Run(context.Background(), []string{root}, Options{SkipURLs: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.sev == "" {
+				if len(rep.Files) != 0 {
+					t.Errorf("files = %+v", rep.Files)
+				}
+				return
+			}
+			if len(rep.Files) != 1 || !strings.HasSuffix(rep.Files[0].File, QuarantineFile) || len(rep.Files[0].Problems) != 1 {
+				t.Fatalf("files = %+v", rep.Files)
+			}
+			if p := rep.Files[0].Problems[0]; p.Rule != RuleQuarantine || p.Severity != tc.sev {
+				t.Errorf("problem = %+v", p)
+			}
+		})
+	}
+}
