@@ -94,6 +94,11 @@ func checkEnv(where string, env map[string]string) error {
 	}
 	sort.Strings(names)
 	for _, k := range names {
+		// "PATH=/x" is no name: launched, it sets PATH, past every rule
+		// about PATH; NUL ends the name early.
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return fmt.Errorf("%s: env name %q is not one variable (it is empty or holds \"=\" or NUL, and would set another): use a name of letters, digits and _ (rule schema)", where, k)
+		}
 		if ReservedEnv(k) {
 			return fmt.Errorf("%s: %s (rule env-reserved)", where, ReservedEnvMessage(k))
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -446,5 +447,30 @@ func TestVersionOrderPastSafeIntegers(t *testing.T) {
 	}
 	if len(x.Agents) != 1 || x.Agents[0].ID != "ok" || len(x.Refused) != 2 || !strings.Contains(x.Refused[0].Reason, "above 9007199254740991") {
 		t.Errorf("agents %v, refused %+v", x.Agents, x.Refused)
+	}
+}
+
+// An env name with "=" in it is not one variable: launched, the entry
+// "PATH=/zz/bin:/usr/bin=" sets PATH, and when sorted after the real
+// PATH it wins (exec keeps the last of a name). A registry acp loads
+// without validate (a mirror, a file) could so set PATH or HOME past
+// env-reserved and the dropped set; such an agent is refused, as is a
+// name with NUL or an empty one.
+func TestCheckAgentRefusesEnvNamesThatAreNotOne(t *testing.T) {
+	for _, name := range []string{"PATH=/zz/bin:/usr/bin", "HOME=/zz", "=C:", "", "A\x00PATH", "GITHUB_TOKEN\x00"} {
+		m := &Manifest{ID: "a", Distribution: Distribution{Npx: &Package{Package: "a@1.0.0", Env: map[string]string{name: ""}}}}
+		if err := CheckAgent(m); err == nil {
+			t.Errorf("env name %q accepted", name)
+		} else if strings.ContainsRune(err.Error(), 0) {
+			t.Errorf("the message carries the NUL raw: %q", err)
+		}
+		body := `{"version":"1.0.0","agents":[{"id":"a","distribution":{"binary":{"linux-x86_64":{"archive":"https://x/a.tgz","cmd":"a","env":{` + strconv.Quote(name) + `:"x"}}}}}]}`
+		if _, err := ParseIndex([]byte(body)); err == nil {
+			t.Errorf("ParseIndex accepted env name %q", name)
+		}
+	}
+	ok := &Manifest{ID: "a", Distribution: Distribution{Npx: &Package{Package: "a@1.0.0", Env: map[string]string{"MY_AGENT_MODE": "a=b"}}}}
+	if err := CheckAgent(ok); err != nil {
+		t.Errorf("a plain name with = in its value refused: %v", err)
 	}
 }

@@ -740,7 +740,7 @@ func newVariantsCheck(paths []string) *variantsCheck {
 			continue
 		}
 		file := filepath.Join(p, VariantsFile)
-		data, err := registry.ReadLimited(file, registry.MaxManifestSize)
+		data, err := registry.ReadRegular(file, registry.MaxManifestSize)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

@@ -170,7 +170,10 @@ func (c *checker) treeFindings(root map[string]any, covered map[string]bool) {
 			continue
 		}
 		covered[f.ptr] = true
-		c.add(f.ptr, f.atKey, RuleSchema, SeverityError, "%s (the registry's %s)", f.msg, c.tree.sources.Agent)
+		// The message quotes the tree's schema (an enum, a pattern), once
+		// per manifest: cut here, not only where it is shown, or a large
+		// schema multiplies into the JSON report.
+		c.add(f.ptr, f.atKey, RuleSchema, SeverityError, "%s (the registry's %s)", shown(f.msg), c.tree.sources.Agent)
 	}
 }
 

@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -26,7 +27,7 @@ var ErrQuarantine = errors.New("bad quarantine list")
 // silently verifying a quarantined agent would fail CI for the wrong reason.
 func LoadQuarantine(root string) (map[string]string, error) {
 	path := filepath.Join(root, QuarantineFile)
-	data, err := registry.ReadLimited(path, registry.MaxManifestSize)
+	data, err := registry.ReadRegular(path, registry.MaxManifestSize)
 	if os.IsNotExist(err) {
 		return map[string]string{}, nil
 	}
@@ -67,4 +68,48 @@ func HeldIDs(q map[string]string, ids []string) []Held {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
+}
+
+// RuleQuarantine: quarantine.json cannot be used, or names no agent.
+const RuleQuarantine = "quarantine"
+
+// addQuarantine judges quarantine.json at the registry roots among paths
+// (folders that are not agent folders), as variants.json is judged: the
+// pull request that breaks it fails, not every daily run after the merge.
+func addQuarantine(rep *Report, paths []string) {
+	for _, root := range paths {
+		if st, err := os.Stat(root); err != nil || !st.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(root, registry.ManifestFile)); err == nil {
+			continue
+		}
+		file := filepath.Join(root, QuarantineFile)
+		if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		show := displayPath(file)
+		q, err := LoadQuarantine(root)
+		if err != nil {
+			rep.AddFile(&FileResult{File: show, Problems: []Problem{{File: show, Rule: RuleQuarantine, Severity: SeverityError,
+				Message: err.Error() + ": update, verify and matrix stop on it"}}})
+			continue
+		}
+		known := map[string]bool{}
+		if dirs, err := registry.ScanRoot(root); err == nil {
+			for _, d := range dirs {
+				known[d.Name] = true
+			}
+		}
+		var probs []Problem
+		for _, id := range sortedKeys(q) {
+			if !known[id] {
+				probs = append(probs, Problem{File: show, Rule: RuleQuarantine, Severity: SeverityWarning,
+					Message: fmt.Sprintf("%s holds back %q, which is not an agent of this registry: correct the id, or remove the entry", QuarantineFile, id)})
+			}
+		}
+		if probs != nil {
+			rep.AddFile(&FileResult{File: show, Problems: probs})
+		}
+	}
 }

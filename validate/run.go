@@ -157,6 +157,7 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 		rep, err := runLean(ctx, paths, units, opts)
 		if err == nil {
 			addTreeSchemas(rep, trees)
+			addQuarantine(rep, paths)
 		}
 		return rep, err
 	}
@@ -197,6 +198,7 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 		rep.AddFile(vres)
 	}
 	addTreeSchemas(rep, trees)
+	addQuarantine(rep, paths)
 	return rep, nil
 }
 

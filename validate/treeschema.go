@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp/syntax"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -76,57 +77,117 @@ func loadTreeSchema(root string) *treeSchema {
 		return nil
 	}
 	ts := &treeSchema{sources: SchemaSources{Agent: BuiltIn, Registry: BuiltIn}}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft7
-	// A $ref outside the two files is not followed: no network, no file
-	// beyond the tree's schemas.
-	c.LoadURL = func(s string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("it refers to %s, which is neither %s nor %s at the registry's root", s, AgentSchemaFile, RegistrySchemaFile)
-	}
-	urls := map[string]string{}
-	var agentData []byte
+	docs := map[string]schemaDoc{}
 	for _, name := range []string{AgentSchemaFile, RegistrySchemaFile} {
 		p, ok := files[name]
 		if !ok {
 			continue
 		}
 		show := displayPath(p)
-		data, err := registry.ReadLimited(p, registry.MaxManifestSize)
+		data, err := registry.ReadRegular(p, registry.MaxManifestSize)
 		if err != nil {
 			ts.fail(show, fmt.Sprintf("cannot read %s: %v", name, causeOf(err)))
 			continue
 		}
 		url, perr := schemaURL(data, name)
+		if perr == "" {
+			perr = patternBudget(data)
+		}
 		if perr != "" {
 			ts.fail(show, perr)
 			continue
 		}
-		if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
-			ts.fail(show, "not a JSON Schema: "+err.Error())
-			continue
-		}
-		urls[name] = url
-		if name == AgentSchemaFile {
-			ts.sources.Agent, agentData = show, data
-		} else {
-			ts.sources.Registry = show
-		}
+		docs[name] = schemaDoc{url: url, data: data, show: show}
 	}
-	if u, ok := urls[RegistrySchemaFile]; ok {
-		if _, err := compileSafely(c, u); err != nil {
-			ts.fail(ts.sources.Registry, err.Error())
-		}
-	}
-	if u, ok := urls[AgentSchemaFile]; ok {
-		sch, err := compileSafely(c, u)
+	ts.oneURLEach(docs)
+	// The agent schema first, and the registry schema (which refers to it)
+	// against a stand-in when it is broken: each file's faults are
+	// reported under that file, once, and a schema that did not compile
+	// is not said to have judged anything.
+	_, agentFile := files[AgentSchemaFile]
+	agentOK := false
+	if d, ok := docs[AgentSchemaFile]; ok {
+		sch, err := compileTree(docs, AgentSchemaFile, false)
 		if err != nil {
-			ts.fail(ts.sources.Agent, err.Error())
-			return ts
+			ts.fail(d.show, err.Error())
+		} else {
+			doc, _, _, _ := jsonpos.Parse(d.data)
+			ts.agent, ts.text = sch, &schemaText{doc: doc, data: d.data, name: d.show}
+			ts.sources.Agent, agentOK = d.show, true
 		}
-		doc, _, _, _ := jsonpos.Parse(agentData)
-		ts.agent, ts.text = sch, &schemaText{doc: doc, data: agentData, name: ts.sources.Agent}
+	}
+	if d, ok := docs[RegistrySchemaFile]; ok {
+		if _, err := compileTree(docs, RegistrySchemaFile, agentFile && !agentOK); err != nil {
+			ts.fail(d.show, err.Error())
+		} else {
+			ts.sources.Registry = d.show
+		}
 	}
 	return ts
+}
+
+// oneURLEach refuses a tree schema whose $id is the other's: one would
+// stand for both. The file blamed is the one whose $id does not end in its
+// own name.
+func (ts *treeSchema) oneURLEach(docs map[string]schemaDoc) {
+	a, okA := docs[AgentSchemaFile]
+	r, okR := docs[RegistrySchemaFile]
+	if !okA || !okR || a.url != r.url {
+		return
+	}
+	name := RegistrySchemaFile
+	if !strings.HasSuffix(a.url, "/"+AgentSchemaFile) {
+		name = AgentSchemaFile
+	}
+	ts.fail(docs[name].show, fmt.Sprintf("its $id %s is the other schema's too: give each file its own (upstream's end in their file names)", a.url))
+	delete(docs, name)
+}
+
+// schemaDoc is a schema file of the tree that parsed: the URL it is
+// compiled under, its bytes, and its path as reports show it.
+type schemaDoc struct {
+	url, show string
+	data      []byte
+}
+
+// compileTree compiles the tree's schema file name with a compiler of its
+// own (the library keeps half-compiled schemas after a failure). With
+// standIn, a schema that accepts everything takes the agent schema's
+// place, so a broken agent schema is not the registry schema's fault.
+func compileTree(docs map[string]schemaDoc, name string, standIn bool) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft7
+	// A $ref outside the two files is not followed: no network, no file
+	// beyond the tree's schemas.
+	c.LoadURL = func(s string) (io.ReadCloser, error) {
+		for _, n := range []string{AgentSchemaFile, RegistrySchemaFile} {
+			if _, ok := docs[n]; !ok && strings.HasSuffix(s, "/"+n) {
+				return nil, fmt.Errorf("it refers to %s, and the registry's root has no usable %s: add it", s, n)
+			}
+		}
+		return nil, fmt.Errorf("it refers to %s, which is neither %s nor %s at the registry's root", s, AgentSchemaFile, RegistrySchemaFile)
+	}
+	for _, n := range []string{AgentSchemaFile, RegistrySchemaFile} {
+		d, ok := docs[n]
+		if !ok {
+			continue
+		}
+		data := d.data
+		if n == AgentSchemaFile && standIn {
+			data = []byte("{}")
+		}
+		if err := c.AddResource(d.url, bytes.NewReader(data)); err != nil {
+			if n == name {
+				return nil, fmt.Errorf("not a JSON Schema: %v", err)
+			}
+		}
+	}
+	if _, ok := docs[AgentSchemaFile]; standIn && !ok {
+		// The agent schema did not even parse: stand in at the address
+		// upstream's registry schema refers to.
+		_ = c.AddResource(AgentSchemaURL, strings.NewReader("{}"))
+	}
+	return compileSafely(c, docs[name].url)
 }
 
 func (ts *treeSchema) fail(show, why string) {
@@ -205,4 +266,59 @@ func treeSchemas(paths []string) map[string]*treeSchema {
 		}
 	}
 	return out
+}
+
+// maxPatternInsts bounds the compiled size of a tree schema's regular
+// expressions taken together. Compiling is linear in it, but a megabyte
+// of "[\pL\pN]{1000}" is 26 million instructions: 1.4 GB and half a
+// minute. Upstream's schemas hold a few dozen.
+const maxPatternInsts = 1 << 16
+
+// patternBudget says why a schema's patterns are too large to compile
+// ("" when they are not): every "pattern" string and "patternProperties"
+// key, measured as the library would compile them. Patterns that do not
+// parse are the compiler's to report.
+func patternBudget(data []byte) string {
+	doc, _, _, err := jsonpos.Parse(data)
+	if err != nil {
+		return ""
+	}
+	total := 0
+	var walk func(v any)
+	measure := func(p string) {
+		re, err := syntax.Parse(p, syntax.Perl)
+		if err != nil {
+			return
+		}
+		if prog, err := syntax.Compile(re.Simplify()); err == nil {
+			total += len(prog.Inst)
+		}
+	}
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				if s, ok := c.(string); ok && k == "pattern" {
+					measure(s)
+				}
+				if pp, ok := c.(map[string]any); ok && k == "patternProperties" {
+					for p := range pp {
+						measure(p)
+					}
+				}
+				if total <= maxPatternInsts {
+					walk(c)
+				}
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(doc)
+	if total > maxPatternInsts {
+		return fmt.Sprintf("its regular expressions (\"pattern\", \"patternProperties\") are too large to compile: over %d instructions together, where a registry's schema needs a few hundred; simplify them", maxPatternInsts)
+	}
+	return ""
 }

@@ -52,6 +52,7 @@ once the matrix is written, 1 when it cannot be, 2 bad usage.`,
   acp-registry matrix --merge shard-1/latest.json,shard-2/latest.json --out .protocol-matrix`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			mf.mergeSet = cmd.Flags().Changed("merge")
 			return runMatrix(cmd.Context(), s, args, mf)
 		},
 	}
@@ -82,7 +83,7 @@ func runMatrix(ctx context.Context, s cli.Streams, args []string, mf *matrixFlag
 		}
 	}
 	f := mf.verifyFlags
-	if len(f.merge) > 0 {
+	if f.mergeSet {
 		return mergeMatrix(s, f, mf.out)
 	}
 	var prev *verify.Matrix
@@ -137,6 +138,9 @@ func runMatrix(ctx context.Context, s cli.Streams, args []string, mf *matrixFlag
 func mergeMatrix(s cli.Streams, f verifyFlags, out string) error {
 	if f.shard != "" || len(f.agents) > 0 {
 		return cli.Usagef("--merge joins finished shards: it takes no --shard or --agent")
+	}
+	if len(f.merge) == 0 {
+		return cli.Usagef("--merge names no shard file: pass the latest.json of each matrix --shard I/N run")
 	}
 	var shards []*verify.Matrix
 	for _, p := range f.merge {

@@ -47,6 +47,7 @@ type verifyFlags struct {
 	authCheck   bool
 	shard       string   // --shard I/N
 	merge       []string // --merge: shard outputs to join instead of running
+	mergeSet    bool     // --merge was given, even as an empty list
 
 	// The matrix's hooks: keep picks the agents to run (nil: all),
 	// afterInit goes on talking to each agent after initialize.
@@ -91,7 +92,8 @@ same bytes, and exit status, as one run over every agent.`,
 			}
 			f.json = format == "json"
 			var rep *verify.Report
-			if len(f.merge) > 0 {
+			f.mergeSet = cmd.Flags().Changed("merge")
+			if f.mergeSet {
 				rep, err = mergeVerify(f)
 			} else {
 				rep, err = runVerify(cmd.Context(), s, args, f)
@@ -132,6 +134,9 @@ func mergeVerify(f verifyFlags) (*verify.Report, error) {
 	if f.shard != "" || len(f.agents) > 0 {
 		return nil, cli.Usagef("--merge joins finished shards: it takes no --shard or --agent")
 	}
+	if len(f.merge) == 0 {
+		return nil, cli.Usagef("--merge names no shard file: pass the outputs of verify --shard I/N --json")
+	}
 	var shards []*verify.Report
 	for _, p := range f.merge {
 		r, err := verify.ReadReport(p)
@@ -140,7 +145,11 @@ func mergeVerify(f verifyFlags) (*verify.Report, error) {
 		}
 		shards = append(shards, r)
 	}
-	return verify.MergeReports(shards), nil
+	merged, err := verify.MergeReports(shards)
+	if err != nil {
+		return nil, &cli.UsageError{Err: err}
+	}
+	return merged, nil
 }
 
 // addRunFlags are the flags verify and matrix share.

@@ -437,3 +437,21 @@ func TestVerifyDropsRunnerEnv(t *testing.T) {
 		}
 	}
 }
+
+// --merge with an empty list (a CI step whose shard artifacts were not
+// downloaded: --merge "$FILES") is a usage error: it must not fall back
+// to installing and running every agent on the merge runner, nor
+// overwrite the matrix's latest.json with a fresh probe.
+func TestMergeOfNothingIsRefused(t *testing.T) {
+	root := verifyTree(t)
+	for _, args := range [][]string{
+		{"verify", root, "--merge", "", "--sandbox", t.TempDir(), "--timeout", "10s"},
+		{"matrix", root, "--merge", "", "--out", filepath.Join(t.TempDir(), "m"), "--sandbox", t.TempDir(), "--rpc-timeout", "1s"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), "--merge") {
+			t.Errorf("%s --merge '': exit %d, stdout %q, stderr %q", args[0], code, stdout.String(), stderr.String())
+		}
+	}
+}

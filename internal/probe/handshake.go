@@ -41,6 +41,13 @@ type HandshakeOptions struct {
 // process exited.
 const exitGrace = time.Second
 
+// reapGrace bounds the wait for an agent whose stdout closed to be reaped:
+// it returns at the exit, so only an agent that closed stdout and lingers
+// pays it, while a loaded machine (a CI runner) may take more than a
+// second to report an exit that already happened (the matrix then said
+// -15, stopped, for an agent that exited 0).
+const reapGrace = 5 * time.Second
+
 var errExited = errors.New("agent process exited")
 
 // DefaultTimeout is how long an agent has to answer initialize.
@@ -140,7 +147,7 @@ func stop(out *Outcome, p *launch.Process, c *acpclient.Client) {
 	// that its own exit is told apart from the one Stop causes.
 	select {
 	case <-c.Done():
-		p.WaitExit(exitGrace)
+		p.WaitExit(reapGrace)
 	default:
 	}
 	select {

@@ -124,7 +124,7 @@ type variantsInput struct {
 
 func readVariants(root string) (*variantsInput, error) {
 	vin := &variantsInput{file: filepath.Join(root, VariantsFile)}
-	data, err := registry.ReadLimited(vin.file, registry.MaxManifestSize)
+	data, err := registry.ReadRegular(vin.file, registry.MaxManifestSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return vin, nil
 	}
@@ -242,7 +242,7 @@ func (b *builder) schemas(res *Result) (map[string][]byte, error) {
 		out[name] = data
 	}
 	for name, p := range validate.TreeSchemaFiles(b.opts.Root) {
-		data, err := registry.ReadLimited(p, registry.MaxManifestSize)
+		data, err := registry.ReadRegular(p, registry.MaxManifestSize)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", p, err)
 		}

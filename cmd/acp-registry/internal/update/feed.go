@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -89,6 +90,11 @@ func LoadFeedSources(root string) (map[string]*FeedSource, error) {
 		if err != nil {
 			return nil, err
 		}
+		// A feed of no agent (a typo in its name) would leave the agent it
+		// was meant for to GitHub, without a word.
+		if _, err := os.Stat(filepath.Join(root, id, registry.ManifestFile)); err != nil {
+			return nil, fmt.Errorf("%s names no agent of this registry (there is no %s): name it after the agent's id, or remove it", path, filepath.Join(root, id, registry.ManifestFile))
+		}
 		out[id] = src
 	}
 	return out, nil
@@ -99,7 +105,7 @@ func readFeedSource(path, id string) (*FeedSource, error) {
 	if !registry.ValidID(id) {
 		return nil, fmt.Errorf("%s: the file name must be an agent id followed by .json", path)
 	}
-	data, err := registry.ReadLimited(path, registry.MaxManifestSize)
+	data, err := registry.ReadRegular(path, registry.MaxManifestSize)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -136,11 +142,12 @@ func feedRelease(ctx context.Context, rc *remote.Client, src *FeedSource, m *reg
 		return "", nil, fmt.Errorf("read the release feed: %w", err)
 	}
 	version, _ := doc.Version.(string)
-	if !stableRE().MatchString(version) {
-		return "", nil, fmt.Errorf("the release feed %s has no stable version X.Y.Z (it says %v)", src.Feed, doc.Version)
+	// Each part of a version this registry can express fits in 64 bits.
+	if len(version) > 64 || !stableRE().MatchString(version) {
+		return "", nil, fmt.Errorf("the release feed %s has no stable version X.Y.Z (it says %s)", src.Feed, feedQuote(doc.Version))
 	}
 	if (src.Name != "" && doc.Name != src.Name) || (src.Distribution != "" && doc.Distribution != src.Distribution) {
-		return "", nil, fmt.Errorf("the release feed %s is of another product (name %v, distribution %v; want %q, %q)", src.Feed, doc.Name, doc.Distribution, src.Name, src.Distribution)
+		return "", nil, fmt.Errorf("the release feed %s is of another product (name %s, distribution %s; want %q, %q)", src.Feed, feedQuote(doc.Name), feedQuote(doc.Distribution), src.Name, src.Distribution)
 	}
 	if len(m.Distribution.Binary) == 0 {
 		return "", nil, fmt.Errorf("%s has a release feed but no binary distribution for it to update", m.ID)
@@ -163,4 +170,20 @@ func feedRelease(ctx context.Context, rc *remote.Client, src *FeedSource, m *reg
 		assets[p] = feedAsset{URL: want, SHA256: strings.ToLower(sum)}
 	}
 	return version, assets, nil
+}
+
+// feedQuote is a value of the feed document as a refusal quotes it: in
+// JSON, at most a line's worth, since the server chose it (a megabyte of
+// "version" would otherwise fill the report and the CI log).
+func feedQuote(v any) string {
+	const most = 80
+	b, _ := json.Marshal(v)
+	if len(b) <= most {
+		return string(b)
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return string(b[:cut]) + "…"
 }

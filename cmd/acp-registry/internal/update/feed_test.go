@@ -135,6 +135,9 @@ func TestLoadFeedSourcesErrors(t *testing.T) {
 		"Bad Id.json":   `{}`,
 		"extra.json":    `{"feed": "https://x.example/f", "assets": {"linux-x86_64": "a"}, "url": "https://x/{version}/{file}", "code": "x"}`,
 		"plat.json":     `{"feed": "https://x.example/f", "assets": {"beos-m68k": "a"}, "url": "https://x/{version}/{file}"}`,
+		// Sound, but of no agent (a typo in the id): the agent it was
+		// meant for would be looked up on GitHub instead, silently.
+		"ghost.json": `{"feed": "https://x.example/f", "assets": {"linux-x86_64": "a"}, "url": "https://x/{version}/{file}"}`,
 	} {
 		root := t.TempDir()
 		os.MkdirAll(filepath.Join(root, SourcesDir), 0o755)
@@ -166,5 +169,39 @@ func TestFeedAddsAMissingDigest(t *testing.T) {
 	got := readFile(t, path)
 	if !strings.Contains(got, `opencode-linux-x64.tar.gz", "sha256": "`+strings.Repeat("a", 64)+`", "cmd"`) || strings.Count(got, strings.Repeat("a", 64)) != 6 {
 		t.Errorf("rewritten manifest:\n%s", got)
+	}
+}
+
+// A feed server chooses its version, name and distribution: a refusal
+// quotes a short excerpt of them, not the megabytes a hostile feed sends
+// (they went whole into the JSON report and the CI log).
+func TestFeedRefusalQuotesLittle(t *testing.T) {
+	huge := strings.Repeat("9", 4<<20)
+	for name, set := range map[string]func(map[string]any){
+		"version": func(feed map[string]any) { feed["version"] = huge },
+		"digits":  func(feed map[string]any) { feed["version"] = huge + ".0.0" },
+		"object":  func(feed map[string]any) { feed["version"] = map[string]any{"a": huge} },
+		"name":    func(feed map[string]any) { feed["name"] = huge },
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFake(t)
+			root, _ := feedTree(t, f)
+			feed := upstreamFeed(f)
+			set(feed)
+			f.feed = feed
+			opts := f.options(t, root)
+			opts.Feeds, _ = LoadFeedSources(root)
+			rep, err := Run(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Errors) != 1 || len(rep.Errors[0].Error) > 1000 {
+				n := 0
+				if len(rep.Errors) == 1 {
+					n = len(rep.Errors[0].Error)
+				}
+				t.Errorf("errors %d, the message %d bytes long", len(rep.Errors), n)
+			}
+		})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -252,11 +251,28 @@ func (mx *Matrix) Reusable(m *registry.Manifest) *MatrixRow {
 	}
 	for i := range mx.Agents {
 		r := &mx.Agents[i]
-		if r.ID == m.ID && r.RegistryVersion == m.Version && offers(m, r.Distribution) {
+		if r.ID == m.ID && r.RegistryVersion == m.Version && offers(m, r.Distribution) && r.whole() {
 			return r
 		}
 	}
 	return nil
+}
+
+// whole: every outcome of the row has a status the matrix writes. A row
+// of a cut or edited snapshot is probed again rather than published.
+func (r *MatrixRow) whole() bool {
+	for _, o := range []acpclient.ProbeOutcome{r.Initialize, r.SessionNew, r.MethodProbes.List, r.MethodProbes.Fork,
+		r.MethodProbes.Resume, r.MethodProbes.SetModel, r.MethodProbes.Close} {
+		switch o.Status {
+		case acpclient.ProbeSuccess, acpclient.ProbeAuthRequired, acpclient.ProbeMethodNotFound, acpclient.ProbeInvalidParams,
+			acpclient.ProbeResourceNotFound, acpclient.ProbeCancelled, acpclient.ProbeNoResponse, acpclient.ProbeProcessError,
+			acpclient.ProbeError, acpclient.ProbeNotProbed, acpclient.ProbeDecodeError, acpclient.ProbeInvalidResponse,
+			acpclient.ProbeNotApplicable:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // offers: the manifest still has the distribution a row probed. (The
@@ -285,7 +301,9 @@ func kindName(k registry.Kind) string {
 // ReadMatrix reads a snapshot written by us or by the registry's matrix,
 // of either probe schema version.
 func ReadMatrix(path string) (*Matrix, error) {
-	data, err := os.ReadFile(path)
+	// Files named on the command line: a pipe would block, a device
+	// never end.
+	data, err := registry.ReadRegular(path, registry.MaxIndexSize)
 	if err != nil {
 		return nil, fmt.Errorf("read protocol matrix: %w", err)
 	}

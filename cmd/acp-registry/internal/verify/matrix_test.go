@@ -402,3 +402,30 @@ func TestMatrixCommandAndExitCode(t *testing.T) {
 		t.Errorf("row JSON lacks the exit code: %s", js)
 	}
 }
+
+// A previous snapshot is a file that may have been cut or edited: a row
+// that is not a whole version-2 row (a probe missing, a status the matrix
+// never writes) is probed again, not published as it is.
+func TestMatrixReusesOnlyWholeRows(t *testing.T) {
+	amp := &registry.Manifest{ID: "amp-acp", Name: "Amp", Version: "0.9.0",
+		Distribution: registry.Distribution{Binary: map[registry.Platform]registry.BinaryTarget{"linux-x86_64": {Archive: "https://example.com/a.tar.gz", Cmd: "a"}}}}
+	whole := MatrixRow{ID: "amp-acp", RegistryVersion: "0.9.0", Distribution: "binary",
+		Initialize: acpclient.ProbeOutcome{Status: acpclient.ProbeSuccess}, SessionNew: acpclient.ProbeOutcome{Status: acpclient.ProbeSuccess},
+		MethodProbes: MethodProbes{List: acpclient.NotProbed(), Fork: acpclient.NotProbed(), Resume: acpclient.NotProbed(), SetModel: acpclient.NotProbed(), Close: acpclient.NotProbed()}}
+	snap := &Matrix{ProbeSchemaVersion: ProbeSchemaVersion, Agents: []MatrixRow{whole}}
+	if snap.Reusable(amp) == nil {
+		t.Fatal("a whole row is not reused")
+	}
+	for name, cut := range map[string]func(r *MatrixRow){
+		"no close":       func(r *MatrixRow) { r.MethodProbes.Close = acpclient.ProbeOutcome{} },
+		"no initialize":  func(r *MatrixRow) { r.Initialize = acpclient.ProbeOutcome{} },
+		"foreign status": func(r *MatrixRow) { r.SessionNew.Status = "success\x1b[31m" },
+	} {
+		r := whole
+		cut(&r)
+		snap := &Matrix{ProbeSchemaVersion: ProbeSchemaVersion, Agents: []MatrixRow{r}}
+		if snap.Reusable(amp) != nil {
+			t.Errorf("%s: the row was reused", name)
+		}
+	}
+}

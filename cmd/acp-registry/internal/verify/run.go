@@ -174,20 +174,13 @@ func Run(ctx context.Context, agents []*registry.Manifest, o Options) (*Report, 
 	}
 	wg.Wait()
 	sortResults(results)
-	rep := &Report{Results: results}
+	held := 0
 	for _, r := range results {
-		switch r.Status {
-		case probe.StatusPass:
-			rep.Summary.Pass++
-		case probe.StatusFail:
-			rep.Summary.Fail++
-		default:
-			rep.Summary.Skip++
-		}
 		if r.Quarantined {
-			rep.Summary.Quarantined++
+			held++
 		}
 	}
+	rep := &Report{Results: results, Summary: countStatuses(results, held)}
 	if rep.Results == nil {
 		rep.Results = []*Result{}
 	}

@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/probe"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -54,10 +55,20 @@ func (s Shard) Of(agents []*registry.Manifest) []*registry.Manifest {
 
 // MergeReports joins the verify reports of shards into the report one
 // run over all their agents gives: results sorted by id then
-// distribution, the summaries added up.
-func MergeReports(shards []*Report) *Report {
+// distribution, the summaries added up. An agent's result in two shards
+// (one file passed twice, shards of two splits) is refused: it would be
+// counted twice.
+func MergeReports(shards []*Report) (*Report, error) {
 	out := &Report{Results: []*Result{}}
+	seen := map[string]bool{}
 	for _, r := range shards {
+		for _, x := range r.Results {
+			key := x.ID + " " + string(x.Distribution)
+			if seen[key] {
+				return nil, fmt.Errorf("%w: agent %q (%s) is in two shards: pass each shard once", ErrShard, x.ID, x.Distribution)
+			}
+			seen[key] = true
+		}
 		out.Results = append(out.Results, r.Results...)
 		out.Summary.Pass += r.Summary.Pass
 		out.Summary.Fail += r.Summary.Fail
@@ -65,7 +76,7 @@ func MergeReports(shards []*Report) *Report {
 		out.Summary.Quarantined += r.Summary.Quarantined
 	}
 	sortResults(out.Results)
-	return out
+	return out, nil
 }
 
 func sortResults(results []*Result) {
@@ -79,13 +90,30 @@ func sortResults(results []*Result) {
 
 // ReadReport reads a shard's verify --json output.
 func ReadReport(path string) (*Report, error) {
-	data, err := os.ReadFile(path)
+	// Files named on the command line: a pipe would block, a device
+	// never end.
+	data, err := registry.ReadRegular(path, registry.MaxIndexSize)
 	if err != nil {
 		return nil, fmt.Errorf("read the shard report: %w", err)
 	}
 	var r Report
 	if err := json.Unmarshal(data, &r); err != nil || r.Results == nil {
 		return nil, fmt.Errorf("%w: %s is not the output of verify --json", ErrShard, path)
+	}
+	// Its strings are printed as a run prints its own: only what verify
+	// writes is taken.
+	for k, x := range r.Results {
+		if x == nil || !registry.ValidID(x.ID) || !slices.Contains(registry.Kinds, x.Distribution) ||
+			(x.Status != probe.StatusPass && x.Status != probe.StatusFail && x.Status != probe.StatusSkip) {
+			return nil, fmt.Errorf("%w: %s: result %d is not one verify writes (an agent id, a distribution binary, npx or uvx, a status pass, fail or skip): pass the output of verify --json", ErrShard, path, k+1)
+		}
+	}
+	// The merged exit status follows the summaries: one that does not
+	// count its own results (an edited or spliced file) could hide a
+	// failure.
+	if s := countStatuses(r.Results, r.Summary.Quarantined); s != r.Summary || s.Quarantined > s.Skip {
+		return nil, fmt.Errorf("%w: %s: its summary (%d passed, %d failed, %d skipped, %d quarantined) does not count its results (%d, %d, %d): pass the output of verify --json unedited",
+			ErrShard, path, r.Summary.Pass, r.Summary.Fail, r.Summary.Skip, r.Summary.Quarantined, s.Pass, s.Fail, s.Skip)
 	}
 	return &r, nil
 }
@@ -111,7 +139,10 @@ func MergeMatrices(shards []*Matrix) (*Matrix, error) {
 		if s.GeneratedAt > out.GeneratedAt {
 			out.GeneratedAt = s.GeneratedAt
 		}
-		for _, r := range s.Agents {
+		for n, r := range s.Agents {
+			if !registry.ValidID(r.ID) || !r.whole() {
+				return nil, fmt.Errorf("%w: shard %d: row %d is not one the matrix writes (an agent id, a status for every probe): pass the latest.json of matrix --shard I/N unedited", ErrShard, k+1, n+1)
+			}
 			if seen[r.ID] {
 				return nil, fmt.Errorf("%w: agent %q is in two shards: pass each shard once", ErrShard, r.ID)
 			}
@@ -122,4 +153,21 @@ func MergeMatrices(shards []*Matrix) (*Matrix, error) {
 	sort.SliceStable(out.Agents, func(a, b int) bool { return out.Agents[a].ID < out.Agents[b].ID })
 	out.Summary = summarize(out.Agents)
 	return out, nil
+}
+
+// countStatuses is the summary of results; quarantined (which the JSON
+// does not mark on results) is taken as given.
+func countStatuses(results []*Result, quarantined int) Summary {
+	s := Summary{Quarantined: quarantined}
+	for _, r := range results {
+		switch r.Status {
+		case probe.StatusPass:
+			s.Pass++
+		case probe.StatusFail:
+			s.Fail++
+		default:
+			s.Skip++
+		}
+	}
+	return s
 }

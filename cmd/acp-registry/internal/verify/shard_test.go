@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,7 +119,10 @@ func TestMergedShardsEqualOneRun(t *testing.T) {
 		snaps = append(snaps, snap)
 	}
 
-	merged := MergeReports(reports)
+	merged, err := MergeReports(reports)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var got, want bytes.Buffer
 	cli.WriteJSON(&got, merged)
 	cli.WriteJSON(&want, full)
@@ -188,5 +192,69 @@ func TestMergeMatricesRefusesMismatches(t *testing.T) {
 	}
 	if _, err := MergeMatrices(nil); err == nil {
 		t.Error("nothing merged into something")
+	}
+}
+
+// A shard output is a file another job left: one whose result is not a
+// verify result (a status, distribution or id verify never writes, which
+// would reach the terminal, the annotations and the Markdown summary as
+// written) is refused, and so is an agent's result in two shards (the
+// same file passed twice), which counted the agent twice.
+func TestMergeReportsRefusesForeignShards(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		writeAtomic(p, []byte(s))
+		return p
+	}
+	good := `{"results": [{"id": "goose", "distribution": "binary", "status": "pass", "reason": ""}], "summary": {"pass": 1, "fail": 0, "skip": 0, "quarantined": 0}}`
+	for name, bad := range map[string]string{
+		"status":       strings.Replace(good, `"pass", "reason"`, `"weird\u001b]0;x\u0007", "reason"`, 1),
+		"distribution": strings.Replace(good, `"binary"`, `"bin\u202eary"`, 1),
+		"id":           strings.Replace(good, `"goose"`, `"evil\u001b[31m"`, 1),
+		"null result":  `{"results": [null], "summary": {}}`,
+		// A failing agent under a summary that counts none: merged, the
+		// run passed (the exit status follows the summary).
+		"summary": strings.Replace(strings.Replace(good, `"pass", "reason"`, `"fail", "reason"`, 1), `"fail": 0`, `"fail": 0, "x": 0`, 1),
+		"held":    strings.Replace(good, `"quarantined": 0`, `"quarantined": 1`, 1),
+	} {
+		p := write(name+".json", bad)
+		if _, err := ReadReport(p); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: a foreign shard was read (err %v)", name, err)
+		}
+	}
+	p := write("good.json", good)
+	r, err := ReadReport(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := MergeReports([]*Report{r, r}); err == nil {
+		t.Errorf("one shard passed twice merged into %+v", m.Summary)
+	}
+	if m, err := MergeReports([]*Report{r}); err != nil || m.Summary.Pass != 1 {
+		t.Errorf("one shard: %v %+v", err, m)
+	}
+}
+
+// A shard snapshot's rows are published as they are: a row the matrix
+// never writes (an id that is none, a status it has no word for, a probe
+// missing) is refused, not merged into latest.json.
+func TestMergeMatricesRefusesForeignRows(t *testing.T) {
+	whole := MatrixRow{ID: "x", Initialize: acpclient.ProbeOutcome{Status: acpclient.ProbeSuccess}, SessionNew: acpclient.NotProbed(),
+		MethodProbes: MethodProbes{List: acpclient.NotProbed(), Fork: acpclient.NotProbed(), Resume: acpclient.NotProbed(), SetModel: acpclient.NotProbed(), Close: acpclient.NotProbed()}}
+	shard := func(r MatrixRow) *Matrix {
+		return &Matrix{ProbeSchemaVersion: 2, Date: "2026-08-20", TableMode: "full", Agents: []MatrixRow{r}}
+	}
+	if _, err := MergeMatrices([]*Matrix{shard(whole)}); err != nil {
+		t.Fatalf("a whole row refused: %v", err)
+	}
+	badID, badStatus, cut := whole, whole, whole
+	badID.ID = "x\x1b[31m|"
+	badStatus.Initialize.Status = "weird"
+	cut.MethodProbes.Close = acpclient.ProbeOutcome{}
+	for _, r := range []MatrixRow{badID, badStatus, cut} {
+		if _, err := MergeMatrices([]*Matrix{shard(r)}); err == nil {
+			t.Errorf("row %+v merged", r)
+		}
 	}
 }
