@@ -1,8 +1,6 @@
 package installer
 
 import (
-	"context"
-
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 )
 
@@ -42,8 +40,6 @@ type kindError = kinds.Error
 func errorf(kind error, format string, args ...any) error {
 	return kinds.Errorf(kind, format, args...)
 }
-
-func stopped(ctx context.Context) error { return kinds.Stopped(ctx) }
 
 // Sentinels added for hostile downloads and shared state (appended: other
 // areas add theirs below too).
