@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/config"
 )
 
 // README fits its readers (issue 22): short, naming the two commands,
@@ -119,6 +121,25 @@ func TestSnippetsNameWhatATagPublishes(t *testing.T) {
 	for _, want := range []string{`tags: ["v[0-9]+.[0-9]+.[0-9]+"`, `.github/release/build.sh "$RUNNER_TEMP/bin" "$TAG"`, `"$RUNNER_TEMP"/bin/*`, `push --force origin "$commit:refs/tags/$major"`} {
 		if !strings.Contains(wf, want) {
 			t.Errorf("release.yml no longer has %s", want)
+		}
+	}
+}
+
+// Every ACP_* variable developers.md documents, but the one naming the
+// file itself, is a key of the config file (issue 22: "keys mirror the
+// ACP_* variables").
+func TestConfigKeysMirrorTheVariables(t *testing.T) {
+	names := regexp.MustCompile("`ACP_([A-Z_]+)`").FindAllStringSubmatch(read(t, "developers.md"), -1)
+	if len(names) < 5 {
+		t.Fatalf("developers.md names %d ACP_* variables: has its table moved?", len(names))
+	}
+	for _, m := range names {
+		key := strings.ToLower(m[1])
+		if key == "config" {
+			continue
+		}
+		if !slices.Contains(config.Keys, key) {
+			t.Errorf("ACP_%s is documented but the config file has no key %q (internal/config.Keys)", m[1], key)
 		}
 	}
 }

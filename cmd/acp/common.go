@@ -194,9 +194,9 @@ func (g *globalOpts) newInstaller() (*installer.Installer, error) {
 		CacheDir: cache,
 		// Zero for commands without the flag: the installer's default.
 		InstallTimeout: g.installTimeout,
-		ManageRuntimes: os.Getenv(installer.EnvManagedRuntimes) != "0",
-		NodeMirror:     os.Getenv(installer.EnvNodeMirror),
-		UVMirror:       os.Getenv(installer.EnvUVMirror),
+		ManageRuntimes: g.getenv(installer.EnvManagedRuntimes) != "0",
+		NodeMirror:     g.getenv(installer.EnvNodeMirror),
+		UVMirror:       g.getenv(installer.EnvUVMirror),
 		Debug:          g.debugHook(),
 	}, nil
 }

@@ -103,7 +103,7 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 		}
 	}
 
-	runnerChecks(ctx, add)
+	runnerChecks(ctx, g.getenv(installer.EnvManagedRuntimes) != "0", add)
 
 	if d, err := g.dataDir(); err != nil {
 		add("data dir", statusFail, err.Error())
@@ -168,7 +168,7 @@ var runLifetime = map[bool]string{
 
 // runnerChecks are the node, npm and uv lines: each one's version, or
 // that it is missing and how to get it.
-func runnerChecks(ctx context.Context, add func(name, status, detail string)) {
+func runnerChecks(ctx context.Context, managed bool, add func(name, status, detail string)) {
 	for _, r := range []struct{ name, hint string }{
 		{"node", "npx agents need Node.js: install it from https://nodejs.org"},
 		{"npm", "npx agents need npm, which comes with Node.js: https://nodejs.org"},
@@ -176,7 +176,7 @@ func runnerChecks(ctx context.Context, add func(name, status, detail string)) {
 	} {
 		if v, err := programVersion(ctx, r.name); err != nil {
 			hint := r.hint
-			if os.Getenv(installer.EnvManagedRuntimes) != "0" {
+			if managed {
 				hint = "acp installs its own when an agent needs it (" + installer.EnvManagedRuntimes + "=0 turns that off); or " + hint
 			}
 			add(r.name, statusWarn, err.Error()+": "+hint)

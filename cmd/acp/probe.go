@@ -72,7 +72,7 @@ func probeAgent(ctx context.Context, g *globalOpts, id string, ro resolveOpts, t
 	if timeout <= 0 {
 		return nil, nil, cli.Usagef("--timeout must be positive, e.g. 30s")
 	}
-	limits, err := acplaunch.ResolveLimits(os.Getenv(acplaunch.LimitsEnv), limitsFlag)
+	limits, err := acplaunch.ResolveLimits(g.getenv(acplaunch.LimitsEnv), limitsFlag)
 	if err != nil {
 		return nil, nil, &cli.UsageError{Err: err}
 	}
