@@ -62,8 +62,9 @@ trap cleanup EXIT
 log() { echo "bench: $*" >&2; }
 
 log "building (agents $agents, archive $mb MB, $rounds rounds, $(nproc 2>/dev/null || sysctl -n hw.ncpu) cores)"
-# Built as the release binaries are (.github/release/build.sh): static, no cgo.
-CGO_ENABLED=0 go build -trimpath -o "$work/bin/" ./cmd/acp ./cmd/acp-registry ./bench/measure ./bench/floor ./bench/reader ./bench/genregistry ./bench/fixture
+# Built as the release binaries are (.github/release/build.sh): static, no
+# cgo, -trimpath, stripped (-s -w), the references with the same flags.
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/bin/" ./cmd/acp ./cmd/acp-registry ./bench/measure ./bench/floor ./bench/reader ./bench/genregistry ./bench/fixture
 export PATH="$work/bin:$PATH"
 hasher=sha256sum
 command -v sha256sum >/dev/null || hasher="shasum -a 256" # macOS

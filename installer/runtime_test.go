@@ -14,8 +14,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/Masterminds/semver/v3"
-
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -325,7 +323,7 @@ func TestEngineRanges(t *testing.T) {
 		{"not a range", "1.0.0", true}, // npm only warns about what it cannot read
 	}
 	for _, c := range cases {
-		v, err := semver.NewVersion(c.v)
+		v, err := registry.ParseVersion(c.v)
 		if err != nil {
 			t.Fatal(err)
 		}

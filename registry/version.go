@@ -1,11 +1,8 @@
 package registry
 
 import (
-	"fmt"
 	"regexp"
 	"sync"
-
-	"github.com/Masterminds/semver/v3"
 )
 
 // Compiled on first use: nothing heavy at package init (acp pays it on
@@ -23,21 +20,10 @@ var leadingZeroRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCom
 // HasLeadingZero reports a numeric part such as "01" in "2026.10.01".
 func HasLeadingZero(v string) bool { return leadingZeroRe().MatchString(v) }
 
-// ParseVersion parses a version with semver, tolerating a leading "v",
-// shorter forms ("1.2" is 1.2.0) and leading zeros. It rejects anything
-// that is not a version at all, including four-part versions.
-func ParseVersion(v string) (*semver.Version, error) {
-	sv, err := semver.NewVersion(v)
-	if err != nil {
-		return nil, fmt.Errorf("%q is not a semantic version: %w", v, err)
-	}
-	return sv, nil
-}
-
 // SameVersion compares two versions as semantic versions; unparsable ones
 // are compared as strings.
 func SameVersion(a, b string) bool {
-	// Nearly every call compares two plain release versions; semver's
+	// Nearly every call compares two plain release versions; the semver
 	// parser (a regular expression) costs more than the rest of a
 	// manifest's checks.
 	if x, ok := plainVersion(a); ok {
