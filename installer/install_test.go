@@ -18,8 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mholt/archives"
-
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -342,11 +340,8 @@ func TestDownloadFailuresLeaveNothing(t *testing.T) {
 	})
 	t.Run("unsupported format", func(t *testing.T) {
 		// tar.xz: a real archive format the registry does not accept.
-		var buf bytes.Buffer
-		w, _ := (archives.Xz{}).OpenWriter(&buf)
-		w.Write(makeTar(t, []entry{exe("agent", agentScript)}, ""))
-		w.Close()
-		url := srv.add("/a.tar.xz", buf.Bytes())
+		xz := compressWith(t, "xz", makeTar(t, []entry{exe("agent", agentScript)}, ""))
+		url := srv.add("/a.tar.xz", xz)
 		err := try(url, "", Limits{})
 		if !errors.Is(err, ErrUnsupportedArchive) || !strings.Contains(err.Error(), "tar.xz") {
 			t.Errorf("err = %v", err)

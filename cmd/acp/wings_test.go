@@ -24,6 +24,7 @@ func TestEditorWingLinksNoMaintainerPackage(t *testing.T) {
 		// mholt/archives registers every format it knows at init: acp
 		// would start xz, zstd, brotli, lz4, 7z and rar readers (and
 		// expvar) to extract zip, tar.gz and tar.bz2 (installer/extract.go).
+		// The module no longer requires it (docs/decisions.md).
 		"github.com/mholt/archives", "github.com/klauspost/compress", "github.com/ulikunitz/xz",
 		"github.com/bodgit/sevenzip", "github.com/andybalholm/brotli", "expvar",
 		// Masterminds/semver compiles six regular expressions at init
