@@ -19,12 +19,20 @@ import (
 // is up at the TCP level and dead above it (a captive portal, a dropped
 // proxy, a firewall that swallows packets after the handshake).
 func blackhole(t *testing.T) (addr string, accepted *atomic.Int32) {
+	addr, accepted, _ = blackholeInOrder(t)
+	return addr, accepted
+}
+
+// blackholeInOrder is blackhole that also sends each accepted
+// connection's remote address, in the order accepted.
+func blackholeInOrder(t *testing.T) (addr string, accepted *atomic.Int32, order <-chan string) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	accepted = &atomic.Int32{}
+	peers := make(chan string, 1024)
 	var conns []net.Conn
 	done := make(chan struct{})
 	go func() {
@@ -35,6 +43,7 @@ func blackhole(t *testing.T) (addr string, accepted *atomic.Int32) {
 				return
 			}
 			accepted.Add(1)
+			peers <- c.RemoteAddr().String()
 			conns = append(conns, c) // held open, never answered
 		}
 	}()
@@ -45,7 +54,28 @@ func blackhole(t *testing.T) (addr string, accepted *atomic.Int32) {
 			c.Close()
 		}
 	})
-	return l.Addr().String(), accepted
+	return l.Addr().String(), accepted, peers
+}
+
+// acceptedBefore connects to addr and returns how many connections the
+// listener accepted before this one: the listener accepts in the order
+// connections were made, so a connection made before this call is counted
+// once its turn comes, and no sleep has to guess when that is.
+func acceptedBefore(t *testing.T, addr string, order <-chan string) int {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	n := 0
+	for peer := range order {
+		if peer == c.LocalAddr().String() {
+			return n
+		}
+		n++
+	}
+	return n
 }
 
 // budgetOpts are Options with a budget short enough for a test; the
@@ -76,7 +106,7 @@ func TestDeadNetworkCostsOneBudgetThenNothing(t *testing.T) {
 		{"proxy connect", "https", true, "no connection within 500ms"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			addr, accepted := blackhole(t)
+			addr, accepted, order := blackholeInOrder(t)
 			var stderr bytes.Buffer
 			o := budgetOpts(t, &stderr)
 			o.DefaultURL = c.scheme + "://" + addr + "/registry.json"
@@ -109,9 +139,8 @@ func TestDeadNetworkCostsOneBudgetThenNothing(t *testing.T) {
 			if _, origin, err := Load(context.Background(), o); err != nil || origin != OriginEmbedded {
 				t.Fatalf("second Load = %s, %v", origin, err)
 			}
-			time.Sleep(50 * time.Millisecond) // let a stray accept land
-			if accepted.Load() != before {
-				t.Fatal("the second load tried the network again")
+			if n := acceptedBefore(t, addr, order); n != int(before) {
+				t.Fatalf("the second load tried the network again (%d connections, %d before it)", n, before)
 			}
 			if !strings.Contains(stderr.String(), "the next attempt is in") || strings.Count(stderr.String(), "\n") != 1 {
 				t.Fatalf("second stderr = %q", stderr.String())
