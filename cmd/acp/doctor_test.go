@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 // writeInstall puts a finished install (its files and receipt.json) under
@@ -34,9 +34,6 @@ func writeInstall(t *testing.T, home string, r installer.Receipt, files map[stri
 // asks for is a warning, an install whose command was deleted a failure
 // with the repair, in text and JSON.
 func TestDoctorChecksInstalls(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake node is a shell script")
-	}
 	home := t.TempDir()
 	t.Setenv("ACP_HOME", home)
 	t.Setenv("ACP_PLATFORM", "linux-x86_64")
@@ -44,9 +41,7 @@ func TestDoctorChecksInstalls(t *testing.T) {
 	// Only the fake node: no other node on PATH or in the usual places
 	// under HOME.
 	bin := filepath.Join(t.TempDir(), "v16.0.0", "bin")
-	os.MkdirAll(bin, 0o755)
-	node := filepath.Join(bin, "node")
-	os.WriteFile(node, []byte("#!/bin/sh\necho v16.0.0\n"), 0o755)
+	node := testkit.LinkSelf(t, filepath.Join(bin, "node")) // answers v16.0.0 (faketools_test.go)
 	t.Setenv("PATH", bin)
 	t.Setenv("HOME", t.TempDir())
 
