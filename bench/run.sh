@@ -217,8 +217,9 @@ awk -F'\t' -v cases="${cases[*]}" '
 		ref["verify"] = "one 1 s agent"; ref["install"] = "curl|tee sha256sum|tar"
 		printf "%-9s %-24s %12s %12s %7s %9s %18s\n", "case", "reference", "ours ms", "ref ms", "ratio", "cpu ratio", "peak RSS ours/ref"
 		for (i = 1; i <= nc; i++) {
-			x = cs[i]; o = median(x " ours"); f = median(x " ref"); co = cpu(x " ours"); cf = cpu(x " ref")
-			printf "%-9s %-24s %12.1f %12.1f %6.2fx %8.2fx %8.1f/%-6.1f MiB\n", x, ref[x], o, f, o / f, cf > 0 ? co / cf : 0, rss[x " ours"] / 1024, rss[x " ref"] / 1024
+			x = cs[i]; o = median(x " ours"); f = median(x " ref"); cr = cpu(x " ref")
+			cr = (cr > 0) ? cpu(x " ours") / cr : 0
+			printf "%-9s %-24s %12.1f %12.1f %6.2fx %8.2fx %8.1f/%-6.1f MiB\n", x, ref[x], o, f, o / f, cr, rss[x " ours"] / 1024, rss[x " ref"] / 1024
 		}
 		if (count["build ours"] && count["validate ours"]) printf "%-9s %-24s %12.1f %12.1f %6.2fx\n", "build", "validate (ours)", median("build ours"), median("validate ours"), median("build ours") / median("validate ours")
 		if (count["verify ours"] && count["verify ten"]) printf "%-9s %-24s %12.1f %12.1f %6.2fx %8.1f/%-6.1f MiB\n", "verify", "ten agents, sh &", median("verify ours"), median("verify ten"), median("verify ours") / median("verify ten"), rss["verify ours"] / 1024, rss["verify ten"] / 1024
