@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"os/exec"
@@ -69,16 +70,23 @@ func TestForcedInstallRefusesARunningAgent(t *testing.T) {
 	}
 	srv := newServer(t)
 	in := newInstaller(t)
-	r := installScript(t, in, srv, "1.0.0", "#!/bin/sh\nsleep 30\n")
+	r := installScript(t, in, srv, "1.0.0", "#!/bin/sh\necho running\nsleep 30\n")
 	agent := exec.Command(r.Launch.Command)
+	out, err := agent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := agent.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { agent.Process.Kill(); agent.Wait() }()
-	time.Sleep(100 * time.Millisecond) // let sh start
+	// sh runs the script once it says so (it holds the file open).
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "running\n" {
+		t.Fatalf("the agent did not start: %q %v", line, err)
+	}
 	body := makeTar(t, []entry{exe("agent", agentScript)}, "gz")
 	m := binaryManifest("demo", "1.0.0", srv.add("/new.tgz", body), "agent", sha(body))
-	_, _, err := in.Install(context.Background(), Request{Agent: m, Force: true})
+	_, _, err = in.Install(context.Background(), Request{Agent: m, Force: true})
 	if !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), "demo 1.0.0 is in use by process ") {
 		t.Errorf("forced install of a running version: %v", err)
 	}
