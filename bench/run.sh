@@ -2,7 +2,9 @@
 # bench/run.sh: our commands against the least a program doing the same job
 # can do, run interleaved in one run (ours, reference, ours, reference, …)
 # so both see the same machine load, and printed as ratios of medians with
-# peak RSS. Issue 11 names the references:
+# peak RSS, and the ratio of CPU time (user + system), which a shared
+# machine's load moves less than the wall time. Issue 11 names the
+# references:
 #
 #   validate  acp-registry validate --skip-urls, N generated agents
 #             vs bench/floor (read every agent.json and icon.svg, decode
@@ -34,7 +36,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 agents=5000 mb=200 rounds=5 use_corpus=false
-cases=(validate build resolve verify install)
+# resolve first: it times a 2 ms process start, which the memory state
+# after build's thousands of files makes slower (more so than the reader's).
+cases=(resolve validate build verify install)
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) agents=300 mb=20 rounds=3 ;;
@@ -44,7 +48,7 @@ while [ $# -gt 0 ]; do
 	--mb) mb=$2 && shift ;;
 	--cases) read -r -a cases <<<"$2" && shift ;;
 	*)
-		echo "usage: bench/run.sh [--quick] [--corpus] [--rounds N] [--agents N] [--mb N] [--cases \"validate build resolve verify install\"]" >&2
+		echo "usage: bench/run.sh [--quick] [--corpus] [--rounds N] [--agents N] [--mb N] [--cases \"resolve validate build verify install\"]" >&2
 		exit 2
 		;;
 	esac
@@ -70,8 +74,9 @@ trap cleanup EXIT
 log() { echo "bench: $*" >&2; }
 
 log "building (agents $agents, archive $mb MB, $rounds rounds, $(nproc 2>/dev/null || sysctl -n hw.ncpu) cores)"
-# Built as the release binaries are (.github/release/build.sh): static, no cgo.
-CGO_ENABLED=0 go build -trimpath -o "$work/bin/" ./cmd/acp ./cmd/acp-registry ./bench/measure ./bench/floor ./bench/reader ./bench/genregistry ./bench/fixture
+# Built as the release binaries are (.github/release/build.sh): static, no
+# cgo, -trimpath, stripped (-s -w), the references with the same flags.
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/bin/" ./cmd/acp ./cmd/acp-registry ./bench/measure ./bench/floor ./bench/reader ./bench/genregistry ./bench/fixture
 export PATH="$work/bin:$PATH"
 hasher=sha256sum
 command -v sha256sum >/dev/null || hasher="shasum -a 256" # macOS
@@ -157,6 +162,11 @@ receipt=$(find "$work/home" -name receipt.json | head -n 1)
 }
 init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}'
 
+# The fixtures were just written: on a disk file system their write-back
+# would run under the first rounds and slow whichever side it meets. A
+# user's registry was written long before validate reads it.
+sync
+
 # --- the cases --------------------------------------------------------------
 results=$work/results.tsv
 m() { # label cmd...
@@ -213,10 +223,12 @@ done
 load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*averages*: //')
 echo "$(uname -sm), $(nproc 2>/dev/null || sysctl -n hw.ncpu) cores, load $load; $agents agents, $mb MB archive; medians of $rounds interleaved rounds"
 awk -F'\t' -v cases="${cases[*]}" '
-	{ split($1, k, " "); n = ++count[$1]; t[$1, n] = $2; if ($3 > rss[$1]) rss[$1] = $3 }
-	function median(label,   i, j, n, tmp, v) {
+	{ split($1, k, " "); n = ++count[$1]; t[$1, n] = $2; c[$1, n] = $4; if ($3 > rss[$1]) rss[$1] = $3 }
+	function median(label) { return med(label, 0) }
+	function cpu(label) { return med(label, 1) }
+	function med(label, ofcpu,   i, j, n, tmp, v) {
 		n = count[label]
-		for (i = 1; i <= n; i++) v[i] = t[label, i]
+		for (i = 1; i <= n; i++) v[i] = ofcpu ? c[label, i] : t[label, i]
 		for (i = 2; i <= n; i++) { tmp = v[i]; for (j = i - 1; j >= 1 && v[j] > tmp; j--) v[j + 1] = v[j]; v[j + 1] = tmp }
 		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 	}
@@ -224,10 +236,11 @@ awk -F'\t' -v cases="${cases[*]}" '
 		nc = split(cases, cs, " ")
 		ref["validate"] = "floor"; ref["build"] = "floor"; ref["resolve"] = "JSON reader"
 		ref["verify"] = "one 1 s agent"; ref["install"] = "curl|tee sha256sum|tar"
-		printf "%-9s %-24s %12s %12s %7s %18s\n", "case", "reference", "ours ms", "ref ms", "ratio", "peak RSS ours/ref"
+		printf "%-9s %-24s %12s %12s %7s %9s %18s\n", "case", "reference", "ours ms", "ref ms", "ratio", "cpu ratio", "peak RSS ours/ref"
 		for (i = 1; i <= nc; i++) {
-			c = cs[i]; o = median(c " ours"); f = median(c " ref")
-			printf "%-9s %-24s %12.1f %12.1f %6.2fx %8.1f/%-6.1f MiB\n", c, ref[c], o, f, o / f, rss[c " ours"] / 1024, rss[c " ref"] / 1024
+			x = cs[i]; o = median(x " ours"); f = median(x " ref"); cr = cpu(x " ref")
+			cr = (cr > 0) ? cpu(x " ours") / cr : 0
+			printf "%-9s %-24s %12.1f %12.1f %6.2fx %8.2fx %8.1f/%-6.1f MiB\n", x, ref[x], o, f, o / f, cr, rss[x " ours"] / 1024, rss[x " ref"] / 1024
 		}
 		if (count["build ours"] && count["validate ours"]) printf "%-9s %-24s %12.1f %12.1f %6.2fx\n", "build", "validate (ours)", median("build ours"), median("validate ours"), median("build ours") / median("validate ours")
 		if (count["verify ours"] && count["verify ten"]) printf "%-9s %-24s %12.1f %12.1f %6.2fx %8.1f/%-6.1f MiB\n", "verify", "ten agents, sh &", median("verify ours"), median("verify ten"), median("verify ours") / median("verify ten"), rss["verify ours"] / 1024, rss["verify ten"] / 1024

@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -43,24 +44,30 @@ func TestGCKeepsAVersionARunningAgentUses(t *testing.T) {
 	}
 	srv := newServer(t)
 	in := newInstaller(t)
-	old := installScript(t, in, srv, "1.0.0", "#!/bin/sh\nsleep 30\necho done\n")
+	old := installScript(t, in, srv, "1.0.0", "#!/bin/sh\necho running\nsleep 30\necho done\n")
 	installScript(t, in, srv, "2.0.0", agentScript)
 	cwdUser := installScript(t, in, srv, "1.5.0", agentScript)
 	installScript(t, in, srv, "2.5.0", agentScript) // kept for rollback
 	installScript(t, in, srv, "3.0.0", agentScript) // current
 	agent := exec.Command(old.Launch.Command)
+	out, err := agent.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := agent.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	// sh runs the script once it says so (it holds the file open).
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "running\n" {
+		t.Fatalf("the agent did not start: %q %v", line, err)
+	}
 	sleeper := exec.Command("sleep", "30")
 	sleeper.Dir = filepath.Join(cwdUser.Dir, "lib")
 	if err := sleeper.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sleeper.Process.Kill(); sleeper.Wait() })
-	// No wait: Start returns once sh runs the script (exec is done),
-	// and /proc shows its command line and working folder from then on.
 
 	rep, err := in.GCAll(context.Background())
 	if err != nil {

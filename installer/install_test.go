@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 	"net"
 	"net/http"
 	"os"
@@ -18,8 +19,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/mholt/archives"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -343,11 +342,8 @@ func TestDownloadFailuresLeaveNothing(t *testing.T) {
 	})
 	t.Run("unsupported format", func(t *testing.T) {
 		// tar.xz: a real archive format the registry does not accept.
-		var buf bytes.Buffer
-		w, _ := (archives.Xz{}).OpenWriter(&buf)
-		w.Write(makeTar(t, []entry{exe("agent", agentScript)}, ""))
-		w.Close()
-		url := srv.add("/a.tar.xz", buf.Bytes())
+		xz := testarchive.CompressWith(t, "xz", makeTar(t, []entry{exe("agent", agentScript)}, ""))
+		url := srv.add("/a.tar.xz", xz)
 		err := try(url, "", Limits{})
 		if !errors.Is(err, ErrUnsupportedArchive) || !strings.Contains(err.Error(), "tar.xz") {
 			t.Errorf("err = %v", err)

@@ -62,7 +62,9 @@ type rawIndex struct {
 // registry lists a few dozen agents.
 const MaxIndexAgents = 10_000
 
-var errTooManyAgents = fmt.Errorf("registry index lists more than %d agents: it is not an agent registry (the public one lists a few dozen)", MaxIndexAgents)
+// Not fmt.Errorf: acp links this package, and formatting at init costs
+// every start (issue 23). A test checks the number.
+var errTooManyAgents = errors.New("registry index lists more than 10000 agents: it is not an agent registry (the public one lists a few dozen)")
 
 // rawAgents is the agents list, counted as it is read so that an index
 // past MaxIndexAgents is refused before its agents are kept.

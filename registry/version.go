@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-
-	"github.com/Masterminds/semver/v3"
 )
 
 // Compiled on first use: nothing heavy at package init (acp pays it on
@@ -24,19 +22,6 @@ var leadingZeroRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCom
 // HasLeadingZero reports a numeric part such as "01" in "2026.10.01".
 func HasLeadingZero(v string) bool { return leadingZeroRe().MatchString(v) }
 
-// ParseVersion parses a version with semver, tolerating a leading "v",
-// shorter forms ("1.2" is 1.2.0) and leading zeros. It rejects anything
-// that is not a version at all, including four-part versions.
-func ParseVersion(v string) (*semver.Version, error) {
-	if err := CheckVersionSize(v); err != nil {
-		return nil, err
-	}
-	sv, err := semver.NewVersion(v)
-	if err != nil {
-		return nil, fmt.Errorf("%q is not a semantic version: %w", v, err)
-	}
-	return sv, nil
-}
 
 // MaxVersionPart is the largest major, minor or patch npm accepts
 // (JavaScript's Number.MAX_SAFE_INTEGER, 2^53-1).
@@ -157,7 +142,7 @@ func CompareVersions(a, b string) (c int, ok bool) {
 // SameVersion compares two versions as semantic versions; unparsable ones
 // are compared as strings.
 func SameVersion(a, b string) bool {
-	// Nearly every call compares two plain release versions; semver's
+	// Nearly every call compares two plain release versions; the semver
 	// parser (a regular expression) costs more than the rest of a
 	// manifest's checks.
 	if x, ok := plainVersion(a); ok {

@@ -13,8 +13,6 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 
-	"github.com/Masterminds/semver/v3"
-
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -317,9 +315,9 @@ func npmHasVersion(p *remote.Packument, v string) bool {
 	if _, ok := p.DistTags[v]; ok {
 		return true
 	}
-	if sv, err := semver.NewVersion(v); err == nil {
+	if sv, err := registry.ParseVersion(v); err == nil {
 		for k := range p.Versions {
-			if kv, err := semver.NewVersion(k); err == nil && kv.Equal(sv) {
+			if kv, err := registry.ParseVersion(k); err == nil && kv.Equal(sv) {
 				return true
 			}
 		}
@@ -328,12 +326,12 @@ func npmHasVersion(p *remote.Packument, v string) bool {
 			return false
 		}
 	}
-	cons, err := semver.NewConstraint(v)
+	cons, err := registry.ParseRange(v)
 	if err != nil {
 		return false
 	}
 	for k := range p.Versions {
-		if kv, err := semver.NewVersion(k); err == nil && cons.Check(kv) {
+		if kv, err := registry.ParseVersion(k); err == nil && cons.Check(kv) {
 			return true
 		}
 	}

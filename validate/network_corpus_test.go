@@ -68,6 +68,8 @@ func BenchmarkNetworkCorpus(b *testing.B) {
 			}
 			wait := func() {
 				if latency > 0 {
+					// The fake's round trip: what the benchmark measures
+					// concurrency against, not a guess at timing.
 					time.Sleep(latency)
 				}
 			}

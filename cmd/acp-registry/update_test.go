@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The update command's JSON and exit codes against a fake npm registry.
@@ -101,11 +100,27 @@ func TestUpdateCommandPathErrors(t *testing.T) {
 		t.Errorf("unknown agent: %d %q", code, errb.String())
 	}
 
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	// Interrupted while a request is in flight: cancelled once the
+	// server has it.
+	arrived := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case arrived <- struct{}{}:
+		default:
+		}
+		<-r.Context().Done()
+	}))
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	errb.Reset()
-	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	go func() {
+		select {
+		case <-arrived:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	code = run(ctx, []string{"update", root, "--npm-registry", srv.URL + "/"}, strings.NewReader(""), &out, &errb)
 	if code != 1 || !strings.Contains(errb.String(), "interrupted (context canceled); no manifest was changed") || strings.Contains(errb.String(), "update solo") {
 		t.Errorf("interrupted: %d %q", code, errb.String())

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 // writeInstall puts a finished install (its files and receipt.json) under
@@ -35,9 +35,6 @@ func writeInstall(t *testing.T, home string, r installer.Receipt, files map[stri
 // asks for is a warning, an install whose command was deleted a failure
 // with the repair, in text and JSON.
 func TestDoctorChecksInstalls(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake node is a shell script")
-	}
 	home := t.TempDir()
 	t.Setenv("ACP_HOME", home)
 	t.Setenv("ACP_PLATFORM", "linux-x86_64")
@@ -45,9 +42,7 @@ func TestDoctorChecksInstalls(t *testing.T) {
 	// Only the fake node: no other node on PATH or in the usual places
 	// under HOME.
 	bin := filepath.Join(t.TempDir(), "v16.0.0", "bin")
-	os.MkdirAll(bin, 0o755)
-	node := filepath.Join(bin, "node")
-	os.WriteFile(node, []byte("#!/bin/sh\necho v16.0.0\n"), 0o755)
+	node := testkit.LinkSelf(t, filepath.Join(bin, "node")) // answers v16.0.0 (faketools_test.go)
 	t.Setenv("PATH", bin)
 	t.Setenv("HOME", t.TempDir())
 
@@ -102,19 +97,15 @@ func TestDoctorChecksInstalls(t *testing.T) {
 // doctor lists the runtimes acp brought, with the installs that use
 // them; gc removes the one no install uses.
 func TestDoctorListsManagedRuntimes(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake node is a shell script")
-	}
 	home := t.TempDir()
 	t.Setenv("ACP_HOME", home)
 	t.Setenv("ACP_OFFLINE", "1")
 	t.Setenv("HOME", t.TempDir())
-	used := filepath.Join(home, "runtimes", "node", "v99.1.0", "bin", "node")
-	os.MkdirAll(filepath.Dir(used), 0o755)
-	os.WriteFile(used, []byte("#!/bin/sh\necho v99.1.0\n"), 0o755)
+	// The test binary answers as node v99.1.0 there (faketools_test.go).
+	used := testkit.LinkSelf(t, filepath.Join(home, "runtimes", "node", "v99.1.0", "bin", "node"))
 	unused := filepath.Join(home, "runtimes", "uv", "0.10.10")
 	os.MkdirAll(unused, 0o755)
-	os.WriteFile(filepath.Join(unused, "uv"), []byte("#!/bin/sh\n"), 0o755)
+	os.WriteFile(filepath.Join(unused, "uv"), nil, 0o755) // never run
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(unused, old, old)
 	fi, _ := os.Stat(used)

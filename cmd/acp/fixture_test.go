@@ -33,10 +33,13 @@ type registryServer struct {
 	files    map[string][]byte
 	mode     string // "ok", "corrupt", or an HTTP status such as "500"
 	requests map[string]int
+	// requested is signalled (without blocking) on every request, for
+	// tests that wait for one (waitFor).
+	requested chan struct{}
 }
 
 func newRegistryServer() (*registryServer, error) {
-	r := &registryServer{files: map[string][]byte{}, requests: map[string]int{}, mode: "ok"}
+	r := &registryServer{files: map[string][]byte{}, requests: map[string]int{}, mode: "ok", requested: make(chan struct{}, 1)}
 	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
 	if err := r.publish("1.2.0"); err != nil {
 		r.srv.Close()
@@ -53,6 +56,7 @@ func (r *registryServer) serve(w http.ResponseWriter, req *http.Request) {
 	index, mode := r.index, r.mode
 	file, ok := r.files[req.URL.Path]
 	r.mu.Unlock()
+	wake(r.requested)
 	if req.URL.Path != "/registry.json" {
 		if !ok {
 			http.NotFound(w, req)

@@ -18,7 +18,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/registry/source"
 )
 
-func main() { os.Exit(cli.Main(program)) }
+func main() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
 const prog = "acp"
 
@@ -34,6 +34,9 @@ var program = cli.Program{
 
 // run is the whole program; tests call it directly and through testscript.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if quickResolve(ctx, args, cli.Streams{In: stdin, Out: stdout, Err: stderr}) {
+		return 0
+	}
 	return program.Run(ctx, args, stdin, stdout, stderr)
 }
 

@@ -4,23 +4,18 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 // --install-timeout stops an npm install that stalls (a registry that
 // never answers npm): install-failed at once, not after npm's own minutes.
 func TestInstallTimeoutFlag(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the stalling npm is a shell script")
-	}
 	bin := t.TempDir()
-	npm := "#!/bin/sh\nexec sleep 30\n"
-	if err := os.WriteFile(filepath.Join(bin, "npm"), []byte(npm), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testkit.LinkSelf(t, filepath.Join(bin, "npm")) // stalls (faketools_test.go)
 	reg := filepath.Join(t.TempDir(), "stall")
 	if err := os.MkdirAll(reg, 0o755); err != nil {
 		t.Fatal(err)

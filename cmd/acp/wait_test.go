@@ -107,14 +107,37 @@ func startAcp(t *testing.T, env []string, args ...string) (*exec.Cmd, *bytes.Buf
 }
 
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written chan struct{} // signalled on every write (waitFor)
 }
 
 func (b *syncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.written == nil {
+		b.written = make(chan struct{}, 1)
+	}
+	defer wake(b.written)
 	return b.b.Write(p)
+}
+
+// changed is signalled after each write.
+func (b *syncBuffer) changed() <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.written == nil {
+		b.written = make(chan struct{}, 1)
+	}
+	return b.written
+}
+
+// wake wakes a waiter on c without blocking: c holds one pending wake-up.
+func wake(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
 }
 
 func (b *syncBuffer) String() string {
@@ -123,15 +146,18 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// waitFor polls cond for up to 10 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
+// waitFor checks cond each time changed is signalled, until it holds;
+// 10 s without it fails the test.
+func waitFor(t *testing.T, what string, changed <-chan struct{}, cond func() bool) {
 	t.Helper()
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if cond() {
-			return
+	timeout := time.After(10 * time.Second)
+	for !cond() {
+		select {
+		case <-changed:
+		case <-timeout:
+			t.Fatalf("timed out waiting for %s", what)
 		}
 	}
-	t.Fatalf("timed out waiting for %s", what)
 }
 
 // waitExit waits up to d for c and returns its exit status.
@@ -168,7 +194,7 @@ func TestInterruptEndsWaits(t *testing.T) {
 
 	t.Run("lock, once", func(t *testing.T) {
 		c, stdout, stderr := startAcp(t, nil, "resolve", "fake", "--json")
-		waitFor(t, "the wait on the lock to be said", func() bool { return strings.Contains(stderr.String(), "waiting for another acp") })
+		waitFor(t, "the wait on the lock to be said", stderr.changed(), func() bool { return strings.Contains(stderr.String(), "waiting for another acp") })
 		c.Process.Signal(os.Interrupt)
 		code := waitExit(t, c, 5*time.Second)
 		if code != cli.ExitFailure || !strings.Contains(stdout.String(), `"code": "interrupted"`) || !strings.Contains(stderr.String(), "interrupt signal received") {
@@ -177,7 +203,7 @@ func TestInterruptEndsWaits(t *testing.T) {
 	})
 	t.Run("lock, twice", func(t *testing.T) {
 		c, _, stderr := startAcp(t, nil, "install", "fake")
-		waitFor(t, "the wait on the lock to be said", func() bool { return strings.Contains(stderr.String(), "waiting for another acp") })
+		waitFor(t, "the wait on the lock to be said", stderr.changed(), func() bool { return strings.Contains(stderr.String(), "waiting for another acp") })
 		c.Process.Signal(os.Interrupt)
 		c.Process.Signal(os.Interrupt)
 		if code := waitExit(t, c, 5*time.Second); !endedByInterrupt(c, code) {
@@ -189,7 +215,7 @@ func TestInterruptEndsWaits(t *testing.T) {
 		before := r.hits("/registry.json")
 		// No cache and the full 10 s budget: only Ctrl-C ends it early.
 		c, _, stderr := startAcp(t, []string{"ACP_HOME=" + t.TempDir()}, "list")
-		waitFor(t, "the registry request", func() bool { return r.hits("/registry.json") > before })
+		waitFor(t, "the registry request", r.requested, func() bool { return r.hits("/registry.json") > before })
 		start := time.Now()
 		c.Process.Signal(os.Interrupt)
 		c.Process.Signal(os.Interrupt)

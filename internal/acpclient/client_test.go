@@ -48,8 +48,9 @@ func TestCallMatchesByID(t *testing.T) {
 		io.WriteString(out, `{"jsonrpc":"2.0","id":5,"method":"fs/read_text_file","params":{}}`+"\n")
 		line, _ := in.ReadString('\n')
 		refused <- line
+		// One line in two writes: an io.Pipe hands each write to its own
+		// reads, so the client sees the line arrive in two parts.
 		io.WriteString(out, `{"jsonrpc":"2.0","id":`+id+`,`)
-		time.Sleep(10 * time.Millisecond)
 		io.WriteString(out, `"result":{"ok":1}}`+"\r\n")
 		in.ReadString('\n') // hold the pipe open
 	})

@@ -27,11 +27,14 @@ func TestMain(m *testing.M) {
 					CatchInterrupts(cmd.Context())
 				}
 				fmt.Fprintln(s.Out, "ready")
+				<-cmd.Context().Done()
 				if mode != "stuck" {
-					<-cmd.Context().Done()
 					return fmt.Errorf("wait: %w", context.Cause(cmd.Context()))
 				}
-				time.Sleep(time.Hour)
+				// Says it saw the first Ctrl-C, and ignores it: the
+				// test sends the second after this line.
+				fmt.Fprintln(s.Out, "canceled")
+				time.Sleep(time.Hour) // the behaviour under test: a command that never returns
 				return nil
 			}}
 			if strings.HasPrefix(mode, "quick") {
@@ -47,6 +50,13 @@ func TestMain(m *testing.M) {
 
 // startProgram runs the test binary as mode and waits until it is ready.
 func startProgram(t *testing.T, mode string) (*exec.Cmd, *strings.Builder) {
+	c, stderr, _ := startProgramOut(t, mode)
+	return c, stderr
+}
+
+// startProgramOut is startProgram that also returns the program's stdout
+// after "ready".
+func startProgramOut(t *testing.T, mode string) (*exec.Cmd, *strings.Builder, *bufio.Reader) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("Windows has no SIGINT to send to a process")
@@ -63,10 +73,11 @@ func startProgram(t *testing.T, mode string) (*exec.Cmd, *strings.Builder) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Process.Kill() })
-	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
+	r := bufio.NewReader(out)
+	if line, err := r.ReadString('\n'); err != nil || line != "ready\n" {
 		t.Fatalf("the program did not start: %q %v", line, err)
 	}
-	return c, &stderr
+	return c, &stderr, r
 }
 
 // exited waits up to d for c to end and returns its exit status.
@@ -89,11 +100,15 @@ func exited(t *testing.T, c *exec.Cmd, d time.Duration) (int, bool) {
 // A command that ignores Ctrl-C keeps running after the first (which only
 // cancels its context); the second ends the process at once with 130.
 func TestSecondInterruptExits(t *testing.T) {
-	c, stderr := startProgram(t, "stuck")
+	c, stderr, out := startProgramOut(t, "stuck")
 	if err := c.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
+	// Two signals sent at once can arrive as one: the second goes once
+	// the first was seen.
+	if line, err := out.ReadString('\n'); err != nil || line != "canceled\n" {
+		t.Fatalf("the first Ctrl-C did not cancel the command: %q %v", line, err)
+	}
 	if err := c.Process.Signal(os.Interrupt); err != nil {
 		t.Fatalf("the program ended on the first Ctrl-C, before its command did: %v", err)
 	}

@@ -61,7 +61,7 @@ func TestNoFileIsNoConfig(t *testing.T) {
 // A broken file is a sentence naming the file, the place and the fix.
 func TestBrokenFileSaysWhereAndWhat(t *testing.T) {
 	for body, want := range map[string]string{
-		"{\n  \"regsitry\": \"x\"\n}": `config.json:2:3: unknown key "regsitry": use one of home, lock_wait, offline,`,
+		"{\n  \"regsitry\": \"x\"\n}": `config.json:2:3: unknown key "regsitry": use one of agent_limits, home, lock_wait, managed_runtimes, node_mirror, offline,`,
 		`{"lock_wait": 30}`:           `config.json:1:2: "lock_wait" must be a string or true/false`,
 		`{"offline": true,}`:          `config.json:1:17: trailing comma`,
 		`["offline"]`:                 `want a JSON object`,

@@ -49,3 +49,39 @@ func FuzzParseJSON(f *testing.F) {
 		checkLocate(t, data, v)
 	})
 }
+
+// FuzzTopMembers: a pointer to a member of the root object is answered
+// from what the parse recorded; the answer must be Locate's, duplicates,
+// whitespace and a BOM included.
+func FuzzTopMembers(f *testing.F) {
+	for _, seed := range []string{"{\"id\": \"a\", \"name\": 1}", "\xef\xbb\xbf {\n \"id\" :\n\t\"a\" , \"id\": 2}", `[{"id": 1}]`, `{"a": {"id": 1}, "id": [1]}`, `{}`, `{"a~b": 1, "a/b": 2, "": 3}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, x, _, _, err := ParseCount(data)
+		if err != nil {
+			return
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(bytes.TrimPrefix(data, BOM), &m) != nil {
+			return
+		}
+		for k := range m {
+			for _, key := range []bool{false, true} {
+				ptr := "/" + EscapePointer(k)
+				sp, ok := Locate(data, ptr)
+				wantLine, wantCol := 0, 0
+				if ok {
+					off := sp.Val
+					if key && sp.Key >= 0 {
+						off = sp.Key
+					}
+					wantLine, wantCol = LineCol(data, off)
+				}
+				if line, col := x.At(ptr, key); line != wantLine || col != wantCol {
+					t.Fatalf("At(%q, %v) = %d:%d, Locate says %d:%d in %q", ptr, key, line, col, wantLine, wantCol, data)
+				}
+			}
+		}
+	})
+}

@@ -38,11 +38,36 @@ type Span struct{ Key, Val int }
 // values with a problem need one, and recording all of them doubled the
 // cost of a run over a large registry.
 type Index struct {
-	data    []byte
+	data []byte
+	// top is where each member of the root object starts, in file order
+	// (a duplicate twice): recorded while parsing, it answers a pointer to
+	// a top-level member, which validate asks of every manifest ("/id"),
+	// without a second walk over the file.
+	top     []topMember
 	lookups int
 	// all records every pointer, built in one pass once a file needs many
 	// positions, so a hostile file with thousands of problems stays linear.
 	all map[string]Span
+}
+
+type topMember struct {
+	key  string
+	span Span
+}
+
+// topSpan answers a pointer to one member of the root object ("/id") from
+// what the parse recorded: the last member of that name wins, as in
+// Locate. ok is false for any other pointer.
+func (x *Index) topSpan(ptr string) (sp Span, found, ok bool) {
+	if x.top == nil || len(ptr) < 2 || ptr[0] != '/' || strings.ContainsAny(ptr[1:], "/~") {
+		return Span{}, false, false
+	}
+	for i := len(x.top) - 1; i >= 0; i-- {
+		if x.top[i].key == ptr[1:] {
+			return x.top[i].span, true, true
+		}
+	}
+	return Span{}, false, true
 }
 
 // Data is the document the index positions.
@@ -67,14 +92,18 @@ func (x *Index) At(ptr string, key bool) (line, col int) {
 	}
 	var sp Span
 	var ok bool
-	x.lookups++
-	if x.all == nil && x.lookups > manyLookups {
-		x.all = recordAll(x.data)
-	}
-	if x.all != nil {
-		sp, ok = x.all[ptr]
+	if top, found, known := x.topSpan(ptr); known {
+		sp, ok = top, found
 	} else {
-		sp, ok = Locate(x.data, ptr)
+		x.lookups++
+		if x.all == nil && x.lookups > manyLookups {
+			x.all = recordAll(x.data)
+		}
+		if x.all != nil {
+			sp, ok = x.all[ptr]
+		} else {
+			sp, ok = Locate(x.data, ptr)
+		}
 	}
 	if !ok {
 		return 0, 0
@@ -283,6 +312,11 @@ type scanner struct {
 	// keyOff is the key offset of the member being parsed, -1 otherwise.
 	rec    map[string]Span
 	keyOff int
+	// top receives the root object's members (Index.top); root is true
+	// until the root value starts, rootObj while that value is an object
+	// being entered.
+	top           []topMember
+	root, rootObj bool
 	// soft are the errors the scanner got past.
 	soft []*SyntaxError
 }
@@ -329,7 +363,7 @@ func Parse(data []byte) (any, *Index, []Dup, *SyntaxError) {
 
 // ParseCount is Parse that also returns how many values it parsed.
 func ParseCount(data []byte) (any, *Index, []Dup, int, *SyntaxError) {
-	s := &scanner{data: data}
+	s := &scanner{data: data, root: true}
 	if bytes.HasPrefix(data, BOM) {
 		s.i = len(BOM)
 	}
@@ -348,7 +382,11 @@ func ParseCount(data []byte) (any, *Index, []Dup, int, *SyntaxError) {
 		err = all[0]
 		err.More = all[1:]
 	}
-	return v, &Index{data: data}, s.dups, s.values, err
+	x := &Index{data: data}
+	if err == nil && s.top != nil {
+		x.top = s.top
+	}
+	return v, x, s.dups, s.values, err
 }
 
 func (s *scanner) errf(format string, args ...any) *SyntaxError {
@@ -384,6 +422,8 @@ func (s *scanner) value() (any, *SyntaxError) {
 		return nil, s.errf("unexpected end of file: the JSON is incomplete (a missing value, } or ]?)")
 	}
 	s.values++
+	s.rootObj = s.root && s.data[s.i] == '{'
+	s.root = false
 	if s.rec != nil {
 		s.rec[s.pathPointer()] = Span{Key: s.keyOff, Val: s.i}
 		s.keyOff = -1
@@ -423,6 +463,8 @@ func (s *scanner) object() (any, *SyntaxError) {
 		return nil, err
 	}
 	s.i++ // {
+	atRoot := s.rootObj
+	s.rootObj = false
 	obj := make(map[string]any, 8)
 	s.ws()
 	if s.i < len(s.data) && s.data[s.i] == '}' {
@@ -458,6 +500,10 @@ func (s *scanner) object() (any, *SyntaxError) {
 			return nil, s.errf("unexpected %s: expected ':' after the field name %q", s.what(), key)
 		}
 		s.i++
+		if atRoot {
+			s.ws()
+			s.top = append(s.top, topMember{key: key, span: Span{Key: keyOff, Val: s.i}})
+		}
 		s.path = append(s.path, pathStep{key: key, idx: -1})
 		s.keyOff = keyOff
 		v, err := s.value()

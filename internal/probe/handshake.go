@@ -41,7 +41,8 @@ type HandshakeOptions struct {
 // process exited.
 const exitGrace = time.Second
 
-// reapGrace bounds the wait for an agent whose stdout closed to be reaped:
+// reapGrace bounds the wait for an agent that closed its stdout (not one
+// whose output broke a limit, which goes on running) to be reaped:
 // it returns at the exit, so only an agent that closed stdout and lingers
 // pays it, while a loaded machine (a CI runner) may take more than a
 // second to report an exit that already happened (the matrix then said
@@ -147,7 +148,9 @@ func stop(out *Outcome, p *launch.Process, c *acpclient.Client) {
 	// that its own exit is told apart from the one Stop causes.
 	select {
 	case <-c.Done():
-		p.WaitExit(reapGrace)
+		if errors.Is(c.Err(), acpclient.ErrClosed) {
+			p.WaitExit(reapGrace)
+		}
 	default:
 	}
 	select {

@@ -103,13 +103,20 @@ func TestNewModes(t *testing.T) {
 }
 
 type lockedBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
+	mu      sync.Mutex
+	b       strings.Builder
+	written chan struct{} // when set, signalled on every write
 }
 
 func (l *lockedBuf) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.written != nil {
+		select { // wake a waiter without blocking the writer
+		case l.written <- struct{}{}:
+		default:
+		}
+	}
 	return l.b.Write(p)
 }
 
@@ -121,21 +128,30 @@ func (l *lockedBuf) String() string {
 
 // The spinner turns on its own while npm works, and stops when it is done.
 func TestTerminalTicks(t *testing.T) {
-	var out lockedBuf
+	out := lockedBuf{written: make(chan struct{}, 1)}
 	r := newTerminal(&out, time.Now, 2*time.Millisecond)
 	r.Phase("a", UV, "pkg")
-	deadline := time.Now().Add(5 * time.Second)
-	for strings.Count(out.String(), "\r\x1b[K") < 4 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	if n := strings.Count(out.String(), "\r\x1b[K"); n < 4 {
-		t.Fatalf("%d frames in 5s", n)
+	timeout := time.After(5 * time.Second)
+	for strings.Count(out.String(), "\r\x1b[K") < 4 {
+		select {
+		case <-out.written:
+		case <-timeout:
+			t.Fatalf("%d frames in 5s", strings.Count(out.String(), "\r\x1b[K"))
+		}
 	}
 	r.Phase("a", Done, "")
 	done := out.String()
-	time.Sleep(20 * time.Millisecond)
+	// A tick that fired before done takes the lock after it: it must not
+	// draw. That late tick, run here rather than waited for.
+	r.redraw()
 	if got := out.String(); got != done {
 		t.Errorf("drew after done: %q", got[len(done):])
+	}
+	r.mu.Lock()
+	stopped := r.stop == nil
+	r.mu.Unlock()
+	if !stopped {
+		t.Error("the ticker still runs after done")
 	}
 }
 

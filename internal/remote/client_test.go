@@ -358,6 +358,11 @@ func TestIsPublicIP(t *testing.T) {
 
 func TestMaxPerHost(t *testing.T) {
 	var cur, peak atomic.Int32
+	// The first requests wait until two are in flight, so the test sees
+	// the limit reached (and any request beyond it) without guessing how
+	// long a request must last to overlap another.
+	full := make(chan struct{})
+	var fill sync.Once
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v := cur.Add(1)
 		for {
@@ -366,7 +371,14 @@ func TestMaxPerHost(t *testing.T) {
 				break
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
+		if v == 2 {
+			fill.Do(func() { close(full) })
+		}
+		select {
+		case <-full:
+		case <-time.After(10 * time.Second):
+			t.Error("two requests were never in flight at once")
+		}
 		cur.Add(-1)
 	}))
 	defer srv.Close()
@@ -381,8 +393,8 @@ func TestMaxPerHost(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if peak.Load() > 2 {
-		t.Errorf("%d concurrent requests to one host, want at most 2", peak.Load())
+	if peak.Load() != 2 {
+		t.Errorf("%d concurrent requests to one host, want 2 (MaxPerHost)", peak.Load())
 	}
 }
 

@@ -1,5 +1,5 @@
 // Package testkit holds what several packages' tests share: where the
-// shared corpus lives, and a fake npm. (Archives are in testarchive, the
+// shared corpus lives, a fake npm, the test binary as a fake tool. (Archives are in testarchive, the
 // end-to-end gate in e2e.)
 package testkit
 
@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -102,4 +103,34 @@ env > "$2/env.txt"
 		t.Fatal(err)
 	}
 	return npm
+}
+
+// LinkSelf puts the running test binary at path (with ".exe" added on
+// Windows) and returns the path: a hard link, else a copy. A test package
+// whose init acts on the name it was started under (a fake node, a fake
+// npm) then has a Go helper process where a shell script would not run on
+// Windows.
+func LinkSelf(t testing.TB, path string) string {
+	t.Helper()
+	if runtime.GOOS == "windows" && !strings.HasSuffix(path, ".exe") {
+		path += ".exe"
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if os.Link(self, path) == nil {
+		return path
+	}
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

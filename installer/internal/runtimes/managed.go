@@ -5,13 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
-
-	"github.com/Masterminds/semver/v3"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
@@ -66,10 +65,10 @@ func NodeBuild(goos, goarch string) (plat, ext, key string, ok bool) {
 
 // pickNode is the newest release of the newest major line that satisfies
 // c and has a build under key, LTS lines first.
-func pickNode(rels []nodeRelease, c *semver.Constraints, key string) *semver.Version {
-	var best, bestLTS *semver.Version
+func pickNode(rels []nodeRelease, c *registry.Range, key string) *registry.Version {
+	var best, bestLTS *registry.Version
 	for _, r := range rels {
-		v, err := semver.NewVersion(r.Version)
+		v, err := registry.ParseVersion(r.Version)
 		if err != nil || v.Prerelease() != "" || !satisfiesEngine(c, v) || !hasFile(r.Files, key) {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +13,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/Masterminds/semver/v3"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
@@ -28,14 +27,14 @@ type Runtime = store.Runtime
 type nodeProbe struct {
 	size    int64
 	modTime time.Time
-	version *semver.Version
+	version *registry.Version
 	err     error
 }
 
 // NodeFound is one node on this machine.
 type NodeFound struct {
 	Path    string
-	Version *semver.Version
+	Version *registry.Version
 	size    int64
 	modTime time.Time
 }
@@ -170,9 +169,9 @@ func (h *Host) probeNode(ctx context.Context, path string) (NodeFound, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	out, err := askVersion(ctx, path, append(os.Environ(), "NODE_OPTIONS="), 256)
-	var v *semver.Version
+	var v *registry.Version
 	if err == nil {
-		v, err = semver.NewVersion(out)
+		v, err = registry.ParseVersion(out)
 		if err != nil {
 			err = fmt.Errorf("%s --version answered %q", path, out)
 		}
@@ -272,21 +271,21 @@ func (h *Host) Nodes(ctx context.Context) ([]NodeFound, []string) {
 }
 
 // engineConstraint reads engines.node with npm's range syntax (which
-// Masterminds/semver shares: ||, space-separated comparators, ^, ~, x). An
+// registry.ParseRange reads: ||, space-separated comparators, ^, ~, x). An
 // empty or unreadable range asks for nothing: npm, too, only warns.
-func engineConstraint(requires string) *semver.Constraints {
+func engineConstraint(requires string) *registry.Range {
 	r := strings.TrimSpace(requires)
 	if r == "" || r == "*" {
 		return nil
 	}
-	c, err := semver.NewConstraint(r)
+	c, err := registry.ParseRange(r)
 	if err != nil {
 		return nil
 	}
 	return c
 }
 
-func satisfiesEngine(c *semver.Constraints, v *semver.Version) bool {
+func satisfiesEngine(c *registry.Range, v *registry.Version) bool {
 	if c == nil {
 		return true
 	}
@@ -296,7 +295,7 @@ func satisfiesEngine(c *semver.Constraints, v *semver.Version) bool {
 	// A node pre-release (v23.0.0-nightly) is judged by its release, as
 	// npm does with includePrerelease.
 	if v.Prerelease() != "" {
-		r, err := semver.NewVersion(fmt.Sprintf("%d.%d.%d", v.Major(), v.Minor(), v.Patch()))
+		r, err := registry.ParseVersion(fmt.Sprintf("%d.%d.%d", v.Major(), v.Minor(), v.Patch()))
 		return err == nil && c.Check(r)
 	}
 	return false
@@ -310,7 +309,7 @@ func satisfiesEngine(c *semver.Constraints, v *semver.Version) bool {
 func (h *Host) FindNode(ctx context.Context, id, pkg, requires string, recorded *Runtime) (*Runtime, string, error) {
 	c := engineConstraint(requires)
 	if recorded != nil && recorded.Path != "" {
-		if v, err := semver.NewVersion(recorded.Version); err == nil {
+		if v, err := registry.ParseVersion(recorded.Version); err == nil {
 			if h.Node == "" && satisfiesEngine(c, v) {
 				if fi, err := os.Stat(recorded.Path); err == nil && fi.Size() == recorded.Size && fi.ModTime().Equal(recorded.ModTime) {
 					r := *recorded

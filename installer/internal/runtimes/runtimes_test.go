@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/Masterminds/semver/v3"
-
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -35,7 +33,7 @@ func TestEngineRanges(t *testing.T) {
 		{"not a range", "1.0.0", true}, // npm only warns about what it cannot read
 	}
 	for _, c := range cases {
-		v, err := semver.NewVersion(c.v)
+		v, err := registry.ParseVersion(c.v)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,8 +18,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/Masterminds/semver/v3"
-
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
@@ -254,7 +252,7 @@ func ExactPackage(k registry.Kind, spec string) (registry.PackageSpec, error) {
 	case p.Version == "":
 		return p, fmt.Errorf("%s package %q names no version: the registry pins one (name@X.Y.Z)", k, spec)
 	case k == registry.KindNpx:
-		if _, err := semver.StrictNewVersion(p.Version); err != nil {
+		if _, err := registry.ParseStrictVersion(p.Version); err != nil {
 			return p, fmt.Errorf("npx package %q: %q is not one exact version (X.Y.Z)", spec, p.Version)
 		}
 	default:

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/Masterminds/semver/v3"
-
 	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -67,7 +65,7 @@ func pypiLatest(ctx context.Context, rc *remote.Client, name string) (string, er
 	if err != nil {
 		return "", err
 	}
-	var best *semver.Version
+	var best *registry.Version
 	bestRaw := ""
 	for raw, files := range p.Releases {
 		live := false

@@ -183,8 +183,8 @@ func TestRunBoundsInstalls(t *testing.T) {
 	if err != nil || rep.Summary.Skip != 200 {
 		t.Fatalf("err %v, summary %+v", err, rep.Summary)
 	}
-	if most > DefaultInstallJobs || most < 2 {
-		t.Errorf("%d installs ran at once, want between 2 and %d", most, DefaultInstallJobs)
+	if most != DefaultInstallJobs {
+		t.Errorf("%d installs ran at once, want %d", most, DefaultInstallJobs)
 	}
 }
 
