@@ -22,7 +22,6 @@ var leadingZeroRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCom
 // HasLeadingZero reports a numeric part such as "01" in "2026.10.01".
 func HasLeadingZero(v string) bool { return leadingZeroRe().MatchString(v) }
 
-
 // MaxVersionPart is the largest major, minor or patch npm accepts
 // (JavaScript's Number.MAX_SAFE_INTEGER, 2^53-1).
 const MaxVersionPart = "9007199254740991"
