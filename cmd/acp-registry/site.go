@@ -46,7 +46,7 @@ invalid (nothing written), 1 the output or --matrix could not be written or
 read, 2 bad usage (no --out, a REGISTRY without agents, or an --out that is
 the registry, the current folder, or a folder of other files).`,
 		Example: `  acp-registry site --out site --skip-urls
-  acp-registry site --out site --matrix protocol-matrix.json agents --json`,
+  acp-registry site --out site --matrix .protocol-matrix/latest.json agents --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runSite(c.Context(), s, args, f)
