@@ -123,6 +123,13 @@ func (c *checker) manifest(r *AgentResult, data []byte, dirName string) {
 		r.declaredID = true
 	}
 
+	c.judge(root, nvalues, dirName)
+}
+
+// judge applies the rules and the schemas to a parsed manifest: a
+// semantic rule or a placeholder that judged a value says more than the
+// schema about the same value, so only it is kept.
+func (c *checker) judge(root map[string]any, nvalues int, dirName string) {
 	var schema []schemaFinding
 	switch {
 	case nvalues > maxSchemaValues:
@@ -217,34 +224,7 @@ func (c *checker) rules(root map[string]any, dirName string) {
 	}
 
 	if id, ok := root["id"].(string); ok {
-		if !registry.ValidID(id) {
-			hint := ""
-			if s := registry.Slug(id); s != "" && registry.ValidID(s) {
-				hint = fmt.Sprintf(" (e.g. %q)", s)
-			}
-			c.add("/id", false, RuleIDFormat, SeverityError,
-				"id %q must match ^[a-z][a-z0-9-]*$: use lowercase letters, digits and hyphens, starting with a letter%s", id, hint)
-		} else if registry.WindowsDeviceName(id) {
-			c.add("/id", false, RuleIDFormat, SeverityError,
-				"id %q is a device name on Windows, which cannot have a folder or file of that name (agents/%s/, %s.svg): choose another id", id, id, id)
-		}
-		if dirName != "" && id != dirName {
-			// Suggest only renames that lead to a valid id: "rename the
-			// folder to ../x" would be harmful advice.
-			var fix string
-			switch idOK, dirOK := registry.ValidID(id), registry.ValidID(dirName); {
-			case idOK && dirOK:
-				fix = fmt.Sprintf("rename the folder to %q or set \"id\" to %q", id, dirName)
-			case idOK:
-				fix = fmt.Sprintf("rename the folder to %q", id)
-			case dirOK:
-				fix = fmt.Sprintf("set \"id\" to %q", dirName)
-			default:
-				fix = "choose a valid id, then use it both as \"id\" and as the folder name"
-			}
-			c.add("/id", false, RuleIDDirMismatch, SeverityError,
-				"id %q differs from its folder name %q: %s", id, dirName, fix)
-		}
+		c.id(id, dirName)
 	}
 
 	version, _ := root["version"].(string)
@@ -269,26 +249,66 @@ func (c *checker) rules(root map[string]any, dirName string) {
 	}
 
 	if d, ok := root["distribution"].(map[string]any); ok {
-		_, hasB := d["binary"]
-		_, hasN := d["npx"]
-		_, hasU := d["uvx"]
-		if !hasB && !hasN && !hasU {
-			c.add("/distribution", false, RuleDistributionEmpty, SeverityError,
-				"\"distribution\" has none of binary, npx, uvx: add at least one way to launch the agent")
-		}
-		if b, ok := d["binary"].(map[string]any); ok {
-			c.binary(b, version)
-		}
-		for _, k := range []registry.Kind{registry.KindNpx, registry.KindUvx} {
-			if p, ok := d[string(k)].(map[string]any); ok {
-				c.pkg(k, "/distribution/"+string(k), p, version, RulePackageVersionMismatch, `"version"`)
-			}
-		}
+		c.distribution(d, version)
 	}
 
 	if pv, ok := root["preview"].(map[string]any); ok {
 		c.preview(pv)
 	}
+}
+
+// id judges the manifest's id and its folder's name.
+func (c *checker) id(id, dirName string) {
+	if !registry.ValidID(id) {
+		hint := ""
+		if s := registry.Slug(id); s != "" && registry.ValidID(s) {
+			hint = fmt.Sprintf(" (e.g. %q)", s)
+		}
+		c.add("/id", false, RuleIDFormat, SeverityError,
+			"id %q must match ^[a-z][a-z0-9-]*$: use lowercase letters, digits and hyphens, starting with a letter%s", id, hint)
+	} else if registry.WindowsDeviceName(id) {
+		c.add("/id", false, RuleIDFormat, SeverityError,
+			"id %q is a device name on Windows, which cannot have a folder or file of that name (agents/%s/, %s.svg): choose another id", id, id, id)
+	}
+	if dirName != "" && id != dirName {
+		// Suggest only renames that lead to a valid id: "rename the
+		// folder to ../x" would be harmful advice.
+		var fix string
+		switch idOK, dirOK := registry.ValidID(id), registry.ValidID(dirName); {
+		case idOK && dirOK:
+			fix = fmt.Sprintf("rename the folder to %q or set \"id\" to %q", id, dirName)
+		case idOK:
+			fix = fmt.Sprintf("rename the folder to %q", id)
+		case dirOK:
+			fix = fmt.Sprintf("set \"id\" to %q", dirName)
+		default:
+			fix = "choose a valid id, then use it both as \"id\" and as the folder name"
+		}
+		c.add("/id", false, RuleIDDirMismatch, SeverityError,
+			"id %q differs from its folder name %q: %s", id, dirName, fix)
+	}
+
+}
+
+// distribution judges "distribution": at least one kind, each kind's
+// fields against the manifest's version.
+func (c *checker) distribution(d map[string]any, version string) {
+	_, hasB := d["binary"]
+	_, hasN := d["npx"]
+	_, hasU := d["uvx"]
+	if !hasB && !hasN && !hasU {
+		c.add("/distribution", false, RuleDistributionEmpty, SeverityError,
+			"\"distribution\" has none of binary, npx, uvx: add at least one way to launch the agent")
+	}
+	if b, ok := d["binary"].(map[string]any); ok {
+		c.binary(b, version)
+	}
+	for _, k := range []registry.Kind{registry.KindNpx, registry.KindUvx} {
+		if p, ok := d[string(k)].(map[string]any); ok {
+			c.pkg(k, "/distribution/"+string(k), p, version, RulePackageVersionMismatch, `"version"`)
+		}
+	}
+
 }
 
 var prereleaseCoreRe = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+[-+]`)
