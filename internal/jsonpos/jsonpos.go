@@ -489,32 +489,10 @@ func (s *scanner) object() (any, *SyntaxError) {
 		if s.data[s.i] != '"' {
 			return nil, s.errf("unexpected %s: expected a field name in double quotes", s.what())
 		}
-		keyOff := s.i
-		kv, err := s.str()
+		key, err := s.member(obj, atRoot)
 		if err != nil {
 			return nil, err
 		}
-		key := kv.(string)
-		s.ws()
-		if s.i >= len(s.data) || s.data[s.i] != ':' {
-			return nil, s.errf("unexpected %s: expected ':' after the field name %q", s.what(), key)
-		}
-		s.i++
-		if atRoot {
-			s.ws()
-			s.top = append(s.top, topMember{key: key, span: Span{Key: keyOff, Val: s.i}})
-		}
-		s.path = append(s.path, pathStep{key: key, idx: -1})
-		s.keyOff = keyOff
-		v, err := s.value()
-		s.path = s.path[:len(s.path)-1]
-		if err != nil {
-			return nil, err
-		}
-		if _, dup := obj[key]; dup {
-			s.dups = append(s.dups, Dup{Ptr: s.pointer(key), Key: key, Off: keyOff})
-		}
-		obj[key] = v
 		s.ws()
 		if s.i >= len(s.data) {
 			return nil, s.errf("unexpected end of file inside an object: add the missing }")
@@ -540,6 +518,38 @@ func (s *scanner) object() (any, *SyntaxError) {
 			return nil, s.errf("unexpected %s after the value of %q: expected ',' or '}' (a missing comma?)", s.what(), key)
 		}
 	}
+}
+
+// member reads one "key": value of an object into obj (a repeated key is
+// noted in dups), recording where the root object's members start.
+func (s *scanner) member(obj map[string]any, atRoot bool) (string, *SyntaxError) {
+	keyOff := s.i
+	kv, err := s.str()
+	if err != nil {
+		return "", err
+	}
+	key := kv.(string)
+	s.ws()
+	if s.i >= len(s.data) || s.data[s.i] != ':' {
+		return "", s.errf("unexpected %s: expected ':' after the field name %q", s.what(), key)
+	}
+	s.i++
+	if atRoot {
+		s.ws()
+		s.top = append(s.top, topMember{key: key, span: Span{Key: keyOff, Val: s.i}})
+	}
+	s.path = append(s.path, pathStep{key: key, idx: -1})
+	s.keyOff = keyOff
+	v, err := s.value()
+	s.path = s.path[:len(s.path)-1]
+	if err != nil {
+		return "", err
+	}
+	if _, dup := obj[key]; dup {
+		s.dups = append(s.dups, Dup{Ptr: s.pointer(key), Key: key, Off: keyOff})
+	}
+	obj[key] = v
+	return key, nil
 }
 
 // extraCommas gets past commas that follow the one just read (",," is a
