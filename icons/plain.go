@@ -121,21 +121,10 @@ func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
 		}
 		return out[stack[len(stack)-1]].space
 	}
-	i := 0
-	for _, d := range plainDeclarations {
-		if bytes.HasPrefix(data, []byte(d)) {
-			i = len(d)
-			break
-		}
-	}
-	for i < len(data) {
+	for i := plainDeclarationEnd(data); i < len(data); {
 		off := i
 		if data[i] != '<' {
-			i = len(data)
-			if j := bytes.IndexByte(data[off:], '<'); j >= 0 {
-				i = off + j
-			}
-			if text := data[off:i]; bytes.IndexByte(text, '&') >= 0 || bytes.Contains(text, []byte("]]>")) {
+			if i, ok = plainTextEnd(data, off); !ok {
 				return nil, false
 			}
 			out = append(out, plainToken{kind: plainText, off: off, end: i})
@@ -144,33 +133,22 @@ func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
 		i++
 		if i < len(data) && data[i] == '/' {
 			// An end tag: </name, optional white space, >.
-			i++
-			n := plainName(data[i:])
-			if n == 0 || len(stack) == 0 {
+			if len(stack) == 0 {
 				return nil, false
 			}
-			open := out[stack[len(stack)-1]]
-			if !bytes.Equal(data[open.name:open.nameEnd], data[i:i+n]) {
+			tok, ok := plainEndTag(data, i+1, off, out[stack[len(stack)-1]])
+			if !ok {
 				return nil, false
 			}
-			name := i
-			i = skipSpace(data, i+n)
-			if i >= len(data) || data[i] != '>' {
-				return nil, false
-			}
-			i++
-			out = append(out, plainToken{kind: plainEnd, name: name, nameEnd: name + n, space: open.space, off: off, end: i})
+			i = tok.end
+			out = append(out, tok)
 			stack = stack[:len(stack)-1]
 			continue
 		}
 		if bytes.HasPrefix(data[i:], []byte("!--")) {
-			// encoding/xml ends a comment at the first "--", which must
-			// be followed by '>'.
-			k := bytes.Index(data[i+3:], []byte("--"))
-			if k < 0 || i+3+k+2 >= len(data) || data[i+3+k+2] != '>' {
+			if i, ok = plainCommentEnd(data, i); !ok {
 				return nil, false
 			}
-			i += 3 + k + 3
 			continue
 		}
 		n := plainName(data[i:])
@@ -180,56 +158,10 @@ func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
 		name := i
 		i += n
 		first := len(attrs)
-		ns := space()
-		empty := false
-		for {
-			j := skipSpace(data, i)
-			if j >= len(data) {
-				return nil, false
-			}
-			if data[j] == '>' {
-				i = j + 1
-				break
-			}
-			if data[j] == '/' {
-				if j+1 >= len(data) || data[j+1] != '>' {
-					return nil, false
-				}
-				i, empty = j+2, true
-				break
-			}
-			if j == i {
-				return nil, false // no white space before the attribute
-			}
-			aname := j
-			n := plainName(data[j:])
-			if n == 0 {
-				return nil, false
-			}
-			j = skipSpace(data, j+n)
-			if j >= len(data) || data[j] != '=' {
-				return nil, false
-			}
-			j = skipSpace(data, j+1)
-			if j >= len(data) || (data[j] != '"' && data[j] != '\'') {
-				return nil, false
-			}
-			q := data[j]
-			j++
-			vstart := j
-			k := bytes.IndexByte(data[j:], q)
-			if k < 0 {
-				return nil, false
-			}
-			j += k
-			if value := data[vstart:j]; bytes.IndexByte(value, '<') >= 0 || bytes.IndexByte(value, '&') >= 0 {
-				return nil, false
-			}
-			if string(data[aname:aname+n]) == "xmlns" {
-				ns = len(attrs)
-			}
-			attrs = append(attrs, plainAttr{name: aname, nameEnd: aname + n, value: vstart, valueEnd: j})
-			i = j + 1
+		var empty bool
+		var ns int
+		if i, attrs, ns, empty, ok = plainAttrs(data, i, attrs, space()); !ok {
+			return nil, false
 		}
 		stack = append(stack, len(out))
 		out = append(out, plainToken{kind: plainStart, name: name, nameEnd: name + n, space: ns, attrs: first, attrsEnd: len(attrs), off: off, end: i})
@@ -244,6 +176,108 @@ func plainTokens(data []byte, buf *plainBuf) (toks []plainToken, ok bool) {
 		return nil, false // encoding/xml says "unexpected EOF"
 	}
 	return out, true
+}
+
+// plainDeclarationEnd is where the XML declaration data starts with ends
+// (one of plainDeclarations), or 0.
+func plainDeclarationEnd(data []byte) int {
+	for _, d := range plainDeclarations {
+		if bytes.HasPrefix(data, []byte(d)) {
+			return len(d)
+		}
+	}
+	return 0
+}
+
+// plainTextEnd is where character data from off ends (the next '<' or
+// the end); ok is false for what encoding/xml reads otherwise (& and ]]>).
+func plainTextEnd(data []byte, off int) (int, bool) {
+	i := len(data)
+	if j := bytes.IndexByte(data[off:], '<'); j >= 0 {
+		i = off + j
+	}
+	text := data[off:i]
+	return i, bytes.IndexByte(text, '&') < 0 && !bytes.Contains(text, []byte("]]>"))
+}
+
+// plainCommentEnd is the end of the comment whose "!--" is at i:
+// encoding/xml ends a comment at the first "--", which must be followed by
+// '>'.
+func plainCommentEnd(data []byte, i int) (int, bool) {
+	k := bytes.Index(data[i+3:], []byte("--"))
+	if k < 0 || i+3+k+2 >= len(data) || data[i+3+k+2] != '>' {
+		return 0, false
+	}
+	return i + 3 + k + 3, true
+}
+
+// plainEndTag reads the rest of an end tag from i (after "</"), which
+// must close open; off is where the tag began.
+func plainEndTag(data []byte, i, off int, open plainToken) (plainToken, bool) {
+	n := plainName(data[i:])
+	if n == 0 || !bytes.Equal(data[open.name:open.nameEnd], data[i:i+n]) {
+		return plainToken{}, false
+	}
+	name := i
+	i = skipSpace(data, i+n)
+	if i >= len(data) || data[i] != '>' {
+		return plainToken{}, false
+	}
+	return plainToken{kind: plainEnd, name: name, nameEnd: name + n, space: open.space, off: off, end: i + 1}, true
+}
+
+// plainAttrs reads a start tag's attributes from i (after its name) up to
+// and including its > or />, appending them to attrs; ns is the index of
+// the attribute that sets the element's namespace (the parent's until an
+// xmlns says otherwise).
+func plainAttrs(data []byte, i int, attrs []plainAttr, ns int) (next int, _ []plainAttr, _ int, empty, ok bool) {
+	for {
+		j := skipSpace(data, i)
+		if j >= len(data) {
+			return 0, attrs, ns, false, false
+		}
+		if data[j] == '>' {
+			return j + 1, attrs, ns, false, true
+		}
+		if data[j] == '/' {
+			if j+1 >= len(data) || data[j+1] != '>' {
+				return 0, attrs, ns, false, false
+			}
+			return j + 2, attrs, ns, true, true
+		}
+		if j == i {
+			return 0, attrs, ns, false, false // no white space before the attribute
+		}
+		aname := j
+		n := plainName(data[j:])
+		if n == 0 {
+			return 0, attrs, ns, false, false
+		}
+		j = skipSpace(data, j+n)
+		if j >= len(data) || data[j] != '=' {
+			return 0, attrs, ns, false, false
+		}
+		j = skipSpace(data, j+1)
+		if j >= len(data) || (data[j] != '"' && data[j] != '\'') {
+			return 0, attrs, ns, false, false
+		}
+		q := data[j]
+		j++
+		vstart := j
+		k := bytes.IndexByte(data[j:], q)
+		if k < 0 {
+			return 0, attrs, ns, false, false
+		}
+		j += k
+		if value := data[vstart:j]; bytes.IndexByte(value, '<') >= 0 || bytes.IndexByte(value, '&') >= 0 {
+			return 0, attrs, ns, false, false
+		}
+		if string(data[aname:aname+n]) == "xmlns" {
+			ns = len(attrs)
+		}
+		attrs = append(attrs, plainAttr{name: aname, nameEnd: aname + n, value: vstart, valueEnd: j})
+		i = j + 1
+	}
 }
 
 // plainDeclarations are the XML declarations plainTokens reads: those
