@@ -156,23 +156,23 @@ func TestRunBoundsInstalls(t *testing.T) {
 	}
 	var mu sync.Mutex
 	running, most := 0, 0
-	// The first installs wait until two run at once, so that overlap is
-	// certain where it is allowed; the bound only ends a wait that a
-	// one-at-a-time Run would make forever.
-	two := make(chan struct{})
-	var twoOnce sync.Once
+	// The first installs wait until the pool is full, so the test sees
+	// the bound reached (and any install beyond it) without guessing
+	// how long an install must last to overlap another.
+	full := make(chan struct{})
+	var fill sync.Once
 	install := func(ctx context.Context, m *registry.Manifest, kind registry.Kind, dir string) (launch.Spec, error) {
 		mu.Lock()
 		running++
 		most = max(most, running)
-		if running >= 2 {
-			twoOnce.Do(func() { close(two) })
+		if running == DefaultInstallJobs {
+			fill.Do(func() { close(full) })
 		}
 		mu.Unlock()
 		select {
-		case <-two:
-		case <-time.After(5 * time.Second):
-			twoOnce.Do(func() { close(two) })
+		case <-full:
+		case <-time.After(10 * time.Second):
+			t.Errorf("the pool never held %d installs at once", DefaultInstallJobs)
 		}
 		mu.Lock()
 		running--
