@@ -77,7 +77,7 @@ func TestSymlinkThatCannotBeCreated(t *testing.T) {
 	// final NUL, so ENAMETOOLONG on Unix; a privilege error on most
 	// Windows machines).
 	long := strings.Repeat("x", MaxName)
-	body := makeTar(t, []entry{exe("agent", agentScript), {name: "lib", typ: tar.TypeSymlink, link: long}}, "")
+	body := makeTar(t, []entry{exe("agent", agentScript), {Name: "lib", Type: tar.TypeSymlink, Link: long}}, "")
 	p := filepath.Join(t.TempDir(), "a.tar")
 	os.WriteFile(p, body, 0o644)
 	err = Extract(context.Background(), p, filepath.Join(t.TempDir(), "x"), Limits{})
