@@ -22,6 +22,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 // nodeMirror serves nodejs.org's /dist layout on loopback: index.json,
@@ -185,7 +186,7 @@ func TestManagedNodeWhenNoneIsHere(t *testing.T) {
 // warns (the machine's npm installs).
 func TestManagedNodeOverAnOldOne(t *testing.T) {
 	home, toolEnv := fakeHome(t)
-	old := fakeNode(t, filepath.Join(home, ".nvm/versions/node/v90.0.0/bin/node"))
+	old := testkit.LinkSelf(t, filepath.Join(home, ".nvm/versions/node/v90.0.0/bin/node"))
 	mirror := newNodeMirror(t, map[string][]byte{"v95.1.0": fakeNodeBuild(t, "v95.1.0", "#!/bin/sh\nexit 1\n")}, map[string]bool{"v95.1.0": true}, false)
 	// nvm's layout: npm beside node.
 	if err := os.Symlink(shapedNPM(t, claudeShaped(">=95"), ""), filepath.Join(filepath.Dir(old), "npm")); err != nil {
