@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -51,24 +49,5 @@ func TestE2EClaudeAgentWithoutPath(t *testing.T) {
 	if !filepath.IsAbs(spec.Command) || filepath.Base(spec.Command) != "node" {
 		t.Fatalf("command %q is not an absolute node", spec.Command)
 	}
-	cmd := exec.CommandContext(ctx, spec.Command, spec.Args...)
-	cmd.Env = []string{"PATH=/nonexistent", "HOME=" + t.TempDir()}
-	cmd.Dir = t.TempDir()
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	c := acpclient.New(stdin, stdout, stderr, acpclient.Options{})
-	ictx, icancel := context.WithTimeout(ctx, 60*time.Second)
-	defer icancel()
-	res, err := c.Initialize(ictx, acpclient.Implementation{Name: "acp-registry-go-e2e", Version: "0"})
-	if err != nil {
-		t.Fatalf("initialize: %v\nstderr: %s", err, c.StderrTail())
-	}
-	if res.AgentInfo == nil || res.AgentInfo.Name == "" {
-		t.Errorf("initialize answered without agentInfo: %+v", res)
-	}
+	initializeAt(ctx, t, spec)
 }

@@ -20,7 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -235,28 +234,10 @@ func TestE2EManagedNode(t *testing.T) {
 	})
 }
 
-// initializeAt starts spec with PATH=/nonexistent and expects an
-// initialize answer.
+// initializeAt gives the agent a minute to answer initialize without PATH.
 func initializeAt(ctx context.Context, t *testing.T, spec *LaunchSpec) {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, spec.Command, spec.Args...)
-	cmd.Env = []string{"PATH=/nonexistent", "HOME=" + t.TempDir()}
-	cmd.Dir = t.TempDir()
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	c := acpclient.New(stdin, stdout, stderr, acpclient.Options{})
 	ictx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	res, err := c.Initialize(ictx, acpclient.Implementation{Name: "acp-registry-go-e2e", Version: "0"})
-	if err != nil {
-		t.Fatalf("initialize: %v\nstderr: %s", err, c.StderrTail())
-	}
-	if res.AgentInfo == nil || res.AgentInfo.Name == "" {
-		t.Errorf("initialize answered without agentInfo: %+v", res)
-	}
+	e2e.InitializeWithoutPath(ictx, t, spec.Command, spec.Args, nil)
 }

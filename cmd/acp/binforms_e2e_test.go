@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
-	"github.com/agentclientprotocol/acp-registry-go/internal/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
 )
 
@@ -86,31 +85,11 @@ func TestE2ENpmBinForms(t *testing.T) {
 	}
 }
 
-// initializeWithoutPath starts spec with PATH=/nonexistent and a fresh
-// HOME and expects an initialize answer.
+// initializeWithoutPath gives the agent 90 seconds to answer initialize
+// without PATH.
 func initializeWithoutPath(t *testing.T, spec installer.LaunchSpec) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, spec.Command, spec.Args...)
-	cmd.Env = []string{"PATH=/nonexistent", "HOME=" + t.TempDir()}
-	for k, v := range spec.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	cmd.Dir = t.TempDir()
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	c := acpclient.New(stdin, stdout, stderr, acpclient.Options{})
-	res, err := c.Initialize(ctx, acpclient.Implementation{Name: "acp-registry-go-e2e", Version: "0"})
-	if err != nil {
-		t.Fatalf("initialize with PATH=/nonexistent: %v\nstderr: %s", err, c.StderrTail())
-	}
-	if res.AgentInfo == nil || res.AgentInfo.Name == "" {
-		t.Errorf("initialize answered without agentInfo: %+v", res)
-	}
+	e2e.InitializeWithoutPath(ctx, t, spec.Command, spec.Args, spec.Env)
 }
