@@ -79,6 +79,12 @@ func (s *server) add(path string, body []byte) string {
 	return s.URL + path
 }
 
+func (s *server) addAll(files map[string][]byte) {
+	for path, body := range files {
+		s.add(path, body)
+	}
+}
+
 func (s *server) handle(path string, h http.HandlerFunc) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -90,6 +96,17 @@ func (s *server) count(path string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.hits[path]
+}
+
+// requests counts the requests for every path.
+func (s *server) requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.hits {
+		n += c
+	}
+	return n
 }
 
 // noRunners finds no node, npm or uv.

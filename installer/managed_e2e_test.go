@@ -10,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,15 +127,8 @@ func officialMirror(t *testing.T, archive []byte, bad bool) string {
 		"/" + v + "/SHASUMS256.txt": []byte(hex.EncodeToString(sum[:]) + "  " + name + "\n"),
 		"/" + v + "/" + name:        archive,
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		data, ok := files[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Write(data)
-	}))
-	t.Cleanup(srv.Close)
+	srv := newServer(t)
+	srv.addAll(files)
 	return srv.URL + "/"
 }
 

@@ -9,14 +9,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,21 +22,16 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
-// nodeMirror serves nodejs.org's /dist layout on loopback: index.json,
+// newNodeMirror serves nodejs.org's /dist layout on loopback: index.json,
 // vX/SHASUMS256.txt and vX/<archive> for each archive given (version ->
 // archive bytes); lts names the LTS versions. It counts requests.
-type nodeMirror struct {
-	*httptest.Server
-	hits atomic.Int64
-}
-
-func newNodeMirror(t *testing.T, archives map[string][]byte, lts map[string]bool, badSum bool) *nodeMirror {
+func newNodeMirror(t *testing.T, archives map[string][]byte, lts map[string]bool, badSum bool) *server {
 	t.Helper()
 	plat, ext, key, ok := runtimes.NodeBuild(runtime.GOOS, runtime.GOARCH)
 	if !ok {
 		t.Skip("no official Node.js build for this platform")
 	}
-	m := &nodeMirror{}
+	m := newServer(t)
 	files := map[string][]byte{}
 	var index []string
 	for v, data := range archives {
@@ -57,16 +49,7 @@ func newNodeMirror(t *testing.T, archives map[string][]byte, lts map[string]bool
 		index = append(index, fmt.Sprintf(`{"version":%q,"files":[%q,"src"],"lts":%s}`, v, key, l))
 	}
 	files["/index.json"] = []byte("[" + strings.Join(index, ",") + "]")
-	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		m.hits.Add(1)
-		data, ok := files[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Write(data)
-	}))
-	t.Cleanup(m.Close)
+	m.addAll(files)
 	return m
 }
 
@@ -159,9 +142,9 @@ func TestManagedNodeWhenNoneIsHere(t *testing.T) {
 	}
 
 	// A resolve of the installed agent asks the mirror nothing.
-	before := mirror.hits.Load()
-	if _, err := in.Resolve(context.Background(), Request{Agent: claudeManifest()}, InstallIfMissing); err != nil || mirror.hits.Load() != before {
-		t.Errorf("resolve again: %v, %d requests", err, mirror.hits.Load()-before)
+	before := mirror.requests()
+	if _, err := in.Resolve(context.Background(), Request{Agent: claudeManifest()}, InstallIfMissing); err != nil || mirror.requests() != before {
+		t.Errorf("resolve again: %v, %d requests", err, mirror.requests()-before)
 	}
 
 	// gc keeps the runtime while an install uses it, removes it after.
@@ -239,8 +222,8 @@ func TestManagedNodeOffline(t *testing.T) {
 	in := managedInstaller(t, mirror.URL, toolEnv)
 	in.Offline = true
 	_, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()})
-	if !errors.Is(err, ErrRuntimeMissing) || mirror.hits.Load() != 0 {
-		t.Fatalf("offline without a runtime: %v, %d requests", err, mirror.hits.Load())
+	if !errors.Is(err, ErrRuntimeMissing) || mirror.requests() != 0 {
+		t.Fatalf("offline without a runtime: %v, %d requests", err, mirror.requests())
 	}
 	in.Offline = false
 	if _, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()}); err != nil {
@@ -250,9 +233,9 @@ func TestManagedNodeOffline(t *testing.T) {
 		t.Fatal(err)
 	}
 	in.Offline = true
-	hits := mirror.hits.Load()
+	hits := mirror.requests()
 	r, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()})
-	if err != nil || !r.Runtime.Managed || mirror.hits.Load() != hits {
-		t.Errorf("offline with the runtime present: %+v %v, %d requests", r, err, mirror.hits.Load()-hits)
+	if err != nil || !r.Runtime.Managed || mirror.requests() != hits {
+		t.Errorf("offline with the runtime present: %+v %v, %d requests", r, err, mirror.requests()-hits)
 	}
 }
