@@ -1,9 +1,6 @@
 package installer
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -19,6 +16,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
@@ -64,19 +62,10 @@ func fakeNodeBuild(t *testing.T, version, npmScript string) []byte {
 		t.Fatal(err)
 	}
 	top := "node-" + version + "-" + plat + "/"
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	for _, f := range []struct {
-		name string
-		body []byte
-	}{{top + "bin/node", self}, {top + "bin/npm", []byte(npmScript)}, {top + "LICENSE", []byte("MIT\n")}} {
-		tw.WriteHeader(&tar.Header{Name: f.name, Mode: 0o755, Size: int64(len(f.body)), Typeflag: tar.TypeReg})
-		tw.Write(f.body)
-	}
-	tw.Close()
-	gz.Close()
-	return buf.Bytes()
+	return testarchive.TarGz(
+		testarchive.File{Name: top + "bin/node", Body: string(self)},
+		testarchive.File{Name: top + "bin/npm", Body: npmScript},
+		testarchive.File{Name: top + "LICENSE", Body: "MIT\n"})
 }
 
 // managedInstaller has no node or npm on the machine (PATH, the usual
