@@ -11,27 +11,11 @@ import (
 )
 
 func TestTarGzHasFoldersThenFiles(t *testing.T) {
-	data := TarGz(File{"bin/agent", "#!/bin/sh\n"}, File{"README", "hi"})
-	gz, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
 	var names []string
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, h.Name)
-		if h.Name == "bin/agent" {
-			body, _ := io.ReadAll(tr)
-			if string(body) != "#!/bin/sh\n" || h.Mode&0o111 == 0 {
-				t.Errorf("bin/agent: body %q mode %o", body, h.Mode)
-			}
+	for _, e := range readTarGz(t, TarGz(File{"bin/agent", "#!/bin/sh\n"}, File{"README", "hi"})) {
+		names = append(names, e.Name)
+		if e.Name == "bin/agent" && (e.body != "#!/bin/sh\n" || e.Mode&0o111 == 0) {
+			t.Errorf("bin/agent: body %q mode %o", e.body, e.Mode)
 		}
 	}
 	if want := []string{"bin/", "bin/agent", "README"}; len(names) != 3 || names[0] != want[0] || names[1] != want[1] || names[2] != want[2] {
@@ -51,23 +35,40 @@ func TestZipRoundTrips(t *testing.T) {
 // added, links and escaping names kept as written.
 func TestHostileTarKeepsEntriesAsGiven(t *testing.T) {
 	data := HostileTar(t, []Entry{Executable("bin/agent", "x"), {Name: "../evil", Type: tar.TypeSymlink, Link: "/etc"}}, "gz")
+	var got []string
+	for _, e := range readTarGz(t, data) {
+		got = append(got, e.Name+" "+e.Linkname+" "+strconv.FormatInt(e.Mode, 8))
+	}
+	if want := []string{"bin/agent  755", "../evil /etc 644"}; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("entries = %q, want %q", got, want)
+	}
+}
+
+type tarEntry struct {
+	*tar.Header
+	body string
+}
+
+func readTarGz(t *testing.T, data []byte) []tarEntry {
+	t.Helper()
 	gz, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr := tar.NewReader(gz)
-	var got []string
+	var out []tarEntry
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
-			break
+			return out
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, h.Name+" "+h.Linkname+" "+strconv.FormatInt(h.Mode, 8))
-	}
-	if want := []string{"bin/agent  755", "../evil /etc 644"}; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
-		t.Errorf("entries = %q, want %q", got, want)
+		body, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, tarEntry{h, string(body)})
 	}
 }
