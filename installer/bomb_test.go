@@ -1,8 +1,6 @@
 package installer
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"math/rand/v2"
@@ -10,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 )
 
 // small keeps the tests' disk use to megabytes: the ratio applies above a
@@ -22,14 +22,10 @@ func TestInstallRefusesExpansionBomb(t *testing.T) {
 	srv := newServer(t)
 	_, try := failing(t, srv)
 	zeros := strings.Repeat("\x00", 8<<20) // a few KiB compressed
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte("#!/bin/sh\n" + zeros))
-	zw.Close()
 	cases := map[string][]byte{
 		"zip":    makeZip(t, []entry{exe("agent", agentScript), file("zeros", zeros)}),
 		"tar.gz": makeTar(t, []entry{exe("agent", agentScript), file("zeros", zeros)}, "gz"),
-		"gzip":   gz.Bytes(), // a gzipped executable, no archive
+		"gzip":   testarchive.Gzip([]byte("#!/bin/sh\n" + zeros)), // a gzipped executable, no archive
 	}
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
@@ -41,7 +42,7 @@ func TestDownloadMustBeWhatItSays(t *testing.T) {
 		{"HTML for a raw executable", "/agent-linux", []byte(errorPage), "neither an archive"},
 		{"JSON for a raw executable", "/agent-linux-json", []byte(`{"message":"Not Found"}`), "a JSON document"},
 		{"empty file", "/agent-empty", []byte{}, "an empty file"},
-		{"gzipped HTML", "/agent.gz", gzipBytes(t, []byte(errorPage)), "the gzip data from"},
+		{"gzipped HTML", "/agent.gz", testarchive.Gzip([]byte(errorPage)), "the gzip data from"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,7 +2,6 @@ package installer
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -23,25 +22,17 @@ func TestE2EClaudeAgentWithoutPath(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("PATH=/nonexistent is a POSIX test")
 	}
-	_, file, _, _ := runtime.Caller(0)
-	data, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "agents", "claude-agent", "agent.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m registry.Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
+	m := claudeAgentManifest(t)
 	in := &Installer{Root: filepath.Join(t.TempDir(), "data"), CacheDir: t.TempDir(), Progress: progress.NewPlain(os.Stderr)}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if _, _, err := in.Install(ctx, Request{Agent: &m, Dist: registry.KindNpx}); err != nil {
+	if _, _, err := in.Install(ctx, Request{Agent: m, Dist: registry.KindNpx}); err != nil {
 		t.Fatal(err)
 	}
 
 	t.Setenv("PATH", "/nonexistent")
 	in = &Installer{Root: in.Root, CacheDir: in.CacheDir}
-	spec, err := in.Resolve(ctx, Request{Agent: &m, Dist: registry.KindNpx}, NoInstall)
+	spec, err := in.Resolve(ctx, Request{Agent: m, Dist: registry.KindNpx}, NoInstall)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 )
 
 // Hostile archives are refused with a message naming the entry, leave no
@@ -50,32 +51,32 @@ func TestInstallRefusesUnsafeArchives(t *testing.T) {
 		// is the colon.
 		{"colon after a letter", func() []byte { return makeZip(t, []entry{agent, file("a:b.txt", "x")}) }, Limits{}, `"a:b.txt" holds ':', which is not allowed in a file name on Windows`},
 		{"symlink out tar", func() []byte {
-			return makeTar(t, []entry{agent, {name: "link", typ: tar.TypeSymlink, link: up}}, "gz")
+			return makeTar(t, []entry{agent, {Name: "link", Type: tar.TypeSymlink, Link: up}}, "gz")
 		}, Limits{}, `"link" is a symlink to "` + up},
 		{"symlink out zip", func() []byte {
-			return makeZip(t, []entry{agent, {name: "link", typ: tar.TypeSymlink, link: up + "/secret"}})
+			return makeZip(t, []entry{agent, {Name: "link", Type: tar.TypeSymlink, Link: up + "/secret"}})
 		}, Limits{}, `"link" is a symlink`},
 		{"absolute symlink", func() []byte {
-			return makeTar(t, []entry{agent, {name: "link", typ: tar.TypeSymlink, link: secret}}, "")
+			return makeTar(t, []entry{agent, {Name: "link", Type: tar.TypeSymlink, Link: secret}}, "")
 		}, Limits{}, `"link" is a symlink`},
 		{"write through symlink", func() []byte {
-			return makeTar(t, []entry{agent, {name: "sub", typ: tar.TypeSymlink, link: "."}, file("sub/evil", "x")}, "gz")
+			return makeTar(t, []entry{agent, {Name: "sub", Type: tar.TypeSymlink, Link: "."}, file("sub/evil", "x")}, "gz")
 		}, Limits{}, `"sub/evil" would be written through the symlink "sub"`},
 		{"symlink chain escape", func() []byte {
-			return makeTar(t, []entry{agent, {name: "p/", typ: tar.TypeDir}, {name: "p/q", typ: tar.TypeSymlink, link: "."},
-				{name: "r", typ: tar.TypeSymlink, link: "p/q/../../outside"}}, "gz")
+			return makeTar(t, []entry{agent, {Name: "p/", Type: tar.TypeDir}, {Name: "p/q", Type: tar.TypeSymlink, Link: "."},
+				{Name: "r", Type: tar.TypeSymlink, Link: "p/q/../../outside"}}, "gz")
 		}, Limits{}, `"r" is a symlink to "p/q/../../outside", which resolves outside`},
 		{"hardlink escape", func() []byte {
-			return makeTar(t, []entry{agent, {name: "hl", typ: tar.TypeLink, link: up + "/secret"}}, "gz")
+			return makeTar(t, []entry{agent, {Name: "hl", Type: tar.TypeLink, Link: up + "/secret"}}, "gz")
 		}, Limits{}, `"hl" is a hard link`},
 		{"hardlink absolute", func() []byte {
-			return makeTar(t, []entry{agent, {name: "hl", typ: tar.TypeLink, link: secret}}, "gz")
+			return makeTar(t, []entry{agent, {Name: "hl", Type: tar.TypeLink, Link: secret}}, "gz")
 		}, Limits{}, `"hl" is a hard link`},
 		{"device file", func() []byte {
-			return makeTar(t, []entry{agent, {name: "dev/null", typ: tar.TypeChar}}, "gz")
+			return makeTar(t, []entry{agent, {Name: "dev/null", Type: tar.TypeChar}}, "gz")
 		}, Limits{}, `"dev/null" is a device file`},
 		{"fifo", func() []byte {
-			return makeTar(t, []entry{agent, {name: "pipe", typ: tar.TypeFifo}}, "gz")
+			return makeTar(t, []entry{agent, {Name: "pipe", Type: tar.TypeFifo}}, "gz")
 		}, Limits{}, `"pipe" is a named pipe`},
 		{"decompression bomb", func() []byte {
 			return makeTar(t, []entry{agent, file("zeros", strings.Repeat("\x00", 1<<20))}, "gz")
@@ -95,7 +96,7 @@ func TestInstallRefusesUnsafeArchives(t *testing.T) {
 			return makeTar(t, []entry{agent, file(strings.Repeat("a/", extract.MaxDepth+1)+"f", "x")}, "gz")
 		}, Limits{}, fmt.Sprintf("more than %d folders deep", extract.MaxDepth)},
 		{"link target too deep", func() []byte {
-			return makeTar(t, []entry{agent, {name: "l", typ: tar.TypeSymlink, link: strings.Repeat("a/", extract.MaxDepth+1) + "f"}}, "gz")
+			return makeTar(t, []entry{agent, {Name: "l", Type: tar.TypeSymlink, Link: strings.Repeat("a/", extract.MaxDepth+1) + "f"}}, "gz")
 		}, Limits{}, fmt.Sprintf(`"l" is a link whose target is more than %d folders deep`, extract.MaxDepth)},
 		{"name too long", func() []byte {
 			return makeTar(t, []entry{agent, file(strings.Repeat("abcdefghi/", 450)+"f", "x")}, "gz")
@@ -103,16 +104,16 @@ func TestInstallRefusesUnsafeArchives(t *testing.T) {
 		// receipt.json is where the installer writes its receipt: through a
 		// link it would overwrite the agent, as a file it would be lost.
 		{"receipt.json link", func() []byte {
-			return makeTar(t, []entry{agent, {name: "receipt.json", typ: tar.TypeSymlink, link: "agent"}}, "gz")
+			return makeTar(t, []entry{agent, {Name: "receipt.json", Type: tar.TypeSymlink, Link: "agent"}}, "gz")
 		}, Limits{}, `"receipt.json" takes the name of acp's install receipt`},
 		{"receipt.json hard link", func() []byte {
-			return makeTar(t, []entry{agent, {name: "receipt.json", typ: tar.TypeLink, link: "agent"}}, "gz")
+			return makeTar(t, []entry{agent, {Name: "receipt.json", Type: tar.TypeLink, Link: "agent"}}, "gz")
 		}, Limits{}, `"receipt.json" takes the name of acp's install receipt`},
 		{"receipt.json file", func() []byte {
 			return makeZip(t, []entry{agent, file("receipt.json", "{}")})
 		}, Limits{}, `"receipt.json" takes the name of acp's install receipt`},
 		{"hard link to itself", func() []byte {
-			return makeTar(t, []entry{agent, file("f", "x"), {name: "f", typ: tar.TypeLink, link: "f"}}, "gz")
+			return makeTar(t, []entry{agent, file("f", "x"), {Name: "f", Type: tar.TypeLink, Link: "f"}}, "gz")
 		}, Limits{}, `"f" is a hard link to itself`},
 		{"truncated inside an entry", func() []byte {
 			noise := make([]byte, 800<<10)
@@ -123,7 +124,7 @@ func TestInstallRefusesUnsafeArchives(t *testing.T) {
 			return full[:len(full)/2]
 		}, Limits{}, `entry "noise": unexpected EOF (the file is corrupt or truncated)`},
 		{"symlink loop", func() []byte {
-			return makeTar(t, []entry{agent, {name: "a", typ: tar.TypeSymlink, link: "b"}, {name: "b", typ: tar.TypeSymlink, link: "a"}}, "gz")
+			return makeTar(t, []entry{agent, {Name: "a", Type: tar.TypeSymlink, Link: "b"}, {Name: "b", Type: tar.TypeSymlink, Link: "a"}}, "gz")
 		}, Limits{}, "a loop of links"},
 	}
 	for _, tc := range cases {
@@ -149,12 +150,12 @@ func TestInstallRefusesUnsafeArchives(t *testing.T) {
 func TestExtractKeepsInsideLinks(t *testing.T) {
 	srv := newServer(t)
 	body := makeTar(t, []entry{
-		{name: "pkg/", typ: tar.TypeDir},
+		{Name: "pkg/", Type: tar.TypeDir},
 		exe("pkg/agent-real", agentScript),
-		{name: "pkg/agent", typ: tar.TypeSymlink, link: "agent-real"},
-		{name: "pkg/agent-hard", typ: tar.TypeLink, link: "pkg/agent-real"},
-		{name: "lib.so", typ: tar.TypeSymlink, link: "lib.so.1"}, // dangling, harmless
-		file("pkg/agent-real", agentScript),                      // duplicate entry replaces
+		{Name: "pkg/agent", Type: tar.TypeSymlink, Link: "agent-real"},
+		{Name: "pkg/agent-hard", Type: tar.TypeLink, Link: "pkg/agent-real"},
+		{Name: "lib.so", Type: tar.TypeSymlink, Link: "lib.so.1"}, // dangling, harmless
+		file("pkg/agent-real", agentScript),                       // duplicate entry replaces
 	}, "gz")
 	in := newInstaller(t)
 	url := srv.add("/ok.tgz", body)
@@ -237,12 +238,12 @@ func TestExtractRealArchiveShapes(t *testing.T) {
 		{"git archive pax header", withGlobal(), []string{"bin/agent"}, "", ""},
 		{"v7 tar", v7(), []string{"bin/agent"}, "", ""},
 		{"tar.bz2", makeTar(t, []entry{agent}, "bz2"), []string{"bin/agent"}, "", ""},
-		{"zip symlink", makeZip(t, []entry{agent, {name: "bin/link", typ: tar.TypeSymlink, link: "agent"}}), []string{"bin/agent", "bin/link"}, "agent", ""},
+		{"zip symlink", makeZip(t, []entry{agent, {Name: "bin/link", Type: tar.TypeSymlink, Link: "agent"}}), []string{"bin/agent", "bin/link"}, "agent", ""},
 		{"xz", xz, nil, "", "xz data"},
 		{"zstd", []byte{0x28, 0xb5, 0x2f, 0xfd, 0, 0}, nil, "", "zst data"},
 		{"7z", []byte{'7', 'z', 0xbc, 0xaf, 0x27, 0x1c, 0, 4}, nil, "", "7z data"},
 		{"rar", []byte("Rar!\x1a\x07\x01\x00"), nil, "", "rar data"},
-		{"gzipped xz", gzipBytes(t, xz), nil, "", "xz data inside gzip"},
+		{"gzipped xz", testarchive.Gzip(xz), nil, "", "xz data inside gzip"},
 		{"corrupt bzip2", []byte("BZh91AY&SY\x00\x00garbage"), nil, "", "corrupt"},
 	}
 	for _, c := range cases {

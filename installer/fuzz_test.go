@@ -17,12 +17,12 @@ import (
 //	go test -run '^$' -fuzz FuzzExtract -fuzztime 60s ./installer
 func FuzzExtract(f *testing.F) {
 	seeds := [][]entry{
-		{exe("bin/agent", agentScript), {name: "bin/link", typ: tar.TypeSymlink, link: "agent"}},
+		{exe("bin/agent", agentScript), {Name: "bin/link", Type: tar.TypeSymlink, Link: "agent"}},
 		{file("../evil", "x")},
-		{{name: "a", typ: tar.TypeSymlink, link: "."}, file("a/b", "x")},
-		{{name: "p/", typ: tar.TypeDir}, {name: "p/q", typ: tar.TypeSymlink, link: "."}, {name: "r", typ: tar.TypeSymlink, link: "p/q/../../x"}},
-		{file("f", "data"), {name: "h", typ: tar.TypeLink, link: "f"}, {name: "h2", typ: tar.TypeLink, link: "../f"}},
-		{{name: "dev", typ: tar.TypeChar}},
+		{{Name: "a", Type: tar.TypeSymlink, Link: "."}, file("a/b", "x")},
+		{{Name: "p/", Type: tar.TypeDir}, {Name: "p/q", Type: tar.TypeSymlink, Link: "."}, {Name: "r", Type: tar.TypeSymlink, Link: "p/q/../../x"}},
+		{file("f", "data"), {Name: "h", Type: tar.TypeLink, Link: "f"}, {Name: "h2", Type: tar.TypeLink, Link: "../f"}},
+		{{Name: "dev", Type: tar.TypeChar}},
 	}
 	for _, s := range seeds {
 		f.Add(makeTar(f, s, ""))

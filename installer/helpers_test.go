@@ -1,15 +1,9 @@
 package installer
 
 import (
-	"archive/tar"
-	"archive/zip"
-	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -21,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -30,110 +26,16 @@ const testPlatform registry.Platform = "linux-x86_64"
 
 const agentScript = "#!/bin/sh\necho hello-from-agent \"$@\"\n"
 
-// entry is one member of a test archive.
-type entry struct {
-	name string
-	body string
-	typ  byte // tar.TypeReg when 0
-	link string
-	mode int64
-}
+// The hostile archives of these tests come from internal/testarchive, the
+// one home of the builders; the short names keep the tables readable.
+type entry = testarchive.Entry
 
-func file(name, body string) entry { return entry{name: name, body: body, mode: 0o644} }
-func exe(name, body string) entry  { return entry{name: name, body: body, mode: 0o755} }
-
-func makeTar(t testing.TB, entries []entry, compression string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	var w io.WriteCloser
-	switch compression {
-	case "":
-		w = nopCloser{&buf}
-	case "gz":
-		w = gzip.NewWriter(&buf)
-	case "bz2":
-		w = nopCloser{&buf} // compressed below: the standard library writes no bzip2
-	default:
-		t.Fatalf("compression %q", compression)
-	}
-	tw := tar.NewWriter(w)
-	for _, e := range entries {
-		typ := e.typ
-		if typ == 0 {
-			typ = tar.TypeReg
-		}
-		mode := e.mode
-		if mode == 0 {
-			mode = 0o644
-		}
-		h := &tar.Header{Name: e.name, Typeflag: typ, Linkname: e.link, Mode: mode, ModTime: time.Unix(1700000000, 0)}
-		if typ == tar.TypeReg {
-			h.Size = int64(len(e.body))
-		}
-		if typ == tar.TypeDir {
-			h.Mode = 0o755
-		}
-		if typ == tar.TypeChar {
-			h.Devmajor, h.Devminor = 1, 3
-		}
-		if err := tw.WriteHeader(h); err != nil {
-			t.Fatal(err)
-		}
-		if typ == tar.TypeReg {
-			if _, err := io.WriteString(tw, e.body); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if compression == "bz2" {
-		return testarchive.CompressWith(t, "bzip2", buf.Bytes())
-	}
-	return buf.Bytes()
-}
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
-
-func makeZip(t testing.TB, entries []entry) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, e := range entries {
-		h := &zip.FileHeader{Name: e.name, Method: zip.Deflate}
-		body := e.body
-		switch e.typ {
-		case tar.TypeSymlink:
-			h.SetMode(fs.ModeSymlink | 0o777)
-			body = e.link
-		case tar.TypeDir:
-			h.SetMode(fs.ModeDir | 0o755)
-		default:
-			mode := e.mode
-			if mode == 0 {
-				mode = 0o644
-			}
-			h.SetMode(fs.FileMode(mode))
-		}
-		w, err := zw.CreateHeader(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.WriteString(w, body); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
+var (
+	file    = testarchive.Regular
+	exe     = testarchive.Executable
+	makeTar = testarchive.HostileTar
+	makeZip = testarchive.HostileZip
+)
 
 func sha(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 
@@ -177,6 +79,12 @@ func (s *server) add(path string, body []byte) string {
 	return s.URL + path
 }
 
+func (s *server) addAll(files map[string][]byte) {
+	for path, body := range files {
+		s.add(path, body)
+	}
+}
+
 func (s *server) handle(path string, h http.HandlerFunc) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -188,6 +96,17 @@ func (s *server) count(path string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.hits[path]
+}
+
+// requests counts the requests for every path.
+func (s *server) requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.hits {
+		n += c
+	}
+	return n
 }
 
 // noRunners finds no node, npm or uv.

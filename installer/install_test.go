@@ -2,12 +2,9 @@ package installer
 
 import (
 	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 	"net"
 	"net/http"
 	"os"
@@ -20,22 +17,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
-func gzipBytes(t *testing.T, b []byte) []byte {
-	var buf bytes.Buffer
-	w := gzip.NewWriter(&buf)
-	w.Write(b)
-	w.Close()
-	return buf.Bytes()
-}
-
 // Every accepted format installs, the launch spec points at an executable
 // that runs, and the receipt records what the user will want to audit.
 func TestInstallBinaryFormats(t *testing.T) {
-	nested := []entry{{name: "bin/", typ: tar.TypeDir}, exe("bin/agent", agentScript), file("README", "docs")}
+	nested := []entry{{Name: "bin/", Type: tar.TypeDir}, exe("bin/agent", agentScript), file("README", "docs")}
 	cases := []struct {
 		name, cmd string
 		body      func(t *testing.T) []byte
@@ -45,7 +36,7 @@ func TestInstallBinaryFormats(t *testing.T) {
 		{"tar", "bin/agent", func(t *testing.T) []byte { return makeTar(t, nested, "") }},
 		{"zip", "./bin\\agent", func(t *testing.T) []byte { return makeZip(t, nested) }},
 		{"raw", "./agent", func(t *testing.T) []byte { return []byte(agentScript) }},
-		{"gzip single file", "./agent", func(t *testing.T) []byte { return gzipBytes(t, []byte(agentScript)) }},
+		{"gzip single file", "./agent", func(t *testing.T) []byte { return testarchive.Gzip([]byte(agentScript)) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

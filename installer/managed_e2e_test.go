@@ -10,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,15 +127,8 @@ func officialMirror(t *testing.T, archive []byte, bad bool) string {
 		"/" + v + "/SHASUMS256.txt": []byte(hex.EncodeToString(sum[:]) + "  " + name + "\n"),
 		"/" + v + "/" + name:        archive,
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		data, ok := files[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Write(data)
-	}))
-	t.Cleanup(srv.Close)
+	srv := newServer(t)
+	srv.addAll(files)
 	return srv.URL + "/"
 }
 
@@ -234,8 +225,7 @@ func TestE2EManagedNode(t *testing.T) {
 	})
 }
 
-// initializeAt starts spec with PATH=/nonexistent and expects an
-// initialize answer.
+// initializeAt gives the agent a minute to answer initialize without PATH.
 func initializeAt(ctx context.Context, t *testing.T, spec *LaunchSpec) {
 	t.Helper()
 	e2e.InitializeWithoutPath(ctx, t, spec.Command, spec.Args, spec.Env)

@@ -1,44 +1,35 @@
 package installer
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
-// nodeMirror serves nodejs.org's /dist layout on loopback: index.json,
+// newNodeMirror serves nodejs.org's /dist layout on loopback: index.json,
 // vX/SHASUMS256.txt and vX/<archive> for each archive given (version ->
 // archive bytes); lts names the LTS versions. It counts requests.
-type nodeMirror struct {
-	*httptest.Server
-	hits atomic.Int64
-}
-
-func newNodeMirror(t *testing.T, archives map[string][]byte, lts map[string]bool, badSum bool) *nodeMirror {
+func newNodeMirror(t *testing.T, archives map[string][]byte, lts map[string]bool, badSum bool) *server {
 	t.Helper()
 	plat, ext, key, ok := runtimes.NodeBuild(runtime.GOOS, runtime.GOARCH)
 	if !ok {
 		t.Skip("no official Node.js build for this platform")
 	}
-	m := &nodeMirror{}
+	m := newServer(t)
 	files := map[string][]byte{}
 	var index []string
 	for v, data := range archives {
@@ -56,16 +47,7 @@ func newNodeMirror(t *testing.T, archives map[string][]byte, lts map[string]bool
 		index = append(index, fmt.Sprintf(`{"version":%q,"files":[%q,"src"],"lts":%s}`, v, key, l))
 	}
 	files["/index.json"] = []byte("[" + strings.Join(index, ",") + "]")
-	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		m.hits.Add(1)
-		data, ok := files[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Write(data)
-	}))
-	t.Cleanup(m.Close)
+	m.addAll(files)
 	return m
 }
 
@@ -80,19 +62,10 @@ func fakeNodeBuild(t *testing.T, version, npmScript string) []byte {
 		t.Fatal(err)
 	}
 	top := "node-" + version + "-" + plat + "/"
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	for _, f := range []struct {
-		name string
-		body []byte
-	}{{top + "bin/node", self}, {top + "bin/npm", []byte(npmScript)}, {top + "LICENSE", []byte("MIT\n")}} {
-		tw.WriteHeader(&tar.Header{Name: f.name, Mode: 0o755, Size: int64(len(f.body)), Typeflag: tar.TypeReg})
-		tw.Write(f.body)
-	}
-	tw.Close()
-	gz.Close()
-	return buf.Bytes()
+	return testarchive.TarGz(
+		testarchive.File{Name: top + "bin/node", Body: string(self)},
+		testarchive.File{Name: top + "bin/npm", Body: npmScript},
+		testarchive.File{Name: top + "LICENSE", Body: "MIT\n"})
 }
 
 // managedInstaller has no node or npm on the machine (PATH, the usual
@@ -158,9 +131,9 @@ func TestManagedNodeWhenNoneIsHere(t *testing.T) {
 	}
 
 	// A resolve of the installed agent asks the mirror nothing.
-	before := mirror.hits.Load()
-	if _, err := in.Resolve(context.Background(), Request{Agent: claudeManifest()}, InstallIfMissing); err != nil || mirror.hits.Load() != before {
-		t.Errorf("resolve again: %v, %d requests", err, mirror.hits.Load()-before)
+	before := mirror.requests()
+	if _, err := in.Resolve(context.Background(), Request{Agent: claudeManifest()}, InstallIfMissing); err != nil || mirror.requests() != before {
+		t.Errorf("resolve again: %v, %d requests", err, mirror.requests()-before)
 	}
 
 	// gc keeps the runtime while an install uses it, removes it after.
@@ -185,7 +158,7 @@ func TestManagedNodeWhenNoneIsHere(t *testing.T) {
 // warns (the machine's npm installs).
 func TestManagedNodeOverAnOldOne(t *testing.T) {
 	home, toolEnv := fakeHome(t)
-	old := fakeNode(t, filepath.Join(home, ".nvm/versions/node/v90.0.0/bin/node"))
+	old := testkit.LinkSelf(t, filepath.Join(home, ".nvm/versions/node/v90.0.0/bin/node"))
 	mirror := newNodeMirror(t, map[string][]byte{"v95.1.0": fakeNodeBuild(t, "v95.1.0", "#!/bin/sh\nexit 1\n")}, map[string]bool{"v95.1.0": true}, false)
 	// nvm's layout: npm beside node.
 	if err := os.Symlink(shapedNPM(t, claudeShaped(">=95"), ""), filepath.Join(filepath.Dir(old), "npm")); err != nil {
@@ -238,8 +211,8 @@ func TestManagedNodeOffline(t *testing.T) {
 	in := managedInstaller(t, mirror.URL, toolEnv)
 	in.Offline = true
 	_, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()})
-	if !errors.Is(err, ErrRuntimeMissing) || mirror.hits.Load() != 0 {
-		t.Fatalf("offline without a runtime: %v, %d requests", err, mirror.hits.Load())
+	if !errors.Is(err, ErrRuntimeMissing) || mirror.requests() != 0 {
+		t.Fatalf("offline without a runtime: %v, %d requests", err, mirror.requests())
 	}
 	in.Offline = false
 	if _, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()}); err != nil {
@@ -249,9 +222,9 @@ func TestManagedNodeOffline(t *testing.T) {
 		t.Fatal(err)
 	}
 	in.Offline = true
-	hits := mirror.hits.Load()
+	hits := mirror.requests()
 	r, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()})
-	if err != nil || !r.Runtime.Managed || mirror.hits.Load() != hits {
-		t.Errorf("offline with the runtime present: %+v %v, %d requests", r, err, mirror.hits.Load()-hits)
+	if err != nil || !r.Runtime.Managed || mirror.requests() != hits {
+		t.Errorf("offline with the runtime present: %+v %v, %d requests", r, err, mirror.requests()-hits)
 	}
 }

@@ -5,14 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,7 +21,7 @@ import (
 // (<version>/uv-<target>.tar.gz and its .sha256) with program as uv: a
 // script that does what uv's documented CLI does for `uv tool install`
 // and `uv --version`. A wrong sha256 when bad; requests are counted.
-func uvRelease(t *testing.T, bad bool) (string, *atomic.Int64) {
+func uvRelease(t *testing.T, bad bool) (string, *server) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
 		t.Skip("the uv stand-in is a shell script")
@@ -51,18 +48,9 @@ func uvRelease(t *testing.T, bad bool) (string, *atomic.Int64) {
 		"/" + runtimes.DefaultUVVersion + "/" + name:             archive,
 		"/" + runtimes.DefaultUVVersion + "/" + name + ".sha256": []byte(hex.EncodeToString(sum[:]) + " *" + name + "\n"),
 	}
-	var hits atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		data, ok := files[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Write(data)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, &hits
+	srv := newServer(t)
+	srv.addAll(files)
+	return srv.URL, srv
 }
 
 func managedUVInstaller(t *testing.T, mirror string) *Installer {
@@ -94,11 +82,11 @@ func TestManagedUV(t *testing.T) {
 		t.Errorf("uv --version = %q %v", v, err)
 	}
 	// A second agent shares it, without a request.
-	before := hits.Load()
+	before := hits.requests()
 	m2 := uvxManifest("0.4.1")
 	m2.ID = "demo2"
-	if r2, _, err := in.Install(context.Background(), Request{Agent: m2}); err != nil || r2.UV != uv || hits.Load() != before {
-		t.Errorf("second agent: %+v %v, %d requests", r2, err, hits.Load()-before)
+	if r2, _, err := in.Install(context.Background(), Request{Agent: m2}); err != nil || r2.UV != uv || hits.requests() != before {
+		t.Errorf("second agent: %+v %v, %d requests", r2, err, hits.requests()-before)
 	}
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(filepath.Dir(uv), old, old)
@@ -132,11 +120,11 @@ func TestManagedUVRefusals(t *testing.T) {
 	good, hits := uvRelease(t, false)
 	in = managedUVInstaller(t, good)
 	in.Offline = true
-	if _, _, err := in.Install(context.Background(), Request{Agent: uvxManifest("0.4.1")}); !errors.Is(err, ErrRuntimeMissing) || hits.Load() != 0 {
-		t.Errorf("offline: %v, %d requests", err, hits.Load())
+	if _, _, err := in.Install(context.Background(), Request{Agent: uvxManifest("0.4.1")}); !errors.Is(err, ErrRuntimeMissing) || hits.requests() != 0 {
+		t.Errorf("offline: %v, %d requests", err, hits.requests())
 	}
 	in.Offline, in.ManageRuntimes = false, false
-	if _, _, err := in.Install(context.Background(), Request{Agent: uvxManifest("0.4.1")}); !errors.Is(err, ErrRuntimeMissing) || hits.Load() != 0 {
-		t.Errorf("opted out: %v, %d requests", err, hits.Load())
+	if _, _, err := in.Install(context.Background(), Request{Agent: uvxManifest("0.4.1")}); !errors.Is(err, ErrRuntimeMissing) || hits.requests() != 0 {
+		t.Errorf("opted out: %v, %d requests", err, hits.requests())
 	}
 }

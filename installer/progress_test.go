@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -40,7 +41,7 @@ func TestProgressEvents(t *testing.T) {
 	}
 
 	home, toolEnv := fakeHome(t)
-	fakeNode(t, filepath.Join(home, ".nvm/versions/node/v92.0.0/bin/node"))
+	testkit.LinkSelf(t, filepath.Join(home, ".nvm/versions/node/v92.0.0/bin/node"))
 	in = npxInstaller(t, shapedNPM(t, claudeShaped(">=22"), ""), toolEnv)
 	events.Reset()
 	in.Progress = progress.NewJSON(&events)
@@ -71,7 +72,7 @@ func TestOffline(t *testing.T) {
 	}
 
 	home, toolEnv := fakeHome(t)
-	fakeNode(t, filepath.Join(home, ".nvm/versions/node/v92.0.0/bin/node"))
+	testkit.LinkSelf(t, filepath.Join(home, ".nvm/versions/node/v92.0.0/bin/node"))
 	in = npxInstaller(t, shapedNPM(t, claudeShaped(">=22"), ""), toolEnv)
 	in.Offline = true
 	in.CacheDir = t.TempDir()
@@ -113,7 +114,7 @@ func TestFallbackToNextDistribution(t *testing.T) {
 	srv := newServer(t)
 	url := srv.handle("/a.tgz", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", http.StatusBadGateway) })
 	home, toolEnv := fakeHome(t)
-	fakeNode(t, filepath.Join(home, ".nvm/versions/node/v92.0.0/bin/node"))
+	testkit.LinkSelf(t, filepath.Join(home, ".nvm/versions/node/v92.0.0/bin/node"))
 	in := npxInstaller(t, shapedNPM(t, claudeShaped(">=22"), ""), toolEnv)
 	var events strings.Builder
 	in.Progress = progress.NewJSON(&events)
@@ -175,7 +176,7 @@ func TestFailureRemembered(t *testing.T) {
 // agent's uvx distribution is tried next.
 func TestFallbackFromNpmToUv(t *testing.T) {
 	home, toolEnv := fakeHome(t)
-	node := fakeNode(t, filepath.Join(home, ".nvm/versions/node/v92.0.0/bin/node"))
+	node := testkit.LinkSelf(t, filepath.Join(home, ".nvm/versions/node/v92.0.0/bin/node"))
 	npm := shapedNPM(t, nil, "npm error code ENOTFOUND\nnpm error network request to https://registry.npmjs.org/x failed")
 	uv, _ := fakeUV(t, false)
 	in := npxInstaller(t, npm, toolEnv)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,13 +16,15 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // The test binary is also a fake node: run under the name node (or
 // node.exe), it answers --version with the version its path names
 // (…/v22.3.0/bin/node) and otherwise prints its version and arguments, as
-// a launch would run the agent's script.
+// a launch would run the agent's script. testkit.LinkSelf puts it at a
+// path named node.
 func init() {
 	base := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
 	if base == "native-agent" {
@@ -51,41 +52,6 @@ func init() {
 	}
 	fmt.Println("fake-node", v, strings.Join(os.Args[1:], " "))
 	os.Exit(0)
-}
-
-// fakeNode puts a node answering version at path (a hard link to the test
-// binary, else a copy) and returns path.
-func fakeNode(t testing.TB, path string) string {
-	t.Helper()
-	if runtime.GOOS == "windows" && !strings.HasSuffix(path, ".exe") {
-		path += ".exe"
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if os.Link(self, path) == nil {
-		return path
-	}
-	in, err := os.Open(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // fakeHome makes an empty HOME with no node anywhere reachable: PATH is
@@ -176,9 +142,9 @@ func npxInstaller(t *testing.T, npm string, toolEnv []string) *Installer {
 // node on PATH). It runs with PATH=/nonexistent.
 func TestNpxLaunchWithoutPath(t *testing.T) {
 	home, toolEnv := fakeHome(t)
-	fakeNode(t, filepath.Join(home, ".nvm/versions/node/v90.1.0/bin/node"))
-	want := fakeNode(t, filepath.Join(home, ".nvm/versions/node/v92.3.0/bin/node"))
-	fakeNode(t, filepath.Join(home, ".volta/tools/image/node/v91.0.0/bin/node"))
+	testkit.LinkSelf(t, filepath.Join(home, ".nvm/versions/node/v90.1.0/bin/node"))
+	want := testkit.LinkSelf(t, filepath.Join(home, ".nvm/versions/node/v92.3.0/bin/node"))
+	testkit.LinkSelf(t, filepath.Join(home, ".volta/tools/image/node/v91.0.0/bin/node"))
 	in := npxInstaller(t, shapedNPM(t, claudeShaped(">=22"), ""), toolEnv)
 	var events strings.Builder
 	in.Progress = progress.NewJSON(&events)
@@ -209,14 +175,14 @@ func TestNpxLaunchWithoutPath(t *testing.T) {
 // resolve, without reinstalling.
 func TestResolveRechecksRecordedNode(t *testing.T) {
 	home, toolEnv := fakeHome(t)
-	first := fakeNode(t, filepath.Join(home, ".nvm/versions/node/v92.1.0/bin/node"))
+	first := testkit.LinkSelf(t, filepath.Join(home, ".nvm/versions/node/v92.1.0/bin/node"))
 	npm := shapedNPM(t, claudeShaped(">=22"), "")
 	in := npxInstaller(t, npm, toolEnv)
 	m := claudeManifest()
 	if _, err := in.Resolve(context.Background(), Request{Agent: m}, InstallIfMissing); err != nil {
 		t.Fatal(err)
 	}
-	newer := fakeNode(t, filepath.Join(home, ".volta/tools/image/node/v93.0.0/bin/node"))
+	newer := testkit.LinkSelf(t, filepath.Join(home, ".volta/tools/image/node/v93.0.0/bin/node"))
 	in.NPM = filepath.Join(t.TempDir(), "no-npm") // a reinstall would fail
 	spec, err := in.Resolve(context.Background(), Request{Agent: m}, InstallIfMissing)
 	if err != nil || spec.Command != first {
@@ -236,7 +202,7 @@ func TestResolveRechecksRecordedNode(t *testing.T) {
 // same file.
 func TestResolveOldNodeRunsNoNode(t *testing.T) {
 	home, toolEnv := fakeHome(t)
-	old := fakeNode(t, filepath.Join(home, ".volta/tools/image/node/v94.0.0/bin/node"))
+	old := testkit.LinkSelf(t, filepath.Join(home, ".volta/tools/image/node/v94.0.0/bin/node"))
 	in := npxInstaller(t, shapedNPM(t, claudeShaped(">=95"), ""), toolEnv)
 	if _, err := in.Resolve(context.Background(), Request{Agent: claudeManifest()}, InstallIfMissing); err != nil {
 		t.Fatal(err)
@@ -261,7 +227,7 @@ func TestNodeTooOldOrMissing(t *testing.T) {
 	home, toolEnv := fakeHome(t)
 	// engines.node asks for more than any node there is, the fake
 	// one is newer than any real one: it is the one chosen.
-	old := fakeNode(t, filepath.Join(home, ".volta/tools/image/node/v94.0.0/bin/node"))
+	old := testkit.LinkSelf(t, filepath.Join(home, ".volta/tools/image/node/v94.0.0/bin/node"))
 	in := npxInstaller(t, shapedNPM(t, claudeShaped(">=95"), ""), toolEnv)
 	var events strings.Builder
 	in.Progress = progress.NewJSON(&events)
@@ -333,7 +299,7 @@ func decodeEvents(t *testing.T, s string) []progress.Event {
 // node and the package's script too, without reinstalling.
 func TestLegacyNpxReceipt(t *testing.T) {
 	home, toolEnv := fakeHome(t)
-	node := fakeNode(t, filepath.Join(home, ".nvm/versions/node/v92.0.0/bin/node"))
+	node := testkit.LinkSelf(t, filepath.Join(home, ".nvm/versions/node/v92.0.0/bin/node"))
 	in := npxInstaller(t, shapedNPM(t, claudeShaped(">=22"), ""), toolEnv)
 	m := claudeManifest()
 	r, _, err := in.Install(context.Background(), Request{Agent: m})

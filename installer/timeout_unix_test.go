@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 // npm that stalls is stopped after InstallTimeout with install-failed, and
@@ -22,7 +24,7 @@ func TestInstallTimeoutKillsTheGroup(t *testing.T) {
 	os.WriteFile(npm, []byte("#!/bin/sh\necho 'npm http fetch GET 200 https://registry.npmjs.org/x'\nsleep 60 &\necho $! > "+pidFile+"\nwait\n"), 0o755)
 	in := newInstaller(t)
 	in.NPM = npm
-	in.Node = fakeNode(t, filepath.Join(t.TempDir(), "v92.0.0", "node"))
+	in.Node = testkit.LinkSelf(t, filepath.Join(t.TempDir(), "v92.0.0", "node"))
 	in.LookPath = runners("node", "npm")
 	in.InstallTimeout = 500 * time.Millisecond
 	start := time.Now()

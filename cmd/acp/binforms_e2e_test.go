@@ -85,8 +85,8 @@ func TestE2ENpmBinForms(t *testing.T) {
 	}
 }
 
-// initializeWithoutPath starts spec with PATH=/nonexistent and a fresh
-// HOME and expects an initialize answer.
+// initializeWithoutPath gives the agent 90 seconds to answer initialize
+// without PATH.
 func initializeWithoutPath(t *testing.T, spec installer.LaunchSpec) {
 	t.Helper()
 	e2e.InitializeWithoutPath(context.Background(), t, spec.Command, spec.Args, spec.Env)

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 func TestSandboxEnv(t *testing.T) {
@@ -128,25 +130,9 @@ func TestStopKillsEveryDescendant(t *testing.T) {
 	}
 }
 
-// sleepers are the live (not zombie) processes "sleep secs".
+// sleepers are the live processes "sleep secs".
 func sleepers(secs string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if string(cmdline) != "sleep\x00"+secs+"\x00" {
-			continue
-		}
-		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if f := strings.Fields(string(stat)); len(f) > 2 && f[2] != "Z" && f[2] != "X" {
-			out = append(out, pid)
-		}
-	}
-	return out
+	return testkit.LiveProcesses(func(args []string) bool { return slices.Equal(args, []string{"sleep", secs}) })
 }
 
 func TestStartErrors(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 var testClient = acpclient.Implementation{Name: "verify-test", Version: "0.0.0"}
@@ -234,32 +235,9 @@ func leavesNoProcess(t *testing.T, behaviour string, lo launch.Options) {
 	if _, err := os.Stat(ready); err != nil {
 		t.Fatalf("the daemon never ran (the test is broken): %v", err)
 	}
-	if left := withArg("--fake-token=" + token); len(left) > 0 {
+	if left := testkit.LiveProcesses(func(args []string) bool { return slices.Contains(args, "--fake-token="+token) }); len(left) > 0 {
 		t.Errorf("processes %v outlived the handshake (%s)", left, out.Isolation)
 	}
-}
-
-// withArg lists live processes with arg on their command line.
-func withArg(arg string) []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if !slices.Contains(strings.Split(string(cmdline), "\x00"), arg) {
-			continue
-		}
-		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if i := strings.LastIndexByte(string(stat), ')'); i > 0 {
-			if f := strings.Fields(string(stat)[i+1:]); len(f) > 0 && f[0] != "Z" && f[0] != "X" {
-				out = append(out, pid)
-			}
-		}
-	}
-	return out
 }
 
 func snoop(t *testing.T, lo launch.Options) {

@@ -1,7 +1,8 @@
-// Package testarchive builds small, well-formed archives in memory for
-// tests that serve agents from loopback servers. Hostile archives (escapes,
-// links, bombs) are built by the installer's own tests, next to the checks
-// they attack.
+// Package testarchive builds archives in memory for tests: small,
+// well-formed ones (TarGz, Zip) for tests that serve agents from loopback
+// servers, and hostile ones (HostileTar, HostileZip: escapes, links,
+// devices, bombs) for the tests of the installer's extraction checks. It is
+// imported by tests only.
 package testarchive
 
 import (

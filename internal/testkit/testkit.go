@@ -1,5 +1,6 @@
 // Package testkit holds what several packages' tests share: where the
-// shared corpus lives, a fake npm, the test binary as a fake tool. (Archives are in testarchive, the
+// shared corpus lives, a fake npm, the test binary as a fake tool, the live
+// processes a test left behind. (Archives are in testarchive, the
 // end-to-end gate in e2e.)
 package testkit
 

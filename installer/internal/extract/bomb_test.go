@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 )
 
 // small keeps the tests' disk use to megabytes: the ratio applies above a
@@ -18,7 +20,7 @@ var small = Limits{RatioFloor: 1 << 20}
 func TestExtractRefusesExpansionBomb(t *testing.T) {
 	dir := t.TempDir()
 	arch := filepath.Join(dir, "bomb.zip")
-	body := makeZip(t, []entry{file("a", "x"), file("zeros", strings.Repeat("\x00", 4<<20))})
+	body := testarchive.HostileZip(t, []testarchive.Entry{testarchive.Regular("a", "x"), testarchive.Regular("zeros", strings.Repeat("\x00", 4<<20))})
 	os.WriteFile(arch, body, 0o644)
 	dest := filepath.Join(dir, "dest")
 	err := Extract(context.Background(), arch, dest, small)

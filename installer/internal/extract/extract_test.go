@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 )
 
 // A zip's central directory is read whole by archive/zip: about 400
@@ -81,7 +83,7 @@ func TestIdentifyTellsRawFromCorrupt(t *testing.T) {
 // Gzip readers are reused across installs (verify runs many): a reader
 // closed twice must not end up serving two installs at once.
 func TestGzipReaderReuse(t *testing.T) {
-	a, b := gzipBytes(t, []byte("first stream")), gzipBytes(t, []byte("second stream"))
+	a, b := testarchive.Gzip([]byte("first stream")), testarchive.Gzip([]byte("second stream"))
 	d, err := decompressor("gzip", bytes.NewReader(a))
 	if err != nil {
 		t.Fatal(err)

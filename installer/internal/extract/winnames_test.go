@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 )
 
 func TestWindowsNameProblem(t *testing.T) {
@@ -36,7 +38,7 @@ func TestWindowsNameProblem(t *testing.T) {
 // unsafe with a sentence, not reported as "corrupt or truncated".
 func TestExtractRefusesWindowsDeviceNames(t *testing.T) {
 	for _, name := range []string{"bin/aux.txt", "CON", "lib/nul.js", "bin/agent.", "docs/com1/readme"} {
-		body := makeTar(t, []entry{exe("bin/agent.exe", "MZ"), file(name, "x")}, "gz")
+		body := testarchive.HostileTar(t, []testarchive.Entry{testarchive.Executable("bin/agent.exe", "MZ"), testarchive.Regular(name, "x")}, "gz")
 		p := filepath.Join(t.TempDir(), "a.tgz")
 		os.WriteFile(p, body, 0o644)
 		f, _ := os.Open(p)
@@ -55,7 +57,7 @@ func TestExtractRefusesWindowsDeviceNames(t *testing.T) {
 		}
 	}
 	// The same archive is fine where those names are plain files.
-	body := makeTar(t, []entry{exe("bin/agent", agentScript), file("bin/aux.txt", "x")}, "gz")
+	body := testarchive.HostileTar(t, []testarchive.Entry{testarchive.Executable("bin/agent", agentScript), testarchive.Regular("bin/aux.txt", "x")}, "gz")
 	p := filepath.Join(t.TempDir(), "a.tgz")
 	os.WriteFile(p, body, 0o644)
 	f, _ := os.Open(p)
@@ -77,7 +79,7 @@ func TestSymlinkThatCannotBeCreated(t *testing.T) {
 	// final NUL, so ENAMETOOLONG on Unix; a privilege error on most
 	// Windows machines).
 	long := strings.Repeat("x", MaxName)
-	body := makeTar(t, []entry{exe("agent", agentScript), {name: "lib", typ: tar.TypeSymlink, link: long}}, "")
+	body := testarchive.HostileTar(t, []testarchive.Entry{testarchive.Executable("agent", agentScript), {Name: "lib", Type: tar.TypeSymlink, Link: long}}, "")
 	p := filepath.Join(t.TempDir(), "a.tar")
 	os.WriteFile(p, body, 0o644)
 	err = Extract(context.Background(), p, filepath.Join(t.TempDir(), "x"), Limits{})
@@ -90,7 +92,7 @@ func TestSymlinkThatCannotBeCreated(t *testing.T) {
 // file: the second would overwrite the first without a word. Refused,
 // naming both; where names keep case, both stay.
 func TestExtractRefusesNamesDifferingOnlyInCase(t *testing.T) {
-	body := makeTar(t, []entry{exe("bin/agent.exe", "MZ"), file("README.md", "one"), file("docs/x", "x"), file("Docs/y", "y"), file("readme.md", "two")}, "gz")
+	body := testarchive.HostileTar(t, []testarchive.Entry{testarchive.Executable("bin/agent.exe", "MZ"), testarchive.Regular("README.md", "one"), testarchive.Regular("docs/x", "x"), testarchive.Regular("Docs/y", "y"), testarchive.Regular("readme.md", "two")}, "gz")
 	p := filepath.Join(t.TempDir(), "a.tgz")
 	os.WriteFile(p, body, 0o644)
 	for _, fold := range []bool{true, false} {

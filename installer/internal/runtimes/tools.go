@@ -153,7 +153,7 @@ func networkHint(phase string, env []string) string {
 		tool = "uv"
 	}
 	for _, k := range proxyVars {
-		v := envValue(env, k)
+		v := EnvValue(env, k)
 		if v == "" {
 			continue
 		}
@@ -177,7 +177,7 @@ func npmNetwork(env []string) []string {
 		{"fetch-retries", "1"}, {"fetch-retry-mintimeout", "1000"},
 		{"fetch-retry-maxtimeout", "2000"}, {"fetch-timeout", "10000"},
 	} {
-		if envValue(env, "npm_config_"+strings.ReplaceAll(s[0], "-", "_")) == "" {
+		if EnvValue(env, "npm_config_"+strings.ReplaceAll(s[0], "-", "_")) == "" {
 			args = append(args, "--"+s[0]+"="+s[1])
 		}
 	}
@@ -190,7 +190,7 @@ func uvNetwork(env []string) []string {
 	var add []string
 	for _, kv := range []string{"UV_HTTP_TIMEOUT=10", "UV_HTTP_CONNECT_TIMEOUT=3", "UV_HTTP_RETRIES=1"} {
 		k, _, _ := strings.Cut(kv, "=")
-		if envValue(env, k) == "" {
+		if EnvValue(env, k) == "" {
 			add = append(add, kv)
 		}
 	}
@@ -214,7 +214,8 @@ func networkFailure(out string) bool {
 	return false
 }
 
-// EnvValue reads one variable of env (last one wins, as exec does).
+// EnvValue is name's value in env (the last one set, as exec reads it; on
+// Windows names ignore case), "" when unset.
 func EnvValue(env []string, name string) string {
 	v := ""
 	for _, kv := range env {
@@ -630,17 +631,4 @@ func (t *tailBuffer) String() string {
 		lines = append(append([]string{}, lines...), string(t.part))
 	}
 	return strings.Join(lines, "\n")
-}
-
-// envValue is name's value in env (the last one set; on Windows names
-// ignore case), "" when unset.
-func envValue(env []string, name string) string {
-	v := ""
-	for _, kv := range env {
-		k, val, _ := strings.Cut(kv, "=")
-		if k == name || (runtime.GOOS == "windows" && strings.EqualFold(k, name)) {
-			v = val
-		}
-	}
-	return v
 }

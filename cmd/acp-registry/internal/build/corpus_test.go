@@ -12,46 +12,9 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
-	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testcorpus"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
-
-// The corpus holds agents that break rules, and a build refuses a registry
-// with errors; the test builds a copy of the corpus restricted to the
-// agents that validate (the agents the public registry actually ships).
-func validCorpusCopy(t *testing.T) string {
-	t.Helper()
-	corpus := testkit.RequireCorpus(t)
-	rep, err := validate.Run(context.Background(), []string{corpus}, validate.Options{SkipURLs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	n := 0
-	for _, a := range rep.Agents {
-		if !a.Valid || a.Manifest == nil {
-			continue
-		}
-		for _, f := range []string{registry.ManifestFile, registry.IconFile} {
-			data, err := os.ReadFile(filepath.Join(a.Path, f))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.MkdirAll(filepath.Join(root, a.ID), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(root, a.ID, f), data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		n++
-	}
-	if n < 100 {
-		t.Fatalf("only %d of %d corpus agents are valid: the validator or the corpus changed", n, len(rep.Agents))
-	}
-	return root
-}
 
 func decodeJSON(t *testing.T, data []byte) any {
 	t.Helper()
@@ -69,7 +32,7 @@ func decodeJSON(t *testing.T, data []byte) any {
 // value, the three indexes upstream's newest build_registry.py writes for
 // the same tree (testdata/upstream/README.md says how they were derived).
 func TestBuildCorpusWithUpstreamVariants(t *testing.T) {
-	root := validCorpusCopy(t)
+	root := testcorpus.ValidCopy(t)
 	variants, err := os.ReadFile(filepath.Join("testdata", "upstream", VariantsFile))
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/build"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testcorpus"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
 
@@ -72,7 +73,7 @@ func BenchmarkCatalogLoad(b *testing.B) {
 		name string
 		tree func(testing.TB) string
 	}{
-		{"corpus", func(tb testing.TB) string { return validCorpusCopy(tb) }},
+		{"corpus", func(tb testing.TB) string { return testcorpus.ValidCopy(tb) }},
 		{"5000", func(tb testing.TB) string { return genTree(tb, 5000) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {

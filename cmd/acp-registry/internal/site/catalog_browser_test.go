@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/testcorpus"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -32,7 +33,7 @@ type catalogCase struct {
 // agent) and reads it in headless chromium as a visitor would, over a
 // loopback server and from file://.
 func TestCatalogInBrowser(t *testing.T) {
-	root := validCorpusCopy(t)
+	root := testcorpus.ValidCopy(t)
 	b := startBrowser(t, 90*time.Second)
 	addHostileAgent(t, root)
 	out := filepath.Join(t.TempDir(), "site")

@@ -13,41 +13,11 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/build"
 	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/verify"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testcorpus"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
-
-// The corpus holds agents that break rules, and the catalog (like a
-// build) refuses a registry with errors: tests use a copy of the corpus
-// restricted to the agents that validate.
-func validCorpusCopy(tb testing.TB) string {
-	tb.Helper()
-	corpus := testkit.RequireCorpus(tb)
-	rep, err := validate.Run(context.Background(), []string{corpus}, validate.Options{SkipURLs: true})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	root := tb.TempDir()
-	n := 0
-	for _, a := range rep.Agents {
-		if !a.Valid || a.Manifest == nil {
-			continue
-		}
-		for _, f := range []string{registry.ManifestFile, registry.IconFile} {
-			data, err := os.ReadFile(filepath.Join(a.Path, f))
-			if err != nil {
-				tb.Fatal(err)
-			}
-			writeFile(tb, filepath.Join(root, a.ID, f), data)
-		}
-		n++
-	}
-	if n < 100 {
-		tb.Fatalf("only %d of %d corpus agents are valid: the validator or the corpus changed", n, len(rep.Agents))
-	}
-	return root
-}
 
 func writeFile(tb testing.TB, path string, data []byte) {
 	tb.Helper()
@@ -153,7 +123,7 @@ func corpusMatrix(tb testing.TB) *verify.Matrix {
 // corpus agents copied round-robin under new ids.
 func genTree(tb testing.TB, n int) string {
 	tb.Helper()
-	src := validCorpusCopy(tb)
+	src := testcorpus.ValidCopy(tb)
 	out := filepath.Join(tb.TempDir(), "reg")
 	cmd := exec.Command("go", "run", "github.com/agentclientprotocol/acp-registry-go/bench/genregistry",
 		"-n", strconv.Itoa(n), "-out", out, "-corpus", src)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/testcorpus"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -32,7 +33,7 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 // The same registry gives the same bytes, wherever it lies and however
 // often it is written: publishing it again causes no churn.
 func TestGenerateIsDeterministic(t *testing.T) {
-	root := validCorpusCopy(t)
+	root := testcorpus.ValidCopy(t)
 	other := filepath.Join(t.TempDir(), "elsewhere")
 	if err := os.CopyFS(other, os.DirFS(root)); err != nil {
 		t.Fatal(err)
@@ -59,7 +60,7 @@ func TestGenerateIsDeterministic(t *testing.T) {
 // The catalog holds a page and the validated icon of every agent of the
 // main index, and nothing else but its own three files.
 func TestGenerateWritesEveryAgent(t *testing.T) {
-	root := validCorpusCopy(t)
+	root := testcorpus.ValidCopy(t)
 	want := manifests(t, root)
 	out := filepath.Join(t.TempDir(), "site")
 	res := generate(t, root, out, nil)

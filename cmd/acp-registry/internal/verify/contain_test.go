@@ -8,13 +8,13 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -43,14 +43,8 @@ func TestRunLeavesNoProcess(t *testing.T) {
 			t.Fatalf("%s: the daemon never ran (the test is broken): %v", id, err)
 		}
 	}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		cmdline, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if !slices.Contains(strings.Split(string(cmdline), "\x00"), "--fake-token="+token) {
-			continue
-		}
-		if stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat"); !strings.Contains(string(stat), ") Z ") {
-			t.Errorf("process %s outlived verify", e.Name())
-		}
+	left := testkit.LiveProcesses(func(args []string) bool { return slices.Contains(args, "--fake-token="+token) })
+	for _, pid := range left {
+		t.Errorf("process %d outlived verify", pid)
 	}
 }
