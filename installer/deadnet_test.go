@@ -7,11 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -123,12 +123,8 @@ func benchDeadNetwork(b *testing.B, env []string) {
 // npm gets bounded retries and waits unless the user set their own; uv
 // gets its timeouts and retries the same way.
 func TestNetworkBudgetsForNpmAndUV(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake npm is a shell script")
-	}
 	dir := t.TempDir()
-	npm := filepath.Join(dir, "npm")
-	os.WriteFile(npm, []byte("#!/bin/sh\necho \"$*\" > "+filepath.Join(dir, "args")+"\nexit 1\n"), 0o755)
+	npm := testkit.FakeTool{Steps: []testkit.FakeStep{{Write: filepath.Join(dir, "args"), Text: "$args\n"}}, Exit: 1}.Put(t, filepath.Join(dir, "npm"))
 	in := newInstaller(t)
 	in.NPM = npm
 	in.LookPath = func(name string) (string, error) { return "/usr/bin/" + name, nil }
@@ -148,9 +144,8 @@ func TestNetworkBudgetsForNpmAndUV(t *testing.T) {
 		}
 	}
 
-	uv, record := fakeUV(t, true)
-	os.WriteFile(uv, []byte("#!/bin/sh\nenv > "+record+"\nexit 1\n"), 0o755)
-	in.UV = uv
+	record := filepath.Join(dir, "record")
+	in.UV = testkit.FakeTool{Steps: []testkit.FakeStep{{Env: record}}, Exit: 1}.Put(t, filepath.Join(dir, "uv"))
 	for _, c := range []struct {
 		env  []string
 		want []string
@@ -172,12 +167,8 @@ func TestNetworkBudgetsForNpmAndUV(t *testing.T) {
 // Debug hears what the installer runs: the npm command line, its folder
 // and what acp adds to its environment (acp --verbose).
 func TestDebugSaysWhatRuns(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake npm is a shell script")
-	}
 	in := newInstaller(t)
-	in.NPM = filepath.Join(t.TempDir(), "npm")
-	os.WriteFile(in.NPM, []byte("#!/bin/sh\nexit 1\n"), 0o755)
+	in.NPM = testkit.FakeTool{Exit: 1}.Put(t, filepath.Join(t.TempDir(), "npm"))
 	in.LookPath = func(name string) (string, error) { return "/usr/bin/" + name, nil }
 	var said []string
 	in.Debug = func(msg string) { said = append(said, msg) }

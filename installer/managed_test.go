@@ -81,14 +81,10 @@ func managedInstaller(t *testing.T, mirror string, toolEnv []string, nodes ...st
 }
 
 // npmScript is an npm (a shell script) that installs a package shaped
-// like claude-agent (engines.node >=95) into --prefix.
+// like claude-agent (engines.node >=95) into --prefix: it runs shapedNPM's,
+// which keeps its description beside it (testkit.FakeTool).
 func npmScript(t *testing.T) string {
-	src := shapedNPM(t, claudeShaped(">=95"), "")
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
+	return "#!/bin/sh\nexec '" + shapedNPM(t, claudeShaped(">=95"), "") + "' \"$@\"\n"
 }
 
 // With no node and no npm on the machine, acp installs the official

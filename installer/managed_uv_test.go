@@ -15,30 +15,39 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 // uvRelease serves uv's release layout on loopback
 // (<version>/uv-<target>.tar.gz and its .sha256) with program as uv: a
-// script that does what uv's documented CLI does for `uv tool install`
-// and `uv --version`. A wrong sha256 when bad; requests are counted.
+// fake (testkit.FakeTool) that does what uv's documented CLI does for
+// `uv tool install` and `uv --version`. A wrong sha256 when bad; requests are counted.
 func uvRelease(t *testing.T, bad bool) (string, *server) {
 	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("the uv stand-in is a shell script")
-	}
 	target, ext, ok := runtimes.UVTarget(runtime.GOOS, runtime.GOARCH)
 	if !ok {
 		t.Skip("uv publishes no build for this platform")
 	}
-	uv, _ := fakeUV(t, false)
-	script, err := os.ReadFile(uv)
+	uv := uvTool(filepath.Join(t.TempDir(), "record"), false)
+	uv.Version = "uv " + runtimes.DefaultUVVersion
+	put := uv.Put(t, filepath.Join(t.TempDir(), "uv"))
+	prog, err := os.ReadFile(put)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog := strings.Replace(string(script), "#!/bin/sh\n", "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'uv "+runtimes.DefaultUVVersion+"'; exit 0; fi\n", 1)
+	desc, err := os.ReadFile(testkit.DescribedAt(put))
+	if err != nil {
+		t.Fatal(err)
+	}
 	archive := testarchive.TarGz(
-		testarchive.File{Name: "uv-" + target + "/uv", Body: prog},
+		testarchive.File{Name: "uv-" + target + "/uv", Body: string(prog)},
+		testarchive.File{Name: "uv-" + target + "/uv.fake.json", Body: string(desc)},
 		testarchive.File{Name: "uv-" + target + "/uvx", Body: "#!/bin/sh\nexit 2\n"})
+	if ext == ".zip" { // Windows: no top folder
+		archive = testarchive.Zip(
+			testarchive.File{Name: "uv.exe", Body: string(prog)},
+			testarchive.File{Name: "uv.fake.json", Body: string(desc)})
+	}
 	sum := sha256.Sum256(archive)
 	if bad {
 		sum[0] ^= 1
@@ -72,6 +81,9 @@ func TestManagedUV(t *testing.T) {
 		t.Fatal(err)
 	}
 	uv := filepath.Join(in.Root, "runtimes", "uv", runtimes.DefaultUVVersion, "uv")
+	if runtime.GOOS == "windows" {
+		uv += ".exe"
+	}
 	if r.UV != uv {
 		t.Errorf("receipt uv = %q, want %s", r.UV, uv)
 	}

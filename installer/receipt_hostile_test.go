@@ -4,12 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 // A receipt is a file under ACP_HOME that anything running as the user
@@ -76,14 +76,7 @@ func TestReceiptTooLargeFailsTheInstall(t *testing.T) {
 // its output or leaves a child holding stdout costs neither memory nor
 // waiting.
 func TestVersionOfBoundsTheProgram(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("a shell script stands in for the program")
-	}
-	prog := filepath.Join(t.TempDir(), "tool")
-	script := "#!/bin/sh\n(sleep 30) &\nyes v1.2.3 | head -c 50000000\n"
-	if err := os.WriteFile(prog, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	prog := testkit.FakeTool{Linger: true, Flood: "v1.2.3\n", FloodBytes: 50_000_000}.Put(t, filepath.Join(t.TempDir(), "tool"))
 	done := make(chan string, 1)
 	go func() {
 		line, err := VersionOf(context.Background(), prog)

@@ -3,7 +3,7 @@ package installer
 import (
 	"context"
 	"errors"
-	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,36 +117,42 @@ func TestInstallNpx(t *testing.T) {
 	leftovers(t, filepath.Join(in.Root, "agents", "demo"))
 }
 
-// fakeUV writes a uv that records its arguments and environment and
-// creates the entry point where UV_TOOL_BIN_DIR says.
+// fakeUV puts a uv that records its arguments and environment and
+// creates the entry point where UV_TOOL_DIR says.
 func fakeUV(t *testing.T, fail bool) (uvPath, record string) {
-	if runtime.GOOS == "windows" {
-		t.Skip("fake uv is a shell script")
-	}
 	dir := t.TempDir()
 	record = filepath.Join(dir, "record")
-	script := `#!/bin/sh
-echo "args: $*" > "` + record + `"
-echo "tool_dir: $UV_TOOL_DIR" >> "` + record + `"
-echo "bin_dir: $UV_TOOL_BIN_DIR" >> "` + record + `"
-echo "cache: $UV_CACHE_DIR" >> "` + record + `"
-echo "Resolved 3 packages" >&2
-`
-	if fail {
-		script += "echo 'error: No solution found when resolving dependencies' >&2\nexit 2\n"
-	} else {
-		// As uv does: the entry point in the tool's environment, a link
-		// to it in the bin folder.
-		script += `mkdir -p "$UV_TOOL_DIR/fast-agent-mcp/bin" "$UV_TOOL_BIN_DIR"
-printf '#!/bin/sh\necho uv-agent "$@"\n' > "$UV_TOOL_DIR/fast-agent-mcp/bin/fast-agent-acp"
-chmod +x "$UV_TOOL_DIR/fast-agent-mcp/bin/fast-agent-acp"
-ln -s "$UV_TOOL_DIR/fast-agent-mcp/bin/fast-agent-acp" "$UV_TOOL_BIN_DIR/fast-agent-acp"
-echo "cwd: $(pwd)" >> "` + record + `"
-`
+	return uvTool(record, fail).Put(t, filepath.Join(dir, "uv")), record
+}
+
+// uvTool is fakeUV's uv, recording into record.
+func uvTool(record string, fail bool) testkit.FakeTool {
+	uv := testkit.FakeTool{
+		Stderr: "Resolved 3 packages\n",
+		Steps:  []testkit.FakeStep{{Write: record, Text: "args: $args\ntool_dir: $UV_TOOL_DIR\nbin_dir: $UV_TOOL_BIN_DIR\ncache: $UV_CACHE_DIR\n"}},
 	}
-	uvPath = filepath.Join(dir, "uv")
-	os.WriteFile(uvPath, []byte(script), 0o755)
-	return uvPath, record
+	if fail {
+		uv.Stderr += "error: No solution found when resolving dependencies\n"
+		uv.Exit = 2
+		return uv
+	}
+	// As uv does: the entry point in the tool's environment, a link to it
+	// in the bin folder.
+	entry := uvEntryIn("$UV_TOOL_DIR")
+	uv.Steps = append(uv.Steps,
+		testkit.FakeStep{Put: entry, Tool: &testkit.FakeTool{Stdout: "uv-agent $args\n"}},
+		testkit.FakeStep{Link: filepath.Join("$UV_TOOL_BIN_DIR", filepath.Base(entry)), Target: entry},
+		testkit.FakeStep{Append: record, Text: "cwd: $cwd\n"})
+	return uv
+}
+
+// uvEntryIn is where uv puts fast-agent-acp's entry point in tools:
+// bin/fast-agent-acp, Scripts\fast-agent-acp.exe on Windows.
+func uvEntryIn(tools string) string {
+	if runtime.GOOS == "windows" {
+		return filepath.Join(tools, "fast-agent-mcp", "Scripts", "fast-agent-acp.exe")
+	}
+	return filepath.Join(tools, "fast-agent-mcp", "bin", "fast-agent-acp")
 }
 
 func uvxManifest(version string) *registry.Manifest {
@@ -177,7 +183,7 @@ func TestInstallUvx(t *testing.T) {
 			t.Errorf("uv was called with\n%s\nwant %q", rec, want)
 		}
 	}
-	if r.Launch.Command != filepath.Join(toolDir, "tools", "fast-agent-mcp", "bin", "fast-agent-acp") {
+	if r.Launch.Command != uvEntryIn(filepath.Join(toolDir, "tools")) {
 		t.Errorf("launch = %s", r.Launch.Command)
 	}
 	out, err := exec.Command(r.Launch.Command, r.Launch.Args...).Output()
@@ -243,30 +249,24 @@ func TestRunnerMissing(t *testing.T) {
 // Ctrl-C during npm install: the error says so in words (not "context
 // canceled"), still matches context.Canceled, and nothing is left behind.
 func TestInterruptedNpmInstall(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake npm is a shell script")
+	// The interrupt comes once npm runs: it says so by connecting, and
+	// runs until killed (or the connection closes).
+	started, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	// The interrupt comes once npm runs: it says so through a FIFO,
-	// whose open waits for it.
-	dir := t.TempDir()
-	started := filepath.Join(dir, "started")
-	if err := exec.Command("mkfifo", started).Run(); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	npm := filepath.Join(dir, "npm")
-	os.WriteFile(npm, []byte("#!/bin/sh\necho started > '"+started+"'\nexec sleep 10\n"), 0o755)
+	t.Cleanup(func() { started.Close() })
 	in := newInstaller(t)
-	in.NPM = npm
+	in.NPM = testkit.FakeTool{Notify: started.Addr().String(), Hang: true}.Put(t, filepath.Join(t.TempDir(), "npm"))
 	in.LookPath = func(name string) (string, error) { return "/usr/bin/" + name, nil } // node "is there"
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go func() {
-		if f, err := os.Open(started); err == nil {
-			io.ReadAll(f)
-			f.Close()
+		if c, err := started.Accept(); err == nil {
+			t.Cleanup(func() { c.Close() })
 		}
 		cancel(errors.New("interrupt signal received"))
 	}()
-	_, _, err := in.Install(ctx, Request{Agent: npxManifest("@acp-test/fake-agent@1.0.0")})
+	_, _, err = in.Install(ctx, Request{Agent: npxManifest("@acp-test/fake-agent@1.0.0")})
 	if !errors.Is(err, context.Canceled) || !strings.HasSuffix(err.Error(), "npm install @acp-test/fake-agent@1.0.0: interrupt signal received") {
 		t.Fatalf("err = %v", err)
 	}
@@ -278,12 +278,10 @@ func TestInterruptedNpmInstall(t *testing.T) {
 // ToolEnv is all npm sees: an install under a sandbox environment (verify)
 // does not hand the host's tokens to the package's install scripts.
 func TestToolEnvReachesNpm(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake npm is a shell script")
-	}
 	t.Setenv("ACP_TEST_SECRET_TOKEN", "s3cret")
 	in := newInstaller(t)
 	in.NPM = testkit.FakeNPM(t)
+	in.Node = testkit.LinkSelf(t, filepath.Join(t.TempDir(), "v92.0.0", "node")) // the launch's, on every OS
 	in.LookPath = func(name string) (string, error) { return "/usr/bin/" + name, nil }
 	in.ToolEnv = []string{"PATH=" + os.Getenv("PATH"), "HOME=/sandbox/home"}
 	r, _, err := in.Install(context.Background(), Request{Agent: npxManifest("@acp-test/fake-agent@1.0.0")})

@@ -60,7 +60,7 @@ func init() {
 func fakeHome(t *testing.T) (home string, toolEnv []string) {
 	t.Helper()
 	if runtime.GOOS == "windows" {
-		t.Skip("the fake npm is a shell script")
+		t.Skip("the fake nodes sit where node managers put them on Unix (~/.nvm, ~/.volta)")
 	}
 	// A system node (/usr/bin/node) is found too: the fake nodes are
 	// newer than any real one (v90+), so the choices tested still hold.
@@ -77,14 +77,15 @@ func fakeHome(t *testing.T) (home string, toolEnv []string) {
 // pkgFiles is an npm package as a fake npm would unpack it.
 type pkgFiles map[string]string
 
-// shapedNPM writes an npm (a shell script) that "installs" the given
+// shapedNPM puts an npm (testkit.FakeTool) that "installs" the given
 // packages (path under node_modules -> content) into --prefix, records its
 // working directory and arguments in <prefix>/npm-call.txt, and fails with
 // message when it is not empty.
 func shapedNPM(t *testing.T, files pkgFiles, fail string) string {
 	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake npm is a shell script")
+	npm := filepath.Join(t.TempDir(), "npm")
+	if fail != "" {
+		return testkit.FakeTool{Stdout: "npm warn something harmless\n", Stderr: fail + "\n", Exit: 1}.Put(t, npm)
 	}
 	src := t.TempDir()
 	for name, body := range files {
@@ -94,24 +95,11 @@ func shapedNPM(t *testing.T, files pkgFiles, fail string) string {
 			t.Fatal(err)
 		}
 	}
-	script := "#!/bin/sh\n"
-	if fail != "" {
-		script += "echo 'npm warn something harmless'\necho " + shellQuoteTest(fail) + " >&2\nexit 1\n"
-	}
-	script += `args="$*"
-while [ "$1" != "--prefix" ]; do shift; done
-mkdir -p "$2/node_modules"
-cp -R ` + shellQuoteTest(src) + `/. "$2/node_modules/"
-{ echo "cwd: $(pwd)"; echo "args: $args"; echo "cache: $npm_config_cache"; } > "$2/npm-call.txt"
-`
-	npm := filepath.Join(t.TempDir(), "npm")
-	if err := os.WriteFile(npm, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return npm
+	return testkit.FakeTool{Steps: []testkit.FakeStep{
+		{Copy: "$prefix/node_modules", From: src},
+		{Write: "$prefix/npm-call.txt", Text: "cwd: $cwd\nargs: $args\ncache: $npm_config_cache\n"},
+	}}.Put(t, npm)
 }
-
-func shellQuoteTest(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // claudeShaped is a package shaped like @agentclientprotocol/claude-agent-acp:
 // one bin in dist/, engines.node >=22.

@@ -5,6 +5,7 @@ package installer
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,9 +20,12 @@ import (
 // npm that stalls is stopped after InstallTimeout with install-failed, and
 // what it started (a lifecycle script's child) is gone with it.
 func TestInstallTimeoutKillsTheGroup(t *testing.T) {
-	pidFile := filepath.Join(t.TempDir(), "child.pid")
-	npm := filepath.Join(t.TempDir(), "npm")
-	os.WriteFile(npm, []byte("#!/bin/sh\necho 'npm http fetch GET 200 https://registry.npmjs.org/x'\nsleep 60 &\necho $! > "+pidFile+"\nwait\n"), 0o755)
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	opened, gone := childLifeline(t, filepath.Join(dir, "lifeline"))
+	npm := filepath.Join(dir, "npm")
+	// The child holds the lifeline's write end for as long as it lives.
+	os.WriteFile(npm, []byte("#!/bin/sh\necho 'npm http fetch GET 200 https://registry.npmjs.org/x'\nsleep 60 > "+filepath.Join(dir, "lifeline")+" &\necho $! > "+pidFile+"\nwait\n"), 0o755)
 	in := newInstaller(t)
 	in.NPM = npm
 	in.Node = testkit.LinkSelf(t, filepath.Join(t.TempDir(), "v92.0.0", "node"))
@@ -36,31 +40,47 @@ func TestInstallTimeoutKillsTheGroup(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("took %s", d)
 	}
-	data, _ := os.ReadFile(pidFile)
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-	if pid == 0 {
+	select {
+	case <-opened:
+	case <-time.After(10 * time.Second):
 		t.Fatal("the fake npm did not start its child")
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for alive(pid) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if alive(pid) {
-		syscall.Kill(pid, syscall.SIGKILL)
+	select {
+	case <-gone:
+	case <-time.After(10 * time.Second):
+		data, _ := os.ReadFile(pidFile)
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+		if pid > 0 {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
 		t.Errorf("npm's child %d outlived the stopped install", pid)
 	}
 }
 
-// alive reports whether pid runs; a zombie waiting for init to reap it
-// does not.
-func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
-		return false
+// childLifeline makes a FIFO at p and reads it: opened is closed once a
+// child opened it for writing, gone once every writer has exited (the
+// kernel closes a process's files as it dies, zombie or not).
+func childLifeline(t *testing.T, p string) (opened, gone chan struct{}) {
+	t.Helper()
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
 	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true // no /proc (macOS): kill says it exists
-	}
-	i := strings.LastIndexByte(string(stat), ')')
-	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
+	opened, gone = make(chan struct{}), make(chan struct{})
+	go func() {
+		f, err := os.Open(p) // returns once a writer opens it
+		close(opened)
+		if err == nil {
+			io.Copy(io.Discard, f)
+			f.Close()
+		}
+		close(gone)
+	}()
+	t.Cleanup(func() {
+		// Wake the reader if no child ever came.
+		if f, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		<-gone
+	})
+	return opened, gone
 }

@@ -284,7 +284,7 @@ func TestVerifyQuarantineMessages(t *testing.T) {
 // before any handshake: those see the sandbox too, not the job's tokens.
 func TestVerifyInstallToolsRunSandboxed(t *testing.T) {
 	bin := filepath.Dir(testkit.FakeNPM(t))
-	os.WriteFile(filepath.Join(bin, "node"), []byte("#!/bin/sh\n"), 0o755)
+	testkit.FakeTool{}.Put(t, filepath.Join(bin, "node")) // a node that says nothing
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+"/usr/bin"+string(os.PathListSeparator)+"/bin")
 	t.Setenv("GITHUB_TOKEN", "ghs_secret")
 	t.Setenv("NPM_TOKEN", "npm_secret")

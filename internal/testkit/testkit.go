@@ -80,30 +80,20 @@ func corpusRequired() bool {
 	return os.Getenv("CI") == "true"
 }
 
-// FakeNPM writes an npm (a shell script) into a temporary folder and
-// returns its path. It installs @acp-test/fake-agent under --prefix without
-// a registry, with the bin "fake-agent", and records the environment it
-// ran with in <prefix>/env.txt, so tests can see what install scripts see.
+// FakeNPM puts an npm (the test binary, see FakeTool; the test package's
+// init calls RunFakeTool) into a temporary folder and returns its path. It
+// installs @acp-test/fake-agent under --prefix without a registry, with
+// the bin "fake-agent", and records the environment it ran with in
+// <prefix>/env.txt, so tests can see what install scripts see.
 func FakeNPM(t testing.TB) string {
 	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("the fake npm is a shell script")
-	}
-	npm := filepath.Join(t.TempDir(), "npm")
-	script := `#!/bin/sh
-while [ "$1" != "--prefix" ]; do shift; done
-p="$2/node_modules/@acp-test/fake-agent"
-mkdir -p "$p" "$2/node_modules/.bin"
-echo '{"name":"@acp-test/fake-agent","bin":{"fake-agent":"bin.js"}}' > "$p/package.json"
-printf '#!/bin/sh\n' > "$p/bin.js"
-chmod +x "$p/bin.js"
-ln -s ../@acp-test/fake-agent/bin.js "$2/node_modules/.bin/fake-agent"
-env > "$2/env.txt"
-`
-	if err := os.WriteFile(npm, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return npm
+	pkg := "$prefix/node_modules/@acp-test/fake-agent"
+	return FakeTool{Steps: []FakeStep{
+		{Write: pkg + "/package.json", Text: `{"name":"@acp-test/fake-agent","bin":{"fake-agent":"bin.js"}}` + "\n"},
+		{Write: pkg + "/bin.js", Text: "#!/bin/sh\n"},
+		{Link: "$prefix/node_modules/.bin/fake-agent", Target: "../@acp-test/fake-agent/bin.js"},
+		{Env: "$prefix/env.txt"},
+	}}.Put(t, filepath.Join(t.TempDir(), "npm"))
 }
 
 // LinkSelf puts the running test binary at path (with ".exe" added on

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -146,15 +147,7 @@ func TestNpmBinChoice(t *testing.T) {
 // A "node" whose --version leaves a child holding its stdout must not
 // keep acp waiting for that child, nor give a node without a version.
 func TestNodeProbeDoesNotWaitForItsChildren(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("a shell script stands in for node")
-	}
-	dir := t.TempDir()
-	node := filepath.Join(dir, "node")
-	script := "#!/bin/sh\n(sleep 30) &\necho v22.1.0\n"
-	if err := os.WriteFile(node, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	node := testkit.FakeTool{Stdout: "v22.1.0\n", Linger: true}.Put(t, filepath.Join(t.TempDir(), "node"))
 	h := &Host{}
 	type result struct {
 		f   NodeFound
