@@ -362,7 +362,10 @@ func TestMatrixCommandAndExitCode(t *testing.T) {
 			return spec, err
 		},
 		AfterInit: func(ctx context.Context, c *acpclient.Client, work string, init *acpclient.InitializeResult) any {
-			return ProbeSessions(ctx, c, work, init, 400*time.Millisecond)
+			// The default bound: exits-0 must be seen exiting, not
+			// stopped, and a -race build of the fake agent takes a
+			// second to exit (the race runtime's atexit_sleep_ms).
+			return ProbeSessions(ctx, c, work, init, 0)
 		},
 	})
 	if err != nil {
