@@ -139,8 +139,11 @@ func (c *checker) judge(root map[string]any, nvalues int, dirName string) {
 		schema = schemaFindings(root)
 	}
 	c.rules(root, dirName)
-	placeholder := map[string]bool{}
-	c.placeholders("", root, placeholder)
+	var placeholder map[string]bool
+	if holdsPlaceholder(root) {
+		placeholder = map[string]bool{}
+		c.placeholders("", root, placeholder)
+	}
 	if len(placeholder) > 0 {
 		c.probs = slices.DeleteFunc(c.probs, func(p Problem) bool {
 			return placeholder[p.Pointer] && p.Rule != RulePlaceholder
@@ -385,6 +388,9 @@ func (c *checker) text(ptr string, v any) {
 // ranges. Most manifests have none, and skip the walk.
 func mayHoldControl(data []byte) bool {
 	for i := 0; i < len(data); i++ {
+		if !controlLead[data[i]] {
+			continue // most bytes: one load instead of the switch's compares
+		}
 		switch data[i] {
 		case '\\':
 			if i+1 < len(data) {
@@ -404,6 +410,9 @@ func mayHoldControl(data []byte) bool {
 	}
 	return false
 }
+
+// controlLead marks the bytes mayHoldControl looks closer at.
+var controlLead = [256]bool{'\\': true, 0x7f: true, 0xc2: true, 0xd8: true, 0xe2: true}
 
 // controlIn finds the first character of s that safetext would not print
 // as is (a C0 or C1 control, DEL, a bidirectional control), or a tab unless
@@ -597,7 +606,7 @@ func (c *checker) sha256(ptr, platform, sum string) {
 func (c *checker) placeholders(ptr string, v any, seen map[string]bool) {
 	switch x := v.(type) {
 	case string:
-		if rest, ok := strings.CutPrefix(x, Placeholder); ok && (rest == "" || rest[0] == ' ') {
+		if isPlaceholder(x) {
 			seen[ptr] = true
 			c.add(ptr, false, RulePlaceholder, SeverityError,
 				"%s still holds the placeholder of acp-registry new (%q): write the real value", fieldName(ptr), x)
@@ -611,6 +620,34 @@ func (c *checker) placeholders(ptr string, v any, seen map[string]bool) {
 			c.placeholders(ptr+"/"+jsonpos.EscapePointer(k), x[k], seen)
 		}
 	}
+}
+
+// holdsPlaceholder says whether placeholders has anything to report: the
+// walk that reports builds a pointer for every value, which nearly every
+// manifest (none holds a placeholder) would pay for nothing.
+func holdsPlaceholder(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return isPlaceholder(x)
+	case []any:
+		for _, e := range x {
+			if holdsPlaceholder(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, e := range x {
+			if holdsPlaceholder(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isPlaceholder(s string) bool {
+	rest, ok := strings.CutPrefix(s, Placeholder)
+	return ok && (rest == "" || rest[0] == ' ')
 }
 
 func (c *checker) archive(ptr, a, version string) {

@@ -434,7 +434,11 @@ func (s *scanner) value() (any, *SyntaxError) {
 	case c == '[':
 		return s.array()
 	case c == '"':
-		return s.str()
+		v, err := s.str()
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
 	case c == 't':
 		return true, s.literal("true")
 	case c == 'f':
@@ -465,7 +469,11 @@ func (s *scanner) object() (any, *SyntaxError) {
 	s.i++ // {
 	atRoot := s.rootObj
 	s.rootObj = false
-	obj := make(map[string]any, 8)
+	hint := 8
+	if atRoot {
+		hint = 16 // a manifest's root holds 9 to 12 members: no growing
+	}
+	obj := make(map[string]any, hint)
 	s.ws()
 	if s.i < len(s.data) && s.data[s.i] == '}' {
 		s.i++
@@ -524,11 +532,10 @@ func (s *scanner) object() (any, *SyntaxError) {
 // noted in dups), recording where the root object's members start.
 func (s *scanner) member(obj map[string]any, atRoot bool) (string, *SyntaxError) {
 	keyOff := s.i
-	kv, err := s.str()
+	key, err := s.str()
 	if err != nil {
 		return "", err
 	}
-	key := kv.(string)
 	s.ws()
 	if s.i >= len(s.data) || s.data[s.i] != ':' {
 		return "", s.errf("unexpected %s: expected ':' after the field name %q", s.what(), key)
@@ -536,6 +543,9 @@ func (s *scanner) member(obj map[string]any, atRoot bool) (string, *SyntaxError)
 	s.i++
 	if atRoot {
 		s.ws()
+		if s.top == nil {
+			s.top = make([]topMember, 0, 16)
+		}
 		s.top = append(s.top, topMember{key: key, span: Span{Key: keyOff, Val: s.i}})
 	}
 	s.path = append(s.path, pathStep{key: key, idx: -1})
@@ -675,7 +685,7 @@ func (s *scanner) number() (any, *SyntaxError) {
 }
 
 // str reads a string at the cursor (which is on the opening quote).
-func (s *scanner) str() (any, *SyntaxError) {
+func (s *scanner) str() (string, *SyntaxError) {
 	d := s.data
 	s.i++
 	start := s.i
@@ -691,7 +701,7 @@ func (s *scanner) str() (any, *SyntaxError) {
 			break
 		}
 		if c < 0x20 {
-			return nil, s.errf("control character %U inside a string: escape it (\\n, \\t) or remove it", rune(c))
+			return "", s.errf("control character %U inside a string: escape it (\\n, \\t) or remove it", rune(c))
 		}
 		s.i++
 	}
@@ -704,7 +714,7 @@ func (s *scanner) str() (any, *SyntaxError) {
 			s.i++
 			return b.String(), nil
 		case c < 0x20:
-			return nil, s.errf("control character %U inside a string: escape it (\\n, \\t) or remove it", rune(c))
+			return "", s.errf("control character %U inside a string: escape it (\\n, \\t) or remove it", rune(c))
 		case c != '\\':
 			b.WriteByte(c)
 			s.i++
@@ -731,7 +741,7 @@ func (s *scanner) str() (any, *SyntaxError) {
 		case 'u':
 			r, ok := hex4(d, s.i+2)
 			if !ok {
-				return nil, s.errf("malformed \\u escape: write \\u followed by 4 hex digits")
+				return "", s.errf("malformed \\u escape: write \\u followed by 4 hex digits")
 			}
 			s.i += 6
 			if utf16.IsSurrogate(r) {
@@ -747,11 +757,11 @@ func (s *scanner) str() (any, *SyntaxError) {
 			b.WriteRune(r)
 			continue
 		default:
-			return nil, s.errf("invalid escape \\%c inside a string: use \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX", e)
+			return "", s.errf("invalid escape \\%c inside a string: use \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX", e)
 		}
 		s.i += 2
 	}
-	return nil, s.errf("unexpected end of file inside a string: add the closing \"")
+	return "", s.errf("unexpected end of file inside a string: add the closing \"")
 }
 
 // internKey returns the manifest's field names without allocating (the
