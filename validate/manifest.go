@@ -140,7 +140,7 @@ func (c *checker) judge(root map[string]any, nvalues int, dirName string) {
 	}
 	c.rules(root, dirName)
 	var placeholder map[string]bool
-	if holdsPlaceholder(root) {
+	if mayHoldPlaceholder(c.idx.Data()) && holdsPlaceholder(root) {
 		placeholder = map[string]bool{}
 		c.placeholders("", root, placeholder)
 	}
@@ -643,6 +643,13 @@ func holdsPlaceholder(v any) bool {
 		}
 	}
 	return false
+}
+
+// mayHoldPlaceholder is holdsPlaceholder's first look, at the bytes: a
+// string decodes to the Placeholder only if the file holds it as is or
+// writes some of its letters as \u escapes.
+func mayHoldPlaceholder(data []byte) bool {
+	return bytes.Contains(data, []byte(Placeholder)) || bytes.Contains(data, []byte(`\u`))
 }
 
 func isPlaceholder(s string) bool {
