@@ -92,6 +92,7 @@ var ruleCases = []ruleCase{
 	{name: "placeholder left in name", rule: RulePlaceholder, want: true, edits: []string{`"Demo Agent"`, `"REPLACE with the name editors show"`}, ptr: "/name", at: `"REPLACE`, msg: `"name" still holds the placeholder`},
 	{name: "placeholder left in an author", rule: RulePlaceholder, want: true, edits: []string{`["Example"]`, `["REPLACE with an author"]`}, ptr: "/authors/0"},
 	{name: "placeholder is the only problem of its value", rule: RuleURLFormat, want: false, edits: []string{`"https://example.com"`, `"REPLACE with the https:// URL of the agent's homepage"`}},
+	{name: "placeholder written with a \\u escape", rule: RulePlaceholder, want: true, edits: []string{`"Demo Agent"`, `"\u0052EPLACE with the name editors show"`}, ptr: "/name"},
 	{name: "placeholder word inside a value is fine", rule: RulePlaceholder, want: false, edits: []string{`"A demo agent"`, `"REPLACEMENT for REPLACE-based tools"`}},
 	{name: "schema binary without platforms", rule: RuleSchema, want: true, src: `{"id": "demo", "name": "D", "version": "1.0.0", "description": "d", "license_url": "https://x.dev/l", "distribution": {"binary": {}}}`, ptr: "/distribution/binary", msg: `"binary" lists no platforms: add targets (darwin-aarch64, darwin-x86_64, linux-aarch64, linux-x86_64, windows-aarch64, windows-x86_64) or remove it`},
 	{name: "schema type of a list", rule: RuleSchema, want: true, edits: []string{`"args": ["acp"]`, `"args": "acp"`}, ptr: "/distribution/binary/linux-x86_64/args", msg: `"args" must be an array, not a string`},
