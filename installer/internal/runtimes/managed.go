@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
@@ -145,7 +146,7 @@ func (h *Host) EnsureNode(ctx context.Context, agent, requires string) (*Runtime
 	}
 	v := pickNode(rels, engineConstraint(requires), key)
 	if v == nil {
-		return nil, kinds.Errorf(kinds.ErrRunnerMissing, "%s needs Node.js %s, and %sindex.json lists no release for %s that satisfies it", agent, requires, base, plat)
+		return nil, kinds.Errorf(kinds.ErrRunnerMissing, "%s needs Node.js %s, and %sindex.json lists no release for %s that satisfies it", agent, requires, download.Redact(base), plat)
 	}
 	tag := "v" + v.String()
 	dir := filepath.Join(work, tag)
@@ -159,7 +160,7 @@ func (h *Host) EnsureNode(ctx context.Context, agent, requires string) (*Runtime
 	}
 	file, err := m.Download(ctx, agent, base+tag+"/"+name, tmp, sum)
 	if err != nil {
-		return nil, fmt.Errorf("install Node.js %s (its sha256 from %sSHASUMS256.txt): %w", tag, base+tag+"/", err)
+		return nil, fmt.Errorf("install Node.js %s (its sha256 from %sSHASUMS256.txt): %w", tag, download.Redact(base+tag+"/"), err)
 	}
 	h.reporter().Phase(agent, progress.Extract, "node "+tag)
 	unpacked := filepath.Join(tmp, "x")
@@ -216,7 +217,7 @@ func (h *Host) fetchJSON(ctx context.Context, agent, url, dir string, v any) err
 		return err
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s is not the JSON a Node.js mirror serves (%v): check ACP_NODE_MIRROR", url, err)
+		return fmt.Errorf("%s is not the JSON a Node.js mirror serves (%v): check ACP_NODE_MIRROR", download.Redact(url), err)
 	}
 	return nil
 }
@@ -240,7 +241,7 @@ func (h *Host) releaseSum(ctx context.Context, agent, url, name, dir string) (st
 			return strings.ToLower(fields[0]), nil
 		}
 	}
-	return "", kinds.Errorf(kinds.ErrChecksum, "%s lists no sha256 for %s: the mirror is incomplete", url, name)
+	return "", kinds.Errorf(kinds.ErrChecksum, "%s lists no sha256 for %s: the mirror is incomplete", download.Redact(url), name)
 }
 
 // ManagedIn reports whether path lies inside the managed runtimes' root,

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
@@ -121,7 +122,7 @@ func (h *Host) EnsureUV(ctx context.Context, agent string) (string, error) {
 	data, _ := os.ReadFile(sumFile)
 	f := strings.Fields(string(data))
 	if len(f) == 0 || len(f[0]) != 64 {
-		return "", kinds.Errorf(kinds.ErrChecksum, "%s%s.sha256 holds no sha256: the mirror is incomplete", base, name)
+		return "", kinds.Errorf(kinds.ErrChecksum, "%s%s.sha256 holds no sha256: the mirror is incomplete", download.Redact(base), name)
 	}
 	file, err := m.Download(ctx, agent, base+name, tmp, strings.ToLower(f[0]))
 	if err != nil {

@@ -1,0 +1,32 @@
+package installer
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// A mirror URL with a password in it (ACP_NODE_MIRROR=https://me:pw@…)
+// never shows the password, whatever the mirror gets wrong.
+func TestManagedNodeMirrorPasswordNotPrinted(t *testing.T) {
+	_, toolEnv := fakeHome(t)
+	good := newNodeMirror(t, map[string][]byte{"v95.1.0": fakeNodeBuild(t, "v95.1.0", npmScript(t))}, map[string]bool{"v95.1.0": true}, false)
+	notJSON := newServer(t)
+	notJSON.add("/index.json", []byte("<html>login</html>"))
+	noLine := newNodeMirror(t, map[string][]byte{"v95.1.0": fakeNodeBuild(t, "v95.1.0", npmScript(t))}, map[string]bool{"v95.1.0": true}, false)
+	noLine.add("/v95.1.0/SHASUMS256.txt", []byte("nothing here\n"))
+	empty := newServer(t)
+	empty.add("/index.json", []byte("[]"))
+	for name, url := range map[string]string{"not JSON": notJSON.URL, "no sha line": noLine.URL, "no release": empty.URL, "fine": good.URL + "/missing"} {
+		withPW := strings.Replace(url, "http://", "http://me:s3cret@", 1)
+		in := managedInstaller(t, withPW, toolEnv)
+		_, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()})
+		if err == nil {
+			t.Errorf("%s: installed", name)
+			continue
+		}
+		if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: the error shows the mirror's password: %v", name, err)
+		}
+	}
+}
