@@ -1,6 +1,7 @@
 package installer
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -28,5 +29,18 @@ func TestManagedNodeMirrorPasswordNotPrinted(t *testing.T) {
 		if strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("%s: the error shows the mirror's password: %v", name, err)
 		}
+	}
+}
+
+// A mirror's index.json of many megabytes (nodejs.org's is under one) is
+// refused before it is read into memory, with a sentence naming it.
+func TestManagedNodeHugeIndexRefused(t *testing.T) {
+	_, toolEnv := fakeHome(t)
+	huge := newServer(t)
+	huge.add("/index.json", append(bytes.Repeat([]byte(" "), 40<<20), "[]"...))
+	in := managedInstaller(t, huge.URL, toolEnv)
+	_, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()})
+	if err == nil || !strings.Contains(err.Error(), "index.json is larger than") {
+		t.Fatalf("err = %v, want index.json refused as too large", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"os"
@@ -205,6 +206,10 @@ func (h *Host) runtimeOf(n NodeFound, requires string) *Runtime {
 	return rt
 }
 
+// maxMirrorJSON bounds what a mirror's index.json may hold in memory:
+// nodejs.org's is well under a megabyte.
+const maxMirrorJSON = 16 << 20
+
 // fetchJSON downloads a small document and decodes it.
 func (h *Host) fetchJSON(ctx context.Context, agent, url, dir string, v any) error {
 	file, err := h.Managed.Download(ctx, agent, url, dir, "")
@@ -212,7 +217,10 @@ func (h *Host) fetchJSON(ctx context.Context, agent, url, dir string, v any) err
 		return err
 	}
 	defer os.Remove(file)
-	data, err := os.ReadFile(file)
+	data, err := registry.ReadRegular(file, maxMirrorJSON)
+	if errors.As(err, new(*registry.TooLargeError)) {
+		return fmt.Errorf("%s is larger than %d MiB, far beyond a Node.js mirror's index: check ACP_NODE_MIRROR", download.Redact(url), maxMirrorJSON>>20)
+	}
 	if err != nil {
 		return err
 	}
