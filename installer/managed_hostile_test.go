@@ -3,8 +3,11 @@ package installer
 import (
 	"bytes"
 	"context"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 )
 
 // A mirror URL with a password in it (ACP_NODE_MIRROR=https://me:pw@…)
@@ -42,5 +45,21 @@ func TestManagedNodeHugeIndexRefused(t *testing.T) {
 	_, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()})
 	if err == nil || !strings.Contains(err.Error(), "index.json is larger than") {
 		t.Fatalf("err = %v, want index.json refused as too large", err)
+	}
+}
+
+// A uv .sha256 of many megabytes is not uv's (one line): it is refused
+// before it is read into memory, and nothing is installed.
+func TestManagedUVHugeSumRefused(t *testing.T) {
+	mirror, srv := uvRelease(t, false)
+	target, ext, _ := runtimes.UVTarget(runtime.GOOS, runtime.GOARCH)
+	p := "/" + runtimes.DefaultUVVersion + "/uv-" + target + ext + ".sha256"
+	srv.mu.Lock()
+	srv.files[p] = append(srv.files[p], bytes.Repeat([]byte("\n"), 40<<20)...)
+	srv.mu.Unlock()
+	in := managedUVInstaller(t, mirror)
+	_, _, err := in.Install(context.Background(), Request{Agent: uvxManifest("0.4.1")})
+	if err == nil || !strings.Contains(err.Error(), ".sha256 is larger than") {
+		t.Fatalf("err = %v, want the .sha256 refused as too large", err)
 	}
 }

@@ -2,6 +2,7 @@ package runtimes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // uv's releases: DefaultUVMirror/<version>/uv-<target>.tar.gz (.zip on
@@ -119,7 +121,15 @@ func (h *Host) EnsureUV(ctx context.Context, agent string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	data, _ := os.ReadFile(sumFile)
+	// uv's .sha256 is one line: a larger file is not one, and is not
+	// read into memory.
+	data, err := registry.ReadRegular(sumFile, 4<<10)
+	if errors.As(err, new(*registry.TooLargeError)) {
+		return "", kinds.Errorf(kinds.ErrChecksum, "%s%s.sha256 is larger than 4 KiB, not uv's one line: check ACP_UV_MIRROR", download.Redact(base), name)
+	}
+	if err != nil {
+		return "", err
+	}
 	f := strings.Fields(string(data))
 	if len(f) == 0 || len(f[0]) != 64 {
 		return "", kinds.Errorf(kinds.ErrChecksum, "%s%s.sha256 holds no sha256: the mirror is incomplete", download.Redact(base), name)
