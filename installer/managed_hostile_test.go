@@ -1,13 +1,17 @@
 package installer
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 )
 
 // A mirror URL with a password in it (ACP_NODE_MIRROR=https://me:pw@…)
@@ -61,5 +65,32 @@ func TestManagedUVHugeSumRefused(t *testing.T) {
 	_, _, err := in.Install(context.Background(), Request{Agent: uvxManifest("0.4.1")})
 	if err == nil || !strings.Contains(err.Error(), ".sha256 is larger than") {
 		t.Fatalf("err = %v, want the .sha256 refused as too large", err)
+	}
+}
+
+// An archive whose bin/node is a link out of it (to /bin/sh) installs
+// nothing: acp would run a program that is not the build's.
+func TestManagedNodeLinkOutRefused(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("node.exe sits at the build's top on Windows; links in zips are refused alike")
+	}
+	_, toolEnv := fakeHome(t)
+	plat, _, _, _ := runtimes.NodeBuild(runtime.GOOS, runtime.GOARCH)
+	top := "node-v95.1.0-" + plat + "/"
+	for name, link := range map[string]string{"absolute": "/bin/sh", "relative": "../../../../../../../../../../bin/sh"} {
+		archive := testarchive.HostileTar(t, []testarchive.Entry{
+			{Name: top + "bin/", Type: tar.TypeDir, Mode: 0o755},
+			{Name: top + "bin/node", Type: tar.TypeSymlink, Link: link},
+			testarchive.Executable(top+"bin/npm", npmScript(t)),
+		}, "gz")
+		mirror := newNodeMirror(t, map[string][]byte{"v95.1.0": archive}, map[string]bool{"v95.1.0": true}, false)
+		in := managedInstaller(t, mirror.URL, toolEnv)
+		_, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()})
+		if err == nil {
+			t.Errorf("%s: installed with bin/node a link to %s", name, link)
+		}
+		if _, serr := os.Lstat(filepath.Join(in.Root, "runtimes", "node", "v95.1.0")); serr == nil {
+			t.Errorf("%s: the build was put in place (%v)", name, err)
+		}
 	}
 }
