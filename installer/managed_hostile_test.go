@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -92,5 +93,27 @@ func TestManagedNodeLinkOutRefused(t *testing.T) {
 		if _, serr := os.Lstat(filepath.Join(in.Root, "runtimes", "node", "v95.1.0")); serr == nil {
 			t.Errorf("%s: the build was put in place (%v)", name, err)
 		}
+	}
+}
+
+// A mirror's SHASUMS256.txt (or uv's .sha256) whose digest is not hex is
+// the mirror's fault, a checksum error: not a bad manifest the user is
+// told to fix, and nothing is downloaded against it.
+func TestManagedRuntimeNonHexSumIsTheMirrors(t *testing.T) {
+	_, toolEnv := fakeHome(t)
+	notHex := strings.Repeat("z", 64)
+	plat, ext, _, _ := runtimes.NodeBuild(runtime.GOOS, runtime.GOARCH)
+	node := newNodeMirror(t, map[string][]byte{"v95.1.0": fakeNodeBuild(t, "v95.1.0", npmScript(t))}, map[string]bool{"v95.1.0": true}, false)
+	node.add("/v95.1.0/SHASUMS256.txt", []byte(notHex+"  node-v95.1.0-"+plat+ext+"\n"))
+	in := managedInstaller(t, node.URL, toolEnv)
+	if _, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()}); !errors.Is(err, ErrChecksum) || strings.Contains(err.Error(), "manifest") {
+		t.Errorf("node: err = %v, want the mirror's checksum error", err)
+	}
+	uvMirror, srv := uvRelease(t, false)
+	target, uext, _ := runtimes.UVTarget(runtime.GOOS, runtime.GOARCH)
+	srv.add("/"+runtimes.DefaultUVVersion+"/uv-"+target+uext+".sha256", []byte(notHex+" *uv-"+target+uext+"\n"))
+	uin := managedUVInstaller(t, uvMirror)
+	if _, _, err := uin.Install(context.Background(), Request{Agent: uvxManifest("0.4.1")}); !errors.Is(err, ErrChecksum) || strings.Contains(err.Error(), "manifest") {
+		t.Errorf("uv: err = %v, want the mirror's checksum error", err)
 	}
 }

@@ -245,7 +245,7 @@ func (h *Host) releaseSum(ctx context.Context, agent, url, name, dir string) (st
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) == 2 && strings.TrimPrefix(fields[1], "*") == name && len(fields[0]) == 64 {
+		if len(fields) == 2 && strings.TrimPrefix(fields[1], "*") == name && download.ValidSHA256(fields[0]) {
 			return strings.ToLower(fields[0]), nil
 		}
 	}

@@ -131,7 +131,7 @@ func (h *Host) EnsureUV(ctx context.Context, agent string) (string, error) {
 		return "", err
 	}
 	f := strings.Fields(string(data))
-	if len(f) == 0 || len(f[0]) != 64 {
+	if len(f) == 0 || !download.ValidSHA256(f[0]) {
 		return "", kinds.Errorf(kinds.ErrChecksum, "%s%s.sha256 holds no sha256: the mirror is incomplete", download.Redact(base), name)
 	}
 	file, err := m.Download(ctx, agent, base+name, tmp, strings.ToLower(f[0]))
