@@ -117,3 +117,16 @@ func TestManagedRuntimeNonHexSumIsTheMirrors(t *testing.T) {
 		t.Errorf("uv: err = %v, want the mirror's checksum error", err)
 	}
 }
+
+// An index.json with no release for this machine says so in a sentence
+// (no "needs Node.js , and" when the package names no engines.node).
+func TestManagedNodeEmptyIndexSentence(t *testing.T) {
+	_, toolEnv := fakeHome(t)
+	empty := newServer(t)
+	empty.add("/index.json", []byte("[]"))
+	in := managedInstaller(t, empty.URL, toolEnv)
+	_, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()})
+	if err == nil || strings.Contains(err.Error(), "Node.js ,") || !strings.Contains(err.Error(), "lists no release") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -146,6 +146,9 @@ func (h *Host) EnsureNode(ctx context.Context, agent, requires string) (*Runtime
 		return nil, err
 	}
 	v := pickNode(rels, engineConstraint(requires), key)
+	if v == nil && requires == "" {
+		return nil, kinds.Errorf(kinds.ErrRunnerMissing, "%sindex.json lists no release for %s: check ACP_NODE_MIRROR", download.Redact(base), plat)
+	}
 	if v == nil {
 		return nil, kinds.Errorf(kinds.ErrRunnerMissing, "%s needs Node.js %s, and %sindex.json lists no release for %s that satisfies it", agent, requires, download.Redact(base), plat)
 	}
