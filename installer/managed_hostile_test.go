@@ -26,7 +26,8 @@ func TestManagedNodeMirrorPasswordNotPrinted(t *testing.T) {
 	noLine.add("/v95.1.0/SHASUMS256.txt", []byte("nothing here\n"))
 	empty := newServer(t)
 	empty.add("/index.json", []byte("[]"))
-	for name, url := range map[string]string{"not JSON": notJSON.URL, "no sha line": noLine.URL, "no release": empty.URL, "fine": good.URL + "/missing"} {
+	for name, url := range map[string]string{"not a URL": good.URL + "/\x01", "space in host": "http://127.0.0.1 /",
+		"not JSON": notJSON.URL, "no sha line": noLine.URL, "no release": empty.URL, "fine": good.URL + "/missing"} {
 		withPW := strings.Replace(url, "http://", "http://me:s3cret@", 1)
 		in := managedInstaller(t, withPW, toolEnv)
 		_, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()})

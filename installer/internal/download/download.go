@@ -476,13 +476,8 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// Redact hides a password in a URL that failed to parse as one.
-func Redact(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
-		return u.Redacted()
-	}
-	return raw
-}
+// Redact hides a password in a URL, also in one that fails to parse.
+func Redact(raw string) string { return remote.RedactURL(raw) }
 
 // copyBufferSize is the download's copy buffer: 256 KiB keeps a large
 // archive's copy near the disk's speed, but a small one (a script, the
