@@ -642,13 +642,13 @@ func (c cache) read(stderr io.Writer) (*registry.Index, meta) {
 	data, err := registry.ReadRegular(c.body, registry.MaxIndexSize)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(stderr, "warning: ignoring the cached registry: %v\n", err)
+			fmt.Fprintf(stderr, "warning: ignoring the cached registry: %s\n", safetext.Terminal(err.Error()))
 		}
 		return nil, m
 	}
 	idx, err := registry.ParseIndex(data)
 	if err != nil {
-		fmt.Fprintf(stderr, "warning: ignoring the cached registry %s: %v\n", c.body, err)
+		fmt.Fprintf(stderr, "warning: ignoring the cached registry %s: %s\n", safetext.Terminal(c.body), safetext.Terminal(err.Error()))
 		return nil, m
 	}
 	if md, err := registry.ReadRegular(c.meta, maxMetaSize); err == nil {
