@@ -79,10 +79,17 @@ func TestManagedNodeLinkOutRefused(t *testing.T) {
 	_, toolEnv := fakeHome(t)
 	plat, _, _, _ := runtimes.NodeBuild(runtime.GOOS, runtime.GOARCH)
 	top := "node-v95.1.0-" + plat + "/"
-	for name, link := range map[string]string{"absolute": "/bin/sh", "relative": "../../../../../../../../../../bin/sh"} {
+	for name, e := range map[string]testarchive.Entry{
+		"absolute":      {Type: tar.TypeSymlink, Link: "/bin/sh"},
+		"relative":      {Type: tar.TypeSymlink, Link: "../../../../../../../../../../bin/sh"},
+		"hard absolute": {Type: tar.TypeLink, Link: "/bin/sh"},
+		"hard relative": {Type: tar.TypeLink, Link: "../../../../../../../../../../bin/sh"},
+	} {
+		e.Name = top + "bin/node"
+		link := e.Link
 		archive := testarchive.HostileTar(t, []testarchive.Entry{
 			{Name: top + "bin/", Type: tar.TypeDir, Mode: 0o755},
-			{Name: top + "bin/node", Type: tar.TypeSymlink, Link: link},
+			e,
 			testarchive.Executable(top+"bin/npm", npmScript(t)),
 		}, "gz")
 		mirror := newNodeMirror(t, map[string][]byte{"v95.1.0": archive}, map[string]bool{"v95.1.0": true}, false)
