@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
@@ -49,7 +51,7 @@ func TestManagedNodeHugeIndexRefused(t *testing.T) {
 	huge.add("/index.json", append(bytes.Repeat([]byte(" "), 40<<20), "[]"...))
 	in := managedInstaller(t, huge.URL, toolEnv)
 	_, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()})
-	if err == nil || !strings.Contains(err.Error(), "index.json is larger than") {
+	if err == nil || !strings.Contains(err.Error(), "index.json") || !strings.Contains(err.Error(), "16 MiB") {
 		t.Fatalf("err = %v, want index.json refused as too large", err)
 	}
 }
@@ -65,7 +67,7 @@ func TestManagedUVHugeSumRefused(t *testing.T) {
 	srv.mu.Unlock()
 	in := managedUVInstaller(t, mirror)
 	_, _, err := in.Install(context.Background(), Request{Agent: uvxManifest("0.4.1")})
-	if err == nil || !strings.Contains(err.Error(), ".sha256 is larger than") {
+	if err == nil || !strings.Contains(err.Error(), ".sha256") || !strings.Contains(err.Error(), "4 KiB") {
 		t.Fatalf("err = %v, want the .sha256 refused as too large", err)
 	}
 }
@@ -136,5 +138,29 @@ func TestManagedNodeEmptyIndexSentence(t *testing.T) {
 	_, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()})
 	if err == nil || strings.Contains(err.Error(), "Node.js ,") || !strings.Contains(err.Error(), "lists no release") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// A mirror that streams an endless index.json is cut off at the index's
+// bound while it streams: it neither fills the disk up to the 4 GiB
+// download bound nor holds the install until the stall timeout.
+func TestManagedNodeEndlessIndexCutOff(t *testing.T) {
+	_, toolEnv := fakeHome(t)
+	endless := newServer(t)
+	endless.handle("/index.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("["))
+		chunk := bytes.Repeat([]byte(" "), 1<<20)
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	in := managedInstaller(t, endless.URL, toolEnv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a bound on failure only
+	defer cancel()
+	_, _, err := in.Install(ctx, Request{Agent: claudeManifest()})
+	if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "index.json") || !strings.Contains(err.Error(), "16 MiB") {
+		t.Fatalf("err = %v, want index.json cut off at its bound", err)
 	}
 }

@@ -33,9 +33,10 @@ type Managed struct {
 	// and in uv's release layout (see DefaultUVMirror).
 	NodeMirror, UVMirror string
 	// Download fetches url into dir and returns the file; a non-empty
-	// sha256 must match before it returns (the installer's downloader:
-	// its policy, retries and progress).
-	Download func(ctx context.Context, what, url, dir, sha256 string) (string, error)
+	// sha256 must match before it returns, and a file over max bytes (0:
+	// the downloader's own bound) is cut off as it arrives (the
+	// installer's downloader: its policy, retries and progress).
+	Download func(ctx context.Context, what, url, dir, sha256 string, max int64) (string, error)
 	// Extract unpacks an archive into dest (the installer's extraction).
 	Extract func(ctx context.Context, archive, dest string) error
 }
@@ -162,7 +163,7 @@ func (h *Host) EnsureNode(ctx context.Context, agent, requires string) (*Runtime
 	if err != nil {
 		return nil, err
 	}
-	file, err := m.Download(ctx, agent, base+tag+"/"+name, tmp, sum)
+	file, err := m.Download(ctx, agent, base+tag+"/"+name, tmp, sum, 0)
 	if err != nil {
 		return nil, fmt.Errorf("install Node.js %s (its sha256 from %sSHASUMS256.txt): %w", tag, download.Redact(base+tag+"/"), err)
 	}
@@ -213,9 +214,12 @@ func (h *Host) runtimeOf(n NodeFound, requires string) *Runtime {
 // nodejs.org's is well under a megabyte.
 const maxMirrorJSON = 16 << 20
 
+// maxSums bounds a release's SHASUMS256.txt (nodejs.org's: a few KiB).
+const maxSums = 1 << 20
+
 // fetchJSON downloads a small document and decodes it.
 func (h *Host) fetchJSON(ctx context.Context, agent, url, dir string, v any) error {
-	file, err := h.Managed.Download(ctx, agent, url, dir, "")
+	file, err := h.Managed.Download(ctx, agent, url, dir, "", maxMirrorJSON)
 	if err != nil {
 		return err
 	}
@@ -235,7 +239,7 @@ func (h *Host) fetchJSON(ctx context.Context, agent, url, dir string, v any) err
 
 // releaseSum reads name's sha256 from a SHASUMS256.txt.
 func (h *Host) releaseSum(ctx context.Context, agent, url, name, dir string) (string, error) {
-	file, err := h.Managed.Download(ctx, agent, url, dir, "")
+	file, err := h.Managed.Download(ctx, agent, url, dir, "", maxSums)
 	if err != nil {
 		return "", err
 	}

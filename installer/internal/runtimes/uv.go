@@ -55,6 +55,9 @@ func uvExe() string {
 	return "uv"
 }
 
+// maxUVSum bounds a .sha256 of uv's: one line.
+const maxUVSum = 4 << 10
+
 // managedUV is a uv acp brought earlier, "" when there is none.
 func (h *Host) managedUV() string {
 	if h.Managed == nil || h.Managed.Root == "" {
@@ -117,15 +120,15 @@ func (h *Host) EnsureUV(ctx context.Context, agent string) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	sumFile, err := m.Download(ctx, agent, base+name+".sha256", tmp, "")
+	sumFile, err := m.Download(ctx, agent, base+name+".sha256", tmp, "", maxUVSum)
 	if err != nil {
 		return "", err
 	}
 	// uv's .sha256 is one line: a larger file is not one, and is not
 	// read into memory.
-	data, err := registry.ReadRegular(sumFile, 4<<10)
+	data, err := registry.ReadRegular(sumFile, maxUVSum)
 	if errors.As(err, new(*registry.TooLargeError)) {
-		return "", kinds.Errorf(kinds.ErrChecksum, "%s%s.sha256 is larger than 4 KiB, not uv's one line: check ACP_UV_MIRROR", download.Redact(base), name)
+		return "", kinds.Errorf(kinds.ErrChecksum, "%s%s.sha256 is larger than %s, not uv's one line: check ACP_UV_MIRROR", download.Redact(base), name, download.HumanBytes(maxUVSum))
 	}
 	if err != nil {
 		return "", err
@@ -134,7 +137,7 @@ func (h *Host) EnsureUV(ctx context.Context, agent string) (string, error) {
 	if len(f) == 0 || !download.ValidSHA256(f[0]) {
 		return "", kinds.Errorf(kinds.ErrChecksum, "%s%s.sha256 holds no sha256: the mirror is incomplete", download.Redact(base), name)
 	}
-	file, err := m.Download(ctx, agent, base+name, tmp, strings.ToLower(f[0]))
+	file, err := m.Download(ctx, agent, base+name, tmp, strings.ToLower(f[0]), 0)
 	if err != nil {
 		return "", fmt.Errorf("uv %s (its sha256 from %s.sha256): %w", DefaultUVVersion, name, err)
 	}
