@@ -215,8 +215,10 @@ func (in *Installer) managed() *runtimes.Managed {
 		Root:       filepath.Join(in.Root, runtimesDir),
 		NodeMirror: mirror,
 		UVMirror:   in.UVMirror,
-		Download: func(ctx context.Context, what, url, dir, sum string) (string, error) {
-			file, _, err := in.downloader(what).Get(ctx, url, dir, sum)
+		Download: func(ctx context.Context, what, url, dir, sum string, max int64) (string, error) {
+			d := in.downloader(what)
+			d.Max = max
+			file, _, err := d.Get(ctx, url, dir, sum)
 			return file, err
 		},
 		Extract: func(ctx context.Context, archive, dest string) error {

@@ -109,10 +109,14 @@ func (f *File) load() {
 // parse reads the file's object: every key known, every value a string or
 // true/false (false is the same as leaving the key out).
 func parse(path string, data []byte) (map[string]string, error) {
-	v, idx, _, jerr := jsonpos.Parse(data)
+	v, idx, dups, jerr := jsonpos.Parse(data)
 	if jerr != nil {
 		line, col := jsonpos.LineCol(data, jerr.Off)
 		return nil, fmt.Errorf("config %s:%d:%d: %s", path, line, col, jerr.Msg)
+	}
+	if len(dups) > 0 {
+		line, col := jsonpos.LineCol(data, dups[0].Off)
+		return nil, fmt.Errorf("config %s:%d:%d: duplicate key %q: keep one of them", path, line, col, dups[0].Key)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {

@@ -75,3 +75,15 @@ func TestBrokenFileSaysWhereAndWhat(t *testing.T) {
 		}
 	}
 }
+
+// A key written twice is an error naming its second place, not a silent
+// last-wins: {"offline": true, …, "offline": false} would quietly go online.
+func TestDuplicateKeyIsAnError(t *testing.T) {
+	f := file(t, "{\"offline\": true,\n \"offline\": false}", nil)
+	if v := f.Get("ACP_OFFLINE"); v != "" {
+		t.Errorf("ACP_OFFLINE = %q from a broken file", v)
+	}
+	if err := f.Err(); err == nil || !strings.Contains(err.Error(), `config.json:2:2: duplicate key "offline"`) {
+		t.Errorf("err = %v, want the duplicate named at line 2", err)
+	}
+}

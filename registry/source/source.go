@@ -347,7 +347,12 @@ func CheckURL(u *url.URL) error {
 func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*registry.Index, Origin, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, "", fmt.Errorf("read registry %s: %w", raw, err)
+		// url.Error repeats raw, password and all: only its reason.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, "", fmt.Errorf("read registry %s: %w", redacted(raw), err)
 	}
 	if err := CheckURL(u); err != nil {
 		return nil, "", fmt.Errorf("read registry: %w", err)
@@ -592,12 +597,7 @@ func (o Options) fetch(parent context.Context, raw, etag string) (idx *registry.
 
 // redacted is raw for messages: a mirror URL may carry a password
 // (https://user:token@mirror/registry.json), and errors end up in CI logs.
-func redacted(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
-		return u.Redacted()
-	}
-	return raw
-}
+func redacted(raw string) string { return remote.RedactURL(raw) }
 
 // cache is one URL's cached body, meta file and failure file.
 type cache struct{ dir, body, meta, failed string }
@@ -642,13 +642,13 @@ func (c cache) read(stderr io.Writer) (*registry.Index, meta) {
 	data, err := registry.ReadRegular(c.body, registry.MaxIndexSize)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(stderr, "warning: ignoring the cached registry: %v\n", err)
+			fmt.Fprintf(stderr, "warning: ignoring the cached registry: %s\n", safetext.Terminal(err.Error()))
 		}
 		return nil, m
 	}
 	idx, err := registry.ParseIndex(data)
 	if err != nil {
-		fmt.Fprintf(stderr, "warning: ignoring the cached registry %s: %v\n", c.body, err)
+		fmt.Fprintf(stderr, "warning: ignoring the cached registry %s: %s\n", safetext.Terminal(c.body), safetext.Terminal(err.Error()))
 		return nil, m
 	}
 	if md, err := registry.ReadRegular(c.meta, maxMetaSize); err == nil {

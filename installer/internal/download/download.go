@@ -57,6 +57,9 @@ type Options struct {
 	Wait          func(attempt int) time.Duration
 	Report        progress.Reporter
 	Agent         string
+	// Max bounds the file while it arrives (MaxDownload when 0): a small
+	// document (a runtime mirror's index) need not reach the disk in GiB.
+	Max int64
 	// Create makes the temporary file (tests inject a failing disk).
 	Create func(dir string) (TempFile, error)
 	// Lookup replaces DNS for the guard (tests).
@@ -225,6 +228,14 @@ var (
 	errTooSlow  = errors.New("too slow")
 )
 
+// maxBytes is Max, within MaxDownload.
+func (d Options) maxBytes() int64 {
+	if d.Max <= 0 || d.Max > MaxDownload {
+		return MaxDownload
+	}
+	return d.Max
+}
+
 // once makes one attempt. retry says whether another attempt may help.
 func (d Options) once(ctx context.Context, client *http.Client, u *url.URL, dir string) (path, sum string, retry bool, err error) {
 	shown := u.Redacted()
@@ -276,8 +287,8 @@ func (d Options) once(ctx context.Context, client *http.Client, u *url.URL, dir 
 		retry := resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests
 		return "", "", retry, errorf(ErrDownload, "download %s: unexpected status %s", shown, resp.Status)
 	}
-	if resp.ContentLength > MaxDownload {
-		return "", "", false, errorf(ErrDownload, "download %s: the file is %d bytes, more than the %d GiB limit", shown, resp.ContentLength, MaxDownload>>30)
+	if limit := d.maxBytes(); resp.ContentLength > limit {
+		return "", "", false, errorf(ErrDownload, "download %s: the file is %d bytes, more than the %s limit", shown, resp.ContentLength, HumanBytes(limit))
 	}
 	timer.Stop()
 	timer = time.AfterFunc(stall, func() { cancel(errStalled) })
@@ -323,7 +334,7 @@ func (d Options) receive(ctx, parent context.Context, cancel context.CancelCause
 	}()
 	h := sha256.New()
 	w := &trackWriter{w: f}
-	body := &countReader{r: io.LimitReader(resp.Body, MaxDownload+1), got: &got, timer: timer, stall: stall,
+	body := &countReader{r: io.LimitReader(resp.Body, d.maxBytes()+1), got: &got, timer: timer, stall: stall,
 		bytes: func(n int64) { d.Report.Bytes(d.Agent, n, resp.ContentLength) }}
 	n, err := io.CopyBuffer(io.MultiWriter(w, h), body, make([]byte, copyBufferSize(resp.ContentLength)))
 	if err == nil && ctx.Err() != nil {
@@ -340,8 +351,8 @@ func (d Options) receive(ctx, parent context.Context, cancel context.CancelCause
 		retry, err := broke(context.Cause(ctx), err, shown, n, resp.ContentLength, stall, time.Since(body.start()), minRate)
 		return "", "", retry, err
 	}
-	if n > MaxDownload {
-		return "", "", false, errorf(ErrDownload, "download %s: more than the %d GiB limit", shown, MaxDownload>>30)
+	if n > d.maxBytes() {
+		return "", "", false, errorf(ErrDownload, "download %s: more than the %s limit", shown, HumanBytes(d.maxBytes()))
 	}
 	if resp.ContentLength >= 0 && n != resp.ContentLength {
 		return "", "", true, errorf(ErrDownload, "download %s: truncated: got %d of %d bytes", shown, n, resp.ContentLength)
@@ -476,13 +487,8 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// Redact hides a password in a URL that failed to parse as one.
-func Redact(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
-		return u.Redacted()
-	}
-	return raw
-}
+// Redact hides a password in a URL, also in one that fails to parse.
+func Redact(raw string) string { return remote.RedactURL(raw) }
 
 // copyBufferSize is the download's copy buffer: 256 KiB keeps a large
 // archive's copy near the disk's speed, but a small one (a script, the

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
@@ -31,9 +33,10 @@ type Managed struct {
 	// and in uv's release layout (see DefaultUVMirror).
 	NodeMirror, UVMirror string
 	// Download fetches url into dir and returns the file; a non-empty
-	// sha256 must match before it returns (the installer's downloader:
-	// its policy, retries and progress).
-	Download func(ctx context.Context, what, url, dir, sha256 string) (string, error)
+	// sha256 must match before it returns, and a file over max bytes (0:
+	// the downloader's own bound) is cut off as it arrives (the
+	// installer's downloader: its policy, retries and progress).
+	Download func(ctx context.Context, what, url, dir, sha256 string, max int64) (string, error)
 	// Extract unpacks an archive into dest (the installer's extraction).
 	Extract func(ctx context.Context, archive, dest string) error
 }
@@ -144,8 +147,11 @@ func (h *Host) EnsureNode(ctx context.Context, agent, requires string) (*Runtime
 		return nil, err
 	}
 	v := pickNode(rels, engineConstraint(requires), key)
+	if v == nil && requires == "" {
+		return nil, kinds.Errorf(kinds.ErrRunnerMissing, "%sindex.json lists no release for %s: check ACP_NODE_MIRROR", download.Redact(base), plat)
+	}
 	if v == nil {
-		return nil, kinds.Errorf(kinds.ErrRunnerMissing, "%s needs Node.js %s, and %sindex.json lists no release for %s that satisfies it", agent, requires, base, plat)
+		return nil, kinds.Errorf(kinds.ErrRunnerMissing, "%s needs Node.js %s, and %sindex.json lists no release for %s that satisfies it", agent, requires, download.Redact(base), plat)
 	}
 	tag := "v" + v.String()
 	dir := filepath.Join(work, tag)
@@ -157,9 +163,9 @@ func (h *Host) EnsureNode(ctx context.Context, agent, requires string) (*Runtime
 	if err != nil {
 		return nil, err
 	}
-	file, err := m.Download(ctx, agent, base+tag+"/"+name, tmp, sum)
+	file, err := m.Download(ctx, agent, base+tag+"/"+name, tmp, sum, 0)
 	if err != nil {
-		return nil, fmt.Errorf("install Node.js %s (its sha256 from %sSHASUMS256.txt): %w", tag, base+tag+"/", err)
+		return nil, fmt.Errorf("install Node.js %s (its sha256 from %sSHASUMS256.txt): %w", tag, download.Redact(base+tag+"/"), err)
 	}
 	h.reporter().Phase(agent, progress.Extract, "node "+tag)
 	unpacked := filepath.Join(tmp, "x")
@@ -204,26 +210,36 @@ func (h *Host) runtimeOf(n NodeFound, requires string) *Runtime {
 	return rt
 }
 
+// maxMirrorJSON bounds what a mirror's index.json may hold in memory:
+// nodejs.org's is well under a megabyte.
+const maxMirrorJSON = 16 << 20
+
+// maxSums bounds a release's SHASUMS256.txt (nodejs.org's: a few KiB).
+const maxSums = 1 << 20
+
 // fetchJSON downloads a small document and decodes it.
 func (h *Host) fetchJSON(ctx context.Context, agent, url, dir string, v any) error {
-	file, err := h.Managed.Download(ctx, agent, url, dir, "")
+	file, err := h.Managed.Download(ctx, agent, url, dir, "", maxMirrorJSON)
 	if err != nil {
 		return err
 	}
 	defer os.Remove(file)
-	data, err := os.ReadFile(file)
+	data, err := registry.ReadRegular(file, maxMirrorJSON)
+	if errors.As(err, new(*registry.TooLargeError)) {
+		return fmt.Errorf("%s is larger than %d MiB, far beyond a Node.js mirror's index: check ACP_NODE_MIRROR", download.Redact(url), maxMirrorJSON>>20)
+	}
 	if err != nil {
 		return err
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s is not the JSON a Node.js mirror serves (%v): check ACP_NODE_MIRROR", url, err)
+		return fmt.Errorf("%s is not the JSON a Node.js mirror serves (%v): check ACP_NODE_MIRROR", download.Redact(url), err)
 	}
 	return nil
 }
 
 // releaseSum reads name's sha256 from a SHASUMS256.txt.
 func (h *Host) releaseSum(ctx context.Context, agent, url, name, dir string) (string, error) {
-	file, err := h.Managed.Download(ctx, agent, url, dir, "")
+	file, err := h.Managed.Download(ctx, agent, url, dir, "", maxSums)
 	if err != nil {
 		return "", err
 	}
@@ -236,11 +252,11 @@ func (h *Host) releaseSum(ctx context.Context, agent, url, name, dir string) (st
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) == 2 && strings.TrimPrefix(fields[1], "*") == name && len(fields[0]) == 64 {
+		if len(fields) == 2 && strings.TrimPrefix(fields[1], "*") == name && download.ValidSHA256(fields[0]) {
 			return strings.ToLower(fields[0]), nil
 		}
 	}
-	return "", kinds.Errorf(kinds.ErrChecksum, "%s lists no sha256 for %s: the mirror is incomplete", url, name)
+	return "", kinds.Errorf(kinds.ErrChecksum, "%s lists no sha256 for %s: the mirror is incomplete", download.Redact(url), name)
 }
 
 // ManagedIn reports whether path lies inside the managed runtimes' root,

@@ -2,15 +2,18 @@ package runtimes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // uv's releases: DefaultUVMirror/<version>/uv-<target>.tar.gz (.zip on
@@ -51,6 +54,9 @@ func uvExe() string {
 	}
 	return "uv"
 }
+
+// maxUVSum bounds a .sha256 of uv's: one line.
+const maxUVSum = 4 << 10
 
 // managedUV is a uv acp brought earlier, "" when there is none.
 func (h *Host) managedUV() string {
@@ -114,16 +120,24 @@ func (h *Host) EnsureUV(ctx context.Context, agent string) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	sumFile, err := m.Download(ctx, agent, base+name+".sha256", tmp, "")
+	sumFile, err := m.Download(ctx, agent, base+name+".sha256", tmp, "", maxUVSum)
 	if err != nil {
 		return "", err
 	}
-	data, _ := os.ReadFile(sumFile)
-	f := strings.Fields(string(data))
-	if len(f) == 0 || len(f[0]) != 64 {
-		return "", kinds.Errorf(kinds.ErrChecksum, "%s%s.sha256 holds no sha256: the mirror is incomplete", base, name)
+	// uv's .sha256 is one line: a larger file is not one, and is not
+	// read into memory.
+	data, err := registry.ReadRegular(sumFile, maxUVSum)
+	if errors.As(err, new(*registry.TooLargeError)) {
+		return "", kinds.Errorf(kinds.ErrChecksum, "%s%s.sha256 is larger than %s, not uv's one line: check ACP_UV_MIRROR", download.Redact(base), name, download.HumanBytes(maxUVSum))
 	}
-	file, err := m.Download(ctx, agent, base+name, tmp, strings.ToLower(f[0]))
+	if err != nil {
+		return "", err
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 || !download.ValidSHA256(f[0]) {
+		return "", kinds.Errorf(kinds.ErrChecksum, "%s%s.sha256 holds no sha256: the mirror is incomplete", download.Redact(base), name)
+	}
+	file, err := m.Download(ctx, agent, base+name, tmp, strings.ToLower(f[0]), 0)
 	if err != nil {
 		return "", fmt.Errorf("uv %s (its sha256 from %s.sha256): %w", DefaultUVVersion, name, err)
 	}
