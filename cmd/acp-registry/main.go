@@ -10,9 +10,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
 )
 
-func main() { os.Exit(cli.Main(program)) }
+func main() {
+	// First: launch re-runs this executable as an agent's supervisor.
+	if code, ok := launch.Supervise(); ok {
+		os.Exit(code)
+	}
+	os.Exit(cli.Main(program))
+}
 
 const prog = "acp-registry"
 

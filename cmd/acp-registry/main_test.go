@@ -14,11 +14,15 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
+	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
 )
 
 // TestMain lets the test binary act as acp-registry inside scripts: the
 // same run function main calls, in a real child process.
 func TestMain(m *testing.M) {
+	if code, ok := launch.Supervise(); ok {
+		os.Exit(code)
+	}
 	if os.Getenv("ACP_FAKE_AGENT") != "" {
 		fakeagent.Main()
 	}

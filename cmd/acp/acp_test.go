@@ -19,6 +19,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
+	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -26,6 +27,9 @@ import (
 // and, with ACP_TEST_MAIN=1, tests that need a real acp process) and as
 // the fake agent (ACP_FAKE_AGENT, set by the fake agent's manifest).
 func TestMain(m *testing.M) {
+	if code, ok := launch.Supervise(); ok {
+		os.Exit(code)
+	}
 	if os.Getenv("ACP_FAKE_AGENT") != "" {
 		fakeagent.Main()
 	}

@@ -21,9 +21,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The supervisor ("shim") is this executable, re-run. It is recognised before main runs, by its argv[0] and an
-// environment variable together, so no program that links this package
-// has to do anything for it to work, its tests included.
+// The supervisor ("shim") is this executable, re-run. Supervise, called
+// first in main, recognises it by its argv[0] and an environment variable
+// together.
 const (
 	shimArg0  = "acp-agent-supervisor"
 	shimEnv   = "ACP_LAUNCH_SUPERVISOR"
@@ -36,15 +36,21 @@ const (
 // runs without them.
 const limitedArg0 = "acp-agent-limits"
 
-func init() {
+// hooked: this program's main called Supervise, so this executable, re-run
+// as shimArg0, is a supervisor (any other program would run its own main).
+var hooked atomic.Bool
+
+func supervise() (int, bool) {
+	hooked.Store(true)
 	if len(os.Args) == 1 && os.Getenv(shimEnv) == shimMagic {
 		switch os.Args[0] {
 		case shimArg0:
-			os.Exit(runShim())
+			return runShim(), true
 		case limitedArg0:
-			os.Exit(runLimited())
+			return runLimited(), true
 		}
 	}
+	return 0, false
 }
 
 // shimConfig travels to the supervisor on descriptor 3, so that the
@@ -131,6 +137,9 @@ var selfExe = sync.OnceValue(func() string {
 })
 
 func startContained(path string, spec Spec, env []string, stdin io.Reader, stdout, stderr io.Writer, foreground bool, o Options) (*contained, error) {
+	if !hooked.Load() {
+		return startDirect(path, spec, env, stdin, stdout, stderr, foreground)
+	}
 	selfExe()
 	cfg := shimConfig{Path: path, Args: append([]string{spec.Command}, spec.Args...), Env: env, Foreground: foreground}
 	if !foreground {

@@ -83,3 +83,6 @@ func itoa(n int) string {
 	}
 	return string(b[i:])
 }
+
+// The supervisor is Linux's.
+func supervise() (int, bool) { return 0, false }

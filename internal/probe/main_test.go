@@ -5,9 +5,13 @@ import (
 	"testing"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
+	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
 )
 
 func TestMain(m *testing.M) {
+	if code, ok := launch.Supervise(); ok {
+		os.Exit(code)
+	}
 	if os.Getenv("ACP_FAKE_AGENT") != "" {
 		fakeagent.Main()
 	}
