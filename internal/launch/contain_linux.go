@@ -68,8 +68,9 @@ type shimConfig struct {
 	UID        int  `json:"uid"`
 	GID        int  `json:"gid"`
 	// Limits, when set, are applied through limitedArg0 (Self).
-	Limits *Limits `json:"limits,omitempty"`
-	Self   string  `json:"self,omitempty"`
+	Limits    *Limits `json:"limits,omitempty"`
+	Self      string  `json:"self,omitempty"`
+	NoCgroups bool    `json:"noCgroups,omitempty"`
 }
 
 // shimEvent is one line the supervisor writes on descriptor 4.
@@ -83,9 +84,20 @@ type shimEvent struct {
 	// CPUMillis is the CPU time the agent's own process used (the
 	// kernel's count, which RLIMIT_CPU is held to).
 	CPUMillis int64 `json:"cpuMillis,omitempty"`
-	// PidMax: the agent's PID namespace holds at most Limits.Processes
-	// tasks (its own pid_max, Linux 6.14 and later).
-	PidMax bool `json:"pidMax,omitempty"`
+	// Processes is how many tasks the agent's tree may have, held by
+	// ProcessesBy: "cgroup" (pids.max) or "pid_max" (its PID namespace's,
+	// Linux 6.14 and later; raised to the kernel's least). "" when neither
+	// holds it.
+	Processes   int    `json:"processes,omitempty"`
+	ProcessesBy string `json:"processesBy,omitempty"`
+	// MemoryTree: Limits.Memory holds the agent's whole tree (a cgroup);
+	// else NoTree says why not.
+	MemoryTree bool   `json:"memoryTree,omitempty"`
+	NoTree     string `json:"noTree,omitempty"`
+	// HitMemory, HitProcesses (with Exited): the kernel enforced the
+	// tree's limit (an out-of-memory kill, a fork refused).
+	HitMemory    bool `json:"hitMemory,omitempty"`
+	HitProcesses bool `json:"hitProcesses,omitempty"`
 }
 
 // nsRefused remembers that this machine refuses user namespaces (a
@@ -111,8 +123,9 @@ func protectSelf() {
 }
 
 type contained struct {
-	limits     Limits // as applied
-	pidMax     bool   // see shimEvent.PidMax
+	limits     Limits    // as applied
+	asked      Limits    // as asked
+	tree       shimEvent // how the limits hold: Processes, ProcessesBy, MemoryTree, NoTree
 	cmd        *exec.Cmd
 	status     *bufio.Reader
 	statusFile *os.File
@@ -144,17 +157,14 @@ func startContained(path string, spec Spec, env []string, stdin io.Reader, stdou
 	cfg := shimConfig{Path: path, Args: append([]string{spec.Command}, spec.Args...), Env: env, Foreground: foreground}
 	if !foreground {
 		l := o.limits()
-		cfg.Limits, cfg.Self = &l, selfExe()
+		cfg.Limits, cfg.Self, cfg.NoCgroups = &l, selfExe(), o.NoCgroups
 	}
 	if !o.NoNamespaces && !foreground && !nsRefused.Load() {
 		c, err := startShim(cfg, spec.Dir, stdin, stdout, stderr, true)
 		if err == nil {
-			c.limits = *cfg.Limits
 			// Root's tasks ignore RLIMIT_NPROC whatever the namespace:
-			// only the namespace's pid_max holds them.
-			if os.Getuid() == 0 && !c.pidMax {
-				c.limits.Processes = 0
-			}
+			// only a cgroup or the namespace's pid_max holds them.
+			c.setLimits(*cfg.Limits, os.Getuid() != 0)
 			if !c.proc {
 				// A PID namespace but the host's /proc (AppArmor lets
 				// the namespace be made but not the mount).
@@ -172,10 +182,9 @@ func startContained(path string, spec Spec, env []string, stdin io.Reader, stdou
 	}
 	c, err := startShim(cfg, spec.Dir, stdin, stdout, stderr, false)
 	if err == nil && cfg.Limits != nil {
-		// Without a user namespace of its own the process count would be
-		// the user's (Limits): left out.
-		c.limits = *cfg.Limits
-		c.limits.Processes = 0
+		// Without a user namespace of its own RLIMIT_NPROC would count
+		// all of the user's processes (Limits): only a cgroup holds them.
+		c.setLimits(*cfg.Limits, false)
 	}
 	if err == nil || isAgentStart(err) {
 		return c, err
@@ -267,8 +276,72 @@ func startShim(cfg shimConfig, dir string, stdin io.Reader, stdout, stderr io.Wr
 		return nil, &agentStartError{first.Error}
 	}
 	c.proc = first.PrivateProc
-	c.pidMax = first.PidMax
+	c.tree = first
 	return c, nil
+}
+
+// setLimits records the limits asked and how they hold (c.tree); nproc:
+// RLIMIT_NPROC holds the agent's tasks (a user namespace of its own, not
+// root).
+func (c *contained) setLimits(l Limits, nproc bool) {
+	c.asked, c.limits = l, l
+	switch {
+	case c.tree.ProcessesBy != "":
+		c.limits.Processes = c.tree.Processes
+	case !nproc:
+		c.limits.Processes = 0
+	}
+}
+
+// limitsText says which limits hold the agent and how (Process.Limits).
+func (c *contained) limitsText() string {
+	if c.direct {
+		return "none (started without the supervisor)"
+	}
+	l, a := c.limits, c.asked
+	var parts []string
+	switch {
+	case a.Processes <= 0:
+		parts = append(parts, "processes=none")
+	case l.Processes <= 0:
+		parts = append(parts, "processes=none (asked "+strconv.Itoa(a.Processes)+": no cgroup, user namespace or pid_max of its own for it here)")
+	default:
+		by := "its user namespace"
+		switch c.tree.ProcessesBy {
+		case "cgroup":
+			by = "a cgroup"
+		case "pid_max":
+			by = "its PID namespace's pid_max"
+		}
+		p := "processes=" + strconv.Itoa(l.Processes) + " for its whole tree (" + by + ")"
+		if l.Processes > a.Processes {
+			p += ", raised from " + strconv.Itoa(a.Processes) + ": the least this kernel accepts"
+		}
+		parts = append(parts, p)
+	}
+	switch {
+	case l.Memory <= 0:
+		parts = append(parts, "memory=none")
+	case c.tree.MemoryTree:
+		parts = append(parts, "memory="+l.memString()+" for its whole tree (a cgroup)")
+	default:
+		why := c.tree.NoTree
+		if why == "" {
+			why = "no cgroup"
+		}
+		parts = append(parts, "memory="+l.memString()+" per process ("+why+")")
+	}
+	if l.OpenFiles > 0 {
+		parts = append(parts, "files="+strconv.Itoa(l.OpenFiles)+" per process")
+	} else {
+		parts = append(parts, "files=none")
+	}
+	if l.CPU > 0 {
+		parts = append(parts, "cpu="+l.CPU.String()+" per process")
+	} else {
+		parts = append(parts, "cpu=none")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // wait reads the supervisor's last word (the agent's exit) and reaps it.
@@ -301,6 +374,14 @@ func (c *contained) signal() (int, time.Duration) {
 		return c.agent.Signal, time.Duration(c.agent.CPUMillis) * time.Millisecond
 	}
 	return 0, 0
+}
+
+// hit is which of the tree's limits the kernel enforced.
+func (c *contained) hit() (memory, processes bool) {
+	if c.agent != nil {
+		return c.agent.HitMemory, c.agent.HitProcesses
+	}
+	return false, false
 }
 
 func (c *contained) waitErr() error {
@@ -396,16 +477,35 @@ func runShim() int {
 	cf.Close()
 	pid1 := cfg.Namespaces && os.Getpid() == 1
 	privateProc := shimProc(pid1)
-	pidMax := pid1 && cfg.Limits != nil && limitPIDs(cfg.Limits.Processes)
+	started := shimEvent{Started: true, PrivateProc: privateProc}
+	// The tree's limits are the agent's alone: a cgroup the supervisor
+	// is not in, else pids the supervisor's threads do not need.
+	g := &agentCgroup{}
+	if l := cfg.Limits; l != nil {
+		g = &agentCgroup{why: "cgroups turned off"}
+		if !cfg.NoCgroups {
+			g = newAgentCgroup(*l)
+		}
+		defer g.remove()
+		if g.pids == "" && pid1 {
+			if n := limitPIDs(l.Processes); n > 0 {
+				started.Processes, started.ProcessesBy = n, "pid_max"
+			}
+		}
+	}
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT)
 
-	agent, err := forkAgent(cfg)
+	agent, err := forkAgent(cfg, g.join)
 	if err != nil {
 		say(shimEvent{Error: err.Error()})
 		return 127
 	}
-	say(shimEvent{Started: true, PrivateProc: privateProc, PidMax: pidMax})
+	if g.pids != "" {
+		started.Processes, started.ProcessesBy = cfg.Limits.Processes, "cgroup"
+	}
+	started.MemoryTree, started.NoTree = g.memory != "", g.why
+	say(started)
 	r := reapAll(agent)
 	ws, got := r.untilEnd(cfg, sigs)
 	r.killUntilGone(pid1, sigs)
@@ -418,6 +518,7 @@ func runShim() int {
 		ws = syscall.WaitStatus(syscall.SIGKILL) // killed on our orders
 	}
 	ev := shimEvent{Exited: true, Code: ws.ExitStatus(), CPUMillis: r.agentCPU.Load()}
+	ev.HitMemory, ev.HitProcesses = g.hit()
 	if ws.Signaled() {
 		ev.Code, ev.Signal = -1, int(ws.Signal())
 	}
@@ -521,7 +622,7 @@ func (r *reaper) killUntilGone(pid1 bool, sigs <-chan os.Signal) {
 // forkAgent starts the agent for the supervisor: in a nested user
 // namespace when we have one (falling back without it), with descriptors
 // 0-2 only, and through limitedArg0 when it has limits.
-func forkAgent(cfg shimConfig) (int, error) {
+func forkAgent(cfg shimConfig, join func(pid int)) (int, error) {
 	sys := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if cfg.Namespaces {
 		// A nested user namespace gives the agent back the caller's ids
@@ -539,7 +640,7 @@ func forkAgent(cfg shimConfig) (int, error) {
 	attr := &syscall.ProcAttr{Env: cfg.Env, Files: []uintptr{0, 1, 2}, Sys: sys}
 	start := syscall.ForkExec
 	if cfg.Limits != nil {
-		start = func(string, []string, *syscall.ProcAttr) (int, error) { return startLimited(cfg, attr) }
+		start = func(string, []string, *syscall.ProcAttr) (int, error) { return startLimited(cfg, attr, join) }
 	}
 	agent, err := start(cfg.Path, cfg.Args, attr)
 	if err != nil && sys.Cloneflags != 0 {

@@ -46,6 +46,10 @@ func (c *contained) applied() Limits { return Limits{} }
 
 func (c *contained) signal() (int, time.Duration) { return 0, 0 }
 
+func (c *contained) hit() (memory, processes bool) { return false, false }
+
+func (c *contained) limitsText() string { return "none (limits are applied on Linux)" }
+
 func (c *contained) describe() string {
 	st := c.cmd.ProcessState
 	if st == nil {

@@ -16,20 +16,27 @@ import (
 // limit. They are applied on Linux, as resource limits (setrlimit) set in
 // the agent's process before it runs, inherited by everything it starts:
 //
-//   - Processes (RLIMIT_NPROC) counts processes and threads. The kernel
-//     counts them per user and per user namespace, so the limit is applied
-//     only when the agent runs in user namespaces of its own (see
-//     Isolation), where it counts the agent's own tasks; where they are
-//     refused it would count every process of the user, and is left out.
-//     A fork past it fails with EAGAIN. Root outside a namespace ignores it.
-//   - Memory (RLIMIT_DATA) is private writable memory: heap and anonymous
-//     mappings, not code, files or address space merely reserved (V8 and
-//     Go reserve far more than they use). An allocation past it fails with
-//     ENOMEM, which runtimes turn into an "out of memory" exit.
+//   - Processes counts the processes and threads of the agent's whole tree
+//     (never the supervisor's). It is held by a cgroup (pids.max) where
+//     this process may make one; else by the agent's PID namespace's own
+//     pid_max (Linux 6.14 and later; a machine with many CPUs may make
+//     the count larger: the kernel's least pid_max); else, for a user other than
+//     root in user namespaces of its own, by RLIMIT_NPROC. Otherwise it is
+//     not applied, and Process.Limits says so. A fork past it fails with
+//     EAGAIN.
+//   - Memory holds the agent's whole tree where this process may make a
+//     cgroup with the memory controller (swap included: an allocation past
+//     it is met by the kernel's out-of-memory kill); each process is held
+//     too, as everywhere else, by RLIMIT_DATA: private writable memory
+//     (heap and anonymous mappings, not code, files or address space merely
+//     reserved, which V8 and Go reserve far more of than they use). An
+//     allocation past that fails with ENOMEM, which runtimes turn into an
+//     "out of memory" exit.
 //   - OpenFiles (RLIMIT_NOFILE) is the highest descriptor number plus one,
 //     per process; open past it fails with EMFILE.
-//   - CPU (RLIMIT_CPU) is CPU time per process: SIGXCPU at the limit, then
-//     SIGKILL a second later for a process that ignores it.
+//   - CPU (RLIMIT_CPU) is CPU time per process, in whole seconds (ParseLimits
+//     rounds a fraction up): SIGXCPU at the limit, then SIGKILL a second
+//     later for a process that ignores it.
 type Limits struct {
 	Processes int
 	Memory    int64
@@ -119,6 +126,11 @@ func seconds(v string) (time.Duration, error) {
 	if err != nil || d < 0 {
 		return 0, fmt.Errorf("%q is not a duration: write 90s, 5m or a number of seconds, or none", v)
 	}
+	// The kernel counts CPU time in whole seconds (RLIMIT_CPU): a
+	// fraction is rounded up, here, so that every report says what holds.
+	if r := d % time.Second; r != 0 {
+		d += time.Second - r
+	}
 	return d, nil
 }
 
@@ -157,6 +169,10 @@ func limitHint(l Limits, signal int, cpu time.Duration, seen uint32) string {
 		return "it used up its CPU time limit of " + l.CPU.String() + change
 	case l.OpenFiles > 0 && seen&(1<<saidFiles) != 0:
 		return "it hit its limit of " + strconv.Itoa(l.OpenFiles) + " open files" + change
+	case l.Processes > 0 && seen&(1<<saidThreads) != 0:
+		// Before memory: Java words a thread it may not start as an
+		// OutOfMemoryError.
+		return "it hit its limit of " + strconv.Itoa(l.Processes) + " processes and threads" + change
 	case l.Memory > 0 && seen&(1<<saidMemory) != 0:
 		return "it hit its memory limit of " + Limits{Memory: l.Memory}.memString() + change
 	case l.Processes > 0 && seen&(1<<saidProcesses) != 0:
@@ -172,12 +188,15 @@ const (
 	saidFiles = iota
 	saidMemory
 	saidProcesses
+	saidThreads
 )
 
 var limitWords = [...][]string{
 	saidFiles:     {"too many open files", "emfile"},
 	saidMemory:    {"out of memory", "cannot allocate memory", "memoryerror", "bad_alloc", "enomem"},
-	saidProcesses: {"resource temporarily unavailable", "eagain", "failed to create new os thread"},
+	saidProcesses: {"resource temporarily unavailable", "eagain"},
+	// A thread refused: EAGAIN from clone, which runtimes word their way.
+	saidThreads: {"failed to create new os thread", "unable to create native thread", "can't start new thread", "failed to spawn thread", "pthread_create"},
 }
 
 // stderrWatch passes an agent's stderr through and notes which of

@@ -7,7 +7,10 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -28,7 +31,7 @@ type limitedConfig struct {
 // namespaces and stdio, and returns its pid once it runs the agent's
 // program: the helper's own failure to set a limit or to exec comes back
 // on a second pipe, which a successful exec closes.
-func startLimited(cfg shimConfig, attr *syscall.ProcAttr) (int, error) {
+func startLimited(cfg shimConfig, attr *syscall.ProcAttr, join func(pid int)) (int, error) {
 	cfgR, cfgW, err := os.Pipe()
 	if err != nil {
 		return 0, err
@@ -49,6 +52,9 @@ func startLimited(cfg shimConfig, attr *syscall.ProcAttr) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	// Into the agent's cgroups before it reads its configuration, so
+	// before the agent's program runs.
+	join(pid)
 	lc := limitedConfig{Path: cfg.Path, Args: cfg.Args, Env: cfg.Env, Limits: *cfg.Limits, Processes: cfg.Namespaces}
 	_ = json.NewEncoder(cfgW).Encode(lc)
 	cfgW.Close()
@@ -106,18 +112,84 @@ func runLimited() int {
 	return fail(err)
 }
 
-// shimTasks is what the supervisor itself takes of its PID namespace's
-// pids: itself and the runtime's threads (GOMAXPROCS=1).
-const shimTasks = 8
+// reservedPIDs is the kernel's RESERVED_PIDS: once a PID namespace's pids
+// wrap around, new ones are numbered from here, not from 1.
+const reservedPIDs = 300
 
-// limitPIDs caps this PID namespace (whose PID 1 we are) at n tasks of the
-// agent's, through the namespace's own pid_max: then root's agents, which
-// RLIMIT_NPROC does not hold, are held too. Kernels before 6.14 have one
-// pid_max for the machine and refuse the write; so does a value below
-// the kernel's least (301).
-func limitPIDs(n int) bool {
+// limitPIDs caps the agent's tasks at about n through this PID namespace's
+// own pid_max (Linux 6.14 and later; whose PID 1 we are): then root's
+// agents, which RLIMIT_NPROC does not hold, are held too. It returns the
+// number applied, 0 for none (an older kernel refuses the write).
+//
+// The agent's pids are kept in [reservedPIDs, pid_max) from the start (by
+// moving the namespace's last pid there), so that n holds the same before
+// and after pids wrap around, and the supervisor's own threads, made
+// before (reserveThreads), sit below it: the agent can never take the
+// pids the supervisor needs. The kernel refuses a pid_max below its least
+// (301, or 8 per possible CPU on big machines): n is raised to what it
+// accepts, and the caller says so.
+func limitPIDs(n int) int {
 	if n <= 0 {
-		return false
+		return 0
 	}
-	return os.WriteFile("/proc/sys/kernel/pid_max", []byte(strconv.Itoa(n+shimTasks+1)), 0) == nil
+	const file, last = "/proc/sys/kernel/pid_max", "/proc/sys/kernel/ns_last_pid"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return 0
+	}
+	was, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		return 0
+	}
+	reserveThreads()
+	try := func(max int) bool { return os.WriteFile(file, []byte(strconv.Itoa(max)), 0) == nil }
+	want := reservedPIDs + n
+	if !try(want) {
+		// Below the kernel's least, or no pid_max per namespace: find
+		// the least it accepts (a few writes), if any.
+		lo, hi := want+1, was
+		if hi < lo || !try(hi) {
+			return 0
+		}
+		for lo < hi {
+			if mid := (lo + hi) / 2; try(mid) {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		if !try(hi) {
+			return 0
+		}
+		want = hi
+	}
+	if os.WriteFile(last, []byte(strconv.Itoa(reservedPIDs)), 0) != nil {
+		try(was)
+		return 0
+	}
+	return want - reservedPIDs
+}
+
+// reserveThreads makes the Go runtime start, while pids are plenty, the
+// threads the supervisor will ever need at once: it keeps idle threads
+// for reuse, and one it could not make once the agent has taken every pid
+// would crash the supervisor ("failed to create new OS thread", its dump
+// read as the agent's stderr).
+func reserveThreads() {
+	const n = 6
+	var ready, release sync.WaitGroup
+	release.Add(1)
+	for range n {
+		ready.Add(1)
+		go func() {
+			// A locked goroutine that waits keeps its thread: the
+			// others need new ones.
+			runtime.LockOSThread()
+			ready.Done()
+			release.Wait()
+			runtime.UnlockOSThread()
+		}()
+	}
+	ready.Wait()
+	release.Done()
 }

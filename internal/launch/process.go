@@ -33,6 +33,10 @@ type Options struct {
 	// makes itself non-dumpable, after which no agent it starts gets
 	// namespaces. For tests of the fallback.
 	NoNamespaces bool
+	// NoCgroups turns off the cgroups that hold an agent's whole tree
+	// (Limits), as if the machine had none: the fallbacks then hold it.
+	// For tests of the fallback.
+	NoCgroups bool
 	// Limits for the agent and everything it starts; nil means
 	// DefaultLimits, &Limits{} none. Interactive sign-ins get none.
 	Limits *Limits
@@ -138,8 +142,27 @@ func (p *Process) LimitHint() string {
 		return ""
 	}
 	sig, cpu := p.c.signal()
-	return limitHint(p.c.applied(), sig, cpu, p.stderr.seen.Load())
+	seen := p.stderr.seen.Load()
+	if mem, procs := p.c.hit(); mem || procs {
+		// The kernel's own count, where a cgroup holds the tree: surer
+		// than any words on stderr.
+		seen = 0
+		if mem {
+			seen |= 1 << saidMemory
+		}
+		if procs {
+			seen |= 1 << saidThreads
+		}
+	}
+	return limitHint(p.c.applied(), sig, cpu, seen)
 }
+
+// Limits says which resource limits hold the agent, as applied (a limit
+// below what the kernel accepts raised, CPU time in whole seconds), and
+// whether each holds its whole tree or each process ("processes=1024 for
+// its whole tree (a cgroup), memory=4GiB per process (no cgroup …),
+// files=4096 per process, cpu=10m0s per process"), for reports.
+func (p *Process) Limits() string { return p.c.limitsText() }
 
 // Exited is closed once the process has exited and been reaped.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
