@@ -239,6 +239,9 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 	if iso := rep.Isolations(); len(iso) > 0 {
 		fmt.Fprintf(s.Err, "%s: agents ran contained: %s (docs/security.md: Security: what holds)\n", prog, strings.Join(iso, "; "))
 	}
+	if lim := rep.LimitsApplied(); len(lim) > 0 {
+		fmt.Fprintf(s.Err, "%s: agents ran with limits: %s (docs/cli.md: Agent limits)\n", prog, strings.Join(lim, "; "))
+	}
 	return rep, err
 }
 

@@ -68,6 +68,8 @@ type Outcome struct {
 	// Isolation is how the agent was contained (launch.Process.Isolation),
 	// empty when it could not be launched.
 	Isolation string
+	// Limits are the resource limits that held it (launch.Process.Limits).
+	Limits string
 	// ExitCode is the agent's exit status when its process ended on its
 	// own before the handshake stopped it (-1 for a signal), nil when it
 	// was still running or never started.
@@ -125,7 +127,7 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 	close(watchDone)
 	cancelExit(nil)
 	cancel()
-	out := &Outcome{Init: res, Duration: time.Since(start), Isolation: p.Isolation()}
+	out := &Outcome{Init: res, Duration: time.Since(start), Isolation: p.Isolation(), Limits: p.Limits()}
 	if err == nil && o.AfterInit != nil {
 		o.AfterInit(ctx, c, spec.Dir, res)
 	}

@@ -79,6 +79,8 @@ type Result struct {
 	Init *acpclient.InitializeResult `json:"-"`
 	// Isolation is how the agent was contained (launch.Process.Isolation).
 	Isolation string `json:"-"`
+	// Limits are the resource limits that held it (launch.Process.Limits).
+	Limits string `json:"-"`
 	// Session is what Options.AfterInit returned (for the matrix).
 	Session any `json:"-"`
 	// Command is the launched command line, shell-quoted (for the matrix),
@@ -252,7 +254,7 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 	<-lim.handshake
 	r.ExitCode, r.Stopped = out.ExitCode, out.Stopped
 	r.HandshakeMs = out.Duration.Milliseconds()
-	r.Isolation = out.Isolation
+	r.Isolation, r.Limits = out.Isolation, out.Limits
 	r.StderrTail = out.StderrTail
 	if n := out.Stats.NonJSONLines; n > 0 {
 		first := ""
@@ -341,12 +343,24 @@ func (r *Report) WriteText(w io.Writer) {
 // Isolations lists, sorted, how the agents of the report were contained,
 // so a CI log says what the sandbox held on that machine.
 func (r *Report) Isolations() []string {
+	return r.distinct(func(res *Result) string { return res.Isolation })
+}
+
+// LimitsApplied lists, sorted, the resource limits that held the agents
+// as applied on this machine (which held each one's whole tree, which each
+// process, which none), so a CI log says what a fork bomb would meet.
+func (r *Report) LimitsApplied() []string {
+	return r.distinct(func(res *Result) string { return res.Limits })
+}
+
+// distinct is the sorted, distinct, non-empty values of field.
+func (r *Report) distinct(field func(*Result) string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, res := range r.Results {
-		if res.Isolation != "" && !seen[res.Isolation] {
-			seen[res.Isolation] = true
-			out = append(out, res.Isolation)
+		if v := field(res); v != "" && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
 		}
 	}
 	sort.Strings(out)
