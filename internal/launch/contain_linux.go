@@ -287,7 +287,10 @@ func (c *contained) setLimits(l Limits, nproc bool) {
 	c.asked, c.limits = l, l
 	switch {
 	case c.tree.ProcessesBy != "":
-		c.limits.Processes = c.tree.Processes
+		// RLIMIT_NPROC holds too where it can: the lower one counts.
+		if c.limits.Processes = c.tree.Processes; nproc {
+			c.limits.Processes = min(l.Processes, c.tree.Processes)
+		}
 	case !nproc:
 		c.limits.Processes = 0
 	}

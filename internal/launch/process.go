@@ -143,10 +143,9 @@ func (p *Process) LimitHint() string {
 	}
 	sig, cpu := p.c.signal()
 	seen := p.stderr.seen.Load()
+	// The kernel's own count, where a cgroup holds the tree, whatever
+	// the agent said.
 	if mem, procs := p.c.hit(); mem || procs {
-		// The kernel's own count, where a cgroup holds the tree: surer
-		// than any words on stderr.
-		seen = 0
 		if mem {
 			seen |= 1 << saidMemory
 		}
