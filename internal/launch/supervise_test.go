@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -16,9 +15,6 @@ import (
 // environment variable): a library never takes over a program, nor exits
 // it. It still starts agents, only without the supervisor.
 func TestNoSupervisorWithoutTheCall(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("argv[0] and sh are Unix's")
-	}
 	bin := filepath.Join(t.TempDir(), "nohook")
 	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/nohook").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
