@@ -438,6 +438,58 @@ func TestVerifyDropsRunnerEnv(t *testing.T) {
 	}
 }
 
+// A pull request's manifest (verify runs before any review) whose env
+// sets tool hooks: a bash function named git, git's external diff, a
+// TLS key log, a Perl -M, a less preprocessor. None reaches the agent
+// under verify; each is a warning naming its class.
+func TestVerifyDropsToolHooks(t *testing.T) {
+	root := verifyTree(t)
+	var good map[string]any
+	data, _ := os.ReadFile(filepath.Join(root, "good", "agent.json"))
+	json.Unmarshal(data, &good)
+	bin := good["distribution"].(map[string]any)["binary"].(map[string]any)
+	var target map[string]any
+	for _, v := range bin {
+		target = v.(map[string]any)
+	}
+	rec := filepath.Join(t.TempDir(), "env.json")
+	hooks := map[string]string{"BASH_FUNC_git%%": "shell function export", "GIT_EXTERNAL_DIFF": "git or go hook",
+		"SSLKEYLOGFILE": "TLS key log", "PERL5OPT": "loader or interpreter hook", "LESSOPEN": "pager, editor or preprocessor hook",
+		"GOFLAGS": "git or go hook", "SHELLOPTS": "shell function export"}
+	env := map[string]string{"ACP_FAKE_AGENT": fakeagent.Valid, "ACP_FAKE_RECORD": rec, "MY_AGENT_MODE": "fast"}
+	for name := range hooks {
+		env[name] = "hook-value-" + name
+	}
+	target["env"] = env
+	m := map[string]any{"id": "hooky", "name": "hooky", "version": "1.0.0", "description": "test agent", "distribution": map[string]any{"binary": bin}}
+	out, _ := json.Marshal(m)
+	os.MkdirAll(filepath.Join(root, "hooky"), 0o755)
+	os.WriteFile(filepath.Join(root, "hooky", "agent.json"), out, 0o644)
+
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"verify", root, "--agent", "hooky", "--json", "--timeout", "10s"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	var got struct{ Env []string }
+	data, err := os.ReadFile(rec)
+	if err != nil || json.Unmarshal(data, &got) != nil {
+		t.Fatalf("the agent did not record its env: %v", err)
+	}
+	all := strings.Join(got.Env, "\n")
+	if strings.Contains(all, "hook-value-") {
+		t.Errorf("a hook reached the agent:\n%s", all)
+	}
+	if !strings.Contains(all, "MY_AGENT_MODE=fast") {
+		t.Errorf("the agent's own variable was dropped:\n%s", all)
+	}
+	for name, class := range hooks {
+		if !strings.Contains(stderr.String(), "warning: hooky: env "+name+" is not passed to the agent: it is a "+class) {
+			t.Errorf("no warning naming %s and its class %q:\n%s", name, class, stderr.String())
+		}
+	}
+}
+
 // --merge with an empty list (a CI step whose shard artifacts were not
 // downloaded: --merge "$FILES") is a usage error: it must not fall back
 // to installing and running every agent on the merge runner, nor
