@@ -362,6 +362,26 @@ func TestVerifyAndMatrixShards(t *testing.T) {
 	if code, _, errs := runIt("verify", root, "--shard", "4/3"); code != 2 || !strings.Contains(errs, "--shard") {
 		t.Errorf("--shard 4/3: exit %d %s", code, errs)
 	}
+	// Part of a run, a shard twice, the whole run's output, or a registry
+	// that lacks the shards' agents: no merge (exit 2), rather than a
+	// report that passes with agents left out or added.
+	wholeFile := filepath.Join(t.TempDir(), "whole.json")
+	os.WriteFile(wholeFile, []byte(whole), 0o644)
+	lacking := t.TempDir()
+	os.MkdirAll(filepath.Join(lacking, "good"), 0o755)
+	os.WriteFile(filepath.Join(lacking, "good", "agent.json"), []byte(`{"id": "good"}`), 0o644)
+	for _, c := range []struct {
+		root, files, want string
+	}{
+		{root, files[0] + "," + files[1], "shard 3/3 is missing"},
+		{root, files[0] + "," + files[1] + "," + files[1], "shard 2/3 is given twice"},
+		{root, wholeFile + "," + files[1], "not written with --shard"},
+		{lacking, strings.Join(files, ","), "which the registry does not have"},
+	} {
+		if code, out, errs := runIt("verify", c.root, "--merge", c.files); code != 2 || !strings.Contains(errs, c.want) || out != "" {
+			t.Errorf("verify --merge %s: exit %d, stdout %q, stderr %s; want exit 2 saying %q", c.files, code, out, errs, c.want)
+		}
+	}
 
 	outWhole := filepath.Join(t.TempDir(), "m")
 	if code, _, errs := runIt("matrix", root, "--out", outWhole, "--date", "2026-08-20", "--rpc-timeout", "1s", "--sandbox", sandbox); code != 0 {
@@ -375,8 +395,22 @@ func TestVerifyAndMatrixShards(t *testing.T) {
 		}
 		latest = append(latest, filepath.Join(o, "latest.json"))
 	}
+	// One shard of two, or a registry without the shards' agents: nothing
+	// written.
+	for _, c := range []struct{ root, files, want string }{
+		{root, latest[0], "shard 2/2 is missing"},
+		{lacking, strings.Join(latest, ","), "which the registry does not have"},
+	} {
+		o := filepath.Join(t.TempDir(), "m")
+		if code, _, errs := runIt("matrix", c.root, "--merge", c.files, "--out", o); code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("matrix --merge %s: exit %d %s; want exit 2 saying %q", c.files, code, errs, c.want)
+		}
+		if _, err := os.Stat(o); err == nil {
+			t.Errorf("matrix --merge %s wrote %s", c.files, o)
+		}
+	}
 	outMerged := filepath.Join(t.TempDir(), "m")
-	code, out, errs := runIt("matrix", "--merge", strings.Join(latest, ","), "--out", outMerged)
+	code, out, errs := runIt("matrix", root, "--merge", strings.Join(latest, ","), "--out", outMerged)
 	if code != 0 || !strings.Contains(out, filepath.Join(outMerged, "snapshots", "2026-08-20.json")) {
 		t.Fatalf("matrix merge: %d %s %s", code, out, errs)
 	}
