@@ -236,7 +236,7 @@ func ParseVariants(file string, data []byte, ids map[string]bool) (*Variants, []
 				d.add(kp, true, RuleVariants, "unknown field %q in variant %q: %s", k, name, variantShape)
 			}
 		}
-		if ids != nil && len(ids) > 0 && excludesAll(va.Exclude, ids) {
+		if len(ids) > 0 && excludesAll(va.Exclude, ids) {
 			what := fmt.Sprintf("its index %s", va.File(ChannelStable))
 			if name == MainVariant {
 				what = "registry.json and registry-preview.json"
