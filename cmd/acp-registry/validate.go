@@ -112,6 +112,9 @@ func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateF
 	// Judging nothing is a wrong path, not a pass (as in build and site):
 	// said before any report, which would read "no agents found" and exit 0.
 	if err := rep.RequireAgents(paths); err != nil {
+		if !errors.Is(err, validate.ErrNoAgents) {
+			return err // the report could not be read back
+		}
 		if format == "github" {
 			// The pull request's checks show annotations, not the log.
 			fmt.Fprintf(s.Out, "::error title=acp-registry validate::%s\n", safetext.AnnotationData(err.Error()))
