@@ -48,16 +48,26 @@ func DroppedEnv(name string) bool {
 
 // DroppedEnvMessage says why name is not passed to the agent.
 func DroppedEnvMessage(name string) string {
+	if c := reservedClass(name); c != nil {
+		return fmt.Sprintf("env %s is not passed to the agent: it is a %s, which no launch passes (acp-registry validate refuses it: env-reserved)", name, c.name)
+	}
 	return fmt.Sprintf("env %s is not passed to the agent: it names the runner, the host or their credentials, which the public registry drops from every launch (and so do acp, verify and matrix)", name)
 }
 
+// notLaunched: a launch leaves name out, reserved (ReservedEnv) or
+// dropped (DroppedEnv). Reserved names are refused when a registry is
+// loaded, but a launch cannot count on that: verify and matrix read a
+// pull request's folders, and an install may predate a name's reserving.
+func notLaunched(name string) bool { return DroppedEnv(name) || ReservedEnv(name) }
+
 // LaunchEnv is a manifest's env as an agent is launched with it: without
-// the variables DroppedEnv names. warnings say, sorted, which were
-// dropped (agent names the agent in them); env is returned as it is when
-// nothing is dropped.
+// the variables DroppedEnv or ReservedEnv names, whatever registry the
+// manifest came from. warnings say, sorted, which were dropped (agent
+// names the agent in them); env is returned as it is when nothing is
+// dropped.
 func LaunchEnv(agent string, env map[string]string) (kept map[string]string, warnings []string) {
 	for k := range env {
-		if DroppedEnv(k) {
+		if notLaunched(k) {
 			warnings = append(warnings, fmt.Sprintf("%s: %s", agent, DroppedEnvMessage(k)))
 		}
 	}
@@ -67,7 +77,7 @@ func LaunchEnv(agent string, env map[string]string) (kept map[string]string, war
 	sort.Strings(warnings)
 	kept = make(map[string]string, len(env))
 	for k, v := range env {
-		if !DroppedEnv(k) {
+		if !notLaunched(k) {
 			kept[k] = v
 		}
 	}

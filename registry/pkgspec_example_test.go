@@ -26,5 +26,5 @@ func ExampleCheckAgent() {
 	}}
 	fmt.Println(registry.CheckAgent(m))
 	// Output:
-	// distribution/npx/env: env sets NODE_OPTIONS, which would hijack the launcher or the host: remove it (rule env-reserved)
+	// distribution/npx/env: env sets NODE_OPTIONS, a loader or interpreter hook: programs and interpreters the agent starts would load code it names: remove it (rule env-reserved)
 }

@@ -474,3 +474,61 @@ func TestCheckAgentRefusesEnvNamesThatAreNotOne(t *testing.T) {
 		t.Errorf("a plain name with = in its value refused: %v", err)
 	}
 }
+
+// The tool hooks of issue 26, one or more per class: each is reserved,
+// its class named, and LaunchEnv leaves it out with a warning. Names
+// agents do set, and near misses of the hooks, stay free.
+func TestReservedEnvClasses(t *testing.T) {
+	for name, class := range map[string]string{
+		"LD_AUDIT": "loader or interpreter hook", "DYLD_LIBRARY_PATH": "loader or interpreter hook", "PERL5OPT": "loader or interpreter hook",
+		"PERL5DB": "loader or interpreter hook", "PYTHONSTARTUP": "loader or interpreter hook", "RUBYOPT": "loader or interpreter hook",
+		"JAVA_TOOL_OPTIONS": "loader or interpreter hook", "_JAVA_OPTIONS": "loader or interpreter hook", "GCONV_PATH": "loader or interpreter hook",
+		"GIT_EXTERNAL_DIFF": "git or go hook or repository override", "GIT_DIR": "git or go hook or repository override",
+		"git_ssh_command": "git or go hook or repository override", "GIT_CONFIG_GLOBAL": "git or go hook or repository override",
+		"GOFLAGS": "git or go hook or repository override", "GOTOOLCHAIN": "git or go hook or repository override",
+		"BASH_FUNC_git%%": "shell function export or startup hook", "BASH_FUNC_ls()": "shell function export or startup hook",
+		"SHELLOPTS": "shell function export or startup hook", "PS4": "shell function export or startup hook",
+		"BASH_ENV": "shell function export or startup hook", "ENV": "shell function export or startup hook",
+		"SSLKEYLOGFILE": "TLS key log",
+		"LESSOPEN":      "pager, editor or preprocessor hook", "LESSCLOSE": "pager, editor or preprocessor hook",
+		"PAGER": "pager, editor or preprocessor hook", "GIT_PAGER": "pager, editor or preprocessor hook", "EDITOR": "pager, editor or preprocessor hook",
+		"PATH": "launcher or host setting", "HTTPS_PROXY": "network or trust setting", "npm_config_registry": "package source",
+	} {
+		if got := ReservedEnvClass(name); got != class {
+			t.Errorf("ReservedEnvClass(%q) = %q, want %q", name, got, class)
+		}
+		if msg := ReservedEnvMessage(name); !strings.HasPrefix(msg, "env sets "+name+", ") || !strings.HasSuffix(msg, ": remove it") {
+			t.Errorf("ReservedEnvMessage(%q) = %q", name, msg)
+		}
+		kept, warns := LaunchEnv("a", map[string]string{name: "x", "MY_MODE": "y"})
+		if _, ok := kept[name]; ok || kept["MY_MODE"] != "y" || len(warns) != 1 || !strings.Contains(warns[0], "it is a "+class) {
+			t.Errorf("LaunchEnv with %s: kept %v, warnings %q", name, kept, warns)
+		}
+	}
+	for _, name := range []string{"GIT_AUTHOR_NAME", "GIT_TERMINAL_PROMPT", "GOPATH", "PYTHONUNBUFFERED", "LESS", "TERM", "ENVIRONMENT",
+		"MY_ENV", "BASH_SILENCE_DEPRECATION_WARNING", "PERL_BADLANG", "JAVA_HOME", "OPENAI_BASE_URL"} {
+		if ReservedEnv(name) {
+			t.Errorf("%s is reserved (class %q), but it hooks nothing", name, ReservedEnvClass(name))
+		}
+	}
+}
+
+// docs/rules.md and docs/security.md list every reserved name.
+func TestReservedEnvDocumented(t *testing.T) {
+	for _, doc := range []string{"../docs/rules.md", "../docs/security.md"} {
+		data, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name := range reservedEnv {
+			if !strings.Contains(string(data), "`"+name+"`") {
+				t.Errorf("%s does not list %s", doc, name)
+			}
+		}
+		for _, p := range reservedPrefixes {
+			if !strings.Contains(string(data), "`"+p.prefix+"*`") {
+				t.Errorf("%s does not list %s*", doc, p.prefix)
+			}
+		}
+	}
+}

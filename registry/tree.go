@@ -39,10 +39,14 @@ func (a AgentDir) ManifestPath() string { return filepath.Join(a.Dir, ManifestFi
 // IconPath is Dir/icon.svg.
 func (a AgentDir) IconPath() string { return filepath.Join(a.Dir, IconFile) }
 
+// FeedSourcesDir is the folder of release feed descriptions at a registry
+// root (custom_agent_sources/<id>.json, read by update, judged by validate).
+const FeedSourcesDir = "custom_agent_sources"
+
 // Skipped reports folder names that are never agents: hidden, parked
-// ("_not_yet_unsupported") and build output.
+// ("_not_yet_unsupported"), build output, and the feed descriptions.
 func Skipped(name string) bool {
-	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "dist"
+	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "dist" || name == FeedSourcesDir
 }
 
 // ScanRoot lists the agent folders directly under root, sorted by name.

@@ -128,6 +128,26 @@ func appendAt(node map[string]any, path []string, vals []any) (map[string]any, e
 	return out, nil
 }
 
+// MaxVariantName bounds a variant's name: it becomes part of the longest
+// file a build writes for it, registry-<name>-preview.json, and file
+// systems cap a name at 255 bytes. validate refuses what build cannot
+// write; build reads variants.json through ParseVariants, so the bound is
+// one.
+const MaxVariantName = 255 - len("registry-") - len("-preview.json")
+
+// excludesAll: exclude leaves none of ids.
+func excludesAll(exclude []string, ids map[string]bool) bool {
+	left := len(ids)
+	seen := map[string]bool{}
+	for _, id := range exclude {
+		if ids[id] && !seen[id] {
+			seen[id] = true
+			left--
+		}
+	}
+	return left == 0
+}
+
 // File is the index a channel of the variant is written to.
 func (v *Variant) File(channel string) string {
 	if channel == ChannelPreview {
@@ -189,6 +209,10 @@ func ParseVariants(file string, data []byte, ids map[string]bool) (*Variants, []
 			d.add(ptr, true, RuleVariants, "variant name %q must match ^[a-z][a-z0-9-]*$ and not be \"preview\": it becomes part of the file name registry-<name>.json", name)
 			continue
 		}
+		if len(name) > MaxVariantName {
+			d.add(ptr, true, RuleVariants, "variant name %q is %d characters: at most %d, since it becomes part of the file name registry-<name>-preview.json, which file systems cap at 255 bytes", name[:16]+"…", len(name), MaxVariantName)
+			continue
+		}
 		body, ok := root[name].(map[string]any)
 		if !ok {
 			d.add(ptr, false, RuleVariants, "variant %q is not an object: %s", name, variantShape)
@@ -211,6 +235,13 @@ func ParseVariants(file string, data []byte, ids map[string]bool) (*Variants, []
 			default:
 				d.add(kp, true, RuleVariants, "unknown field %q in variant %q: %s", k, name, variantShape)
 			}
+		}
+		if len(ids) > 0 && excludesAll(va.Exclude, ids) {
+			what := fmt.Sprintf("its index %s", va.File(ChannelStable))
+			if name == MainVariant {
+				what = "registry.json and registry-preview.json"
+			}
+			d.add(ptr+"/exclude", false, RuleVariants, "variant %q excludes every agent of this registry: %s would be empty; keep at least one agent, or remove the variant", name, what)
 		}
 		if name == MainVariant {
 			for _, k := range []string{"patch", "append", "channels", "fields"} {

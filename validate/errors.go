@@ -16,3 +16,9 @@ type unknownAgentError struct{ msg string }
 
 func (e *unknownAgentError) Error() string        { return e.msg }
 func (e *unknownAgentError) Is(target error) bool { return target == ErrUnknownAgent }
+
+// ErrNoAgents is returned (wrapped) by Report.RequireAgents when a run
+// judged no agent: the path named no registry (an empty folder, a folder
+// of registries), and a report that says "valid" would pass a CI job
+// pointed at the wrong folder.
+var ErrNoAgents = errors.New("no agents found")

@@ -158,6 +158,7 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 		if err == nil {
 			addTreeSchemas(rep, trees)
 			addQuarantine(rep, paths)
+			addFeedSources(rep, paths)
 		}
 		return rep, err
 	}
@@ -199,6 +200,7 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 	}
 	addTreeSchemas(rep, trees)
 	addQuarantine(rep, paths)
+	addFeedSources(rep, paths)
 	return rep, nil
 }
 

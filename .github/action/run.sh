@@ -27,8 +27,9 @@
 # a commit) is acp-registry built from the action's own source, which is
 # the module at exactly that ref.
 #
-# Exit status: the command's own (0 ok, 3 problems found, ...); 1 when the
-# install failed; 2 for a bad input.
+# Exit status: the command's own (0 ok, 3 problems found, 2 bad usage, such
+# as a path that holds no agent, which fails rather than passing every pull
+# request); 1 when the install failed; 2 for a bad input.
 set -euo pipefail
 set -f # no input is ever a glob
 
@@ -131,9 +132,22 @@ candidates() {
 }
 
 fetch() { # url file -> 0 ok, 4 not found; dies on any other failure
-	# https only; plain http for a loopback server (mirrors, the tests).
-	local proto='=https' code
-	case $1 in http://127.0.0.1[:/]* | http://localhost[:/]* | http://\[::1\][:/]*) proto='=http' ;; esac
+	# https only; plain http for a loopback server (mirrors, the tests). The
+	# host is what curl connects to: up to the first / ? or #, after the
+	# last @ (http://localhost:80@otherhost/ is otherhost), without the port.
+	local proto='=https' code host
+	case $1 in
+	http://*)
+		host=${1#http://}
+		host=${host%%[/?#]*}
+		host=${host##*@}
+		case $host in
+		\[*\]*) host=${host%%]*}] ;;
+		*) host=${host%%:*} ;;
+		esac
+		case $host in 127.0.0.1 | localhost | '[::1]') proto='=http' ;; esac
+		;;
+	esac
 	code=$(curl -sS -L --proto "$proto" --proto-redir =https --retry 3 --connect-timeout 10 --max-time 300 \
 		-o "$2" -w '%{http_code}' "$1") || die 1 "download $1 failed (HTTP ${code:-no answer})"
 	case $code in
@@ -162,7 +176,8 @@ for tag in $(candidates); do
 		note "no release binaries at $tag"
 		continue
 	fi
-	want=$(awk -v f="$asset" '$2 == f || $2 == "*" f {print $1}' "$dir/SHA256SUMS")
+	# Digests in either case: sha256sum writes lower case, other tools upper.
+	want=$(awk -v f="$asset" '$2 == f || $2 == "*" f {print tolower($1)}' "$dir/SHA256SUMS")
 	[ -n "$want" ] || die 1 "release $tag: SHA256SUMS lists no $asset, so it cannot be checked; refusing to run it"
 	status=0
 	fetch "$releases/$tag/$asset" "$dir/$asset" || status=$?

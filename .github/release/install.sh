@@ -52,19 +52,38 @@ elif command -v shasum >/dev/null 2>&1; then
 else
 	die "neither sha256sum nor shasum is installed: the download cannot be checked"
 fi
-# https only; plain http for a loopback mirror (and the tests).
+# https only; plain http for a loopback mirror (and the tests). The host
+# is what curl connects to: after the scheme, up to the first / ? or #,
+# after the last @ (in http://localhost:80@otherhost/ the part before @ is
+# a user name and password), without the port.
 proto='=https'
-case $base in http://127.0.0.1[:/]* | http://localhost[:/]*) proto='=http' ;; esac
+case $base in
+http://*)
+	host=${base#http://}
+	host=${host%%[/?#]*}
+	host=${host##*@}
+	case $host in
+	\[*\]*) host=${host%%]*}] ;;
+	*) host=${host%%:*} ;;
+	esac
+	case $host in
+	127.0.0.1 | localhost | '[::1]') proto='=http' ;;
+	*) die "ACP_RELEASES_URL=$releases: plain http only for a loopback mirror (127.0.0.1, localhost, [::1]), not for $host: use https" ;;
+	esac
+	;;
+esac
 fetch() { # url file
 	curl -fsSL --proto "$proto" --proto-redir "$proto" --retry 3 --connect-timeout 10 -o "$2" "$1" ||
 		die "download $1 failed"
 }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/acp-install.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+new=
+trap 'rm -rf "$tmp"; [ -z "$new" ] || rm -f "$new"' EXIT
 fetch "$base/SHA256SUMS" "$tmp/SHA256SUMS"
 fetch "$base/$archive" "$tmp/$archive"
-want=$(awk -v f="$archive" '$2 == f || $2 == "*" f {print $1}' "$tmp/SHA256SUMS")
+# Digests in either case: sha256sum writes lower case, other tools upper.
+want=$(awk -v f="$archive" '$2 == f || $2 == "*" f {print tolower($1)}' "$tmp/SHA256SUMS")
 [ -n "$want" ] || die "SHA256SUMS of $version lists no $archive: refusing to install what cannot be checked"
 got=$(sha256 "$tmp/$archive")
 [ "$got" = "$want" ] || die "$archive has SHA-256 $got, but SHA256SUMS says $want: refusing to install it"
@@ -72,10 +91,15 @@ got=$(sha256 "$tmp/$archive")
 mkdir -p "$tmp/x" "$dir"
 tar -xzf "$tmp/$archive" -C "$tmp/x" acp acp-registry
 for prog in acp acp-registry; do
-	# A rename in the same folder: a running acp keeps its old file.
-	cp "$tmp/x/$prog" "$dir/.$prog.new"
-	chmod 755 "$dir/.$prog.new"
-	mv -f "$dir/.$prog.new" "$dir/$prog"
+	# A rename in the same folder: a running acp keeps its old file. The
+	# new file is one mktemp creates (it refuses a name that exists), never
+	# a fixed name: in a shared folder another user could have planted
+	# that name as a link to a file of ours, which cp would overwrite.
+	new=$(mktemp "$dir/.$prog.XXXXXX") || die "cannot create a file in $dir"
+	cat "$tmp/x/$prog" >"$new"
+	chmod 755 "$new"
+	mv -f "$new" "$dir/$prog"
+	new=
 done
 echo "installed acp and acp-registry ($version, $archive, sha256 $got) in $dir"
 case :$PATH: in

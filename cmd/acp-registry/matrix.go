@@ -84,7 +84,7 @@ func runMatrix(ctx context.Context, s cli.Streams, args []string, mf *matrixFlag
 	}
 	f := mf.verifyFlags
 	if f.mergeSet {
-		return mergeMatrix(s, f, mf.out)
+		return mergeMatrix(s, f, mf.out, verifyRoot(args))
 	}
 	var prev *verify.Matrix
 	if mf.previous != "" {
@@ -101,7 +101,8 @@ func runMatrix(ctx context.Context, s cli.Streams, args []string, mf *matrixFlag
 	if err != nil {
 		return err
 	}
-	if agents, err = shardOf(f.shard, agents); err != nil {
+	agents, shard, err := shardOf(f.shard, agents, f.kind)
+	if err != nil {
 		return err
 	}
 	// Upstream's matrix leaves quarantined agents out of the snapshot;
@@ -121,6 +122,7 @@ func runMatrix(ctx context.Context, s cli.Streams, args []string, mf *matrixFlag
 		return err
 	}
 	mx := verify.BuildMatrix(rep, verify.MatrixOptions{Agents: agents, Previous: prev, Now: time.Now(), Date: mf.date})
+	mx.Shard = shard
 	files, err := mx.WriteFiles(mf.out)
 	if err != nil {
 		return err
@@ -134,8 +136,8 @@ func runMatrix(ctx context.Context, s cli.Streams, args []string, mf *matrixFlag
 }
 
 // mergeMatrix joins the shards' snapshots and writes the result as one
-// run would.
-func mergeMatrix(s cli.Streams, f verifyFlags, out string) error {
+// run would, for the registry at root.
+func mergeMatrix(s cli.Streams, f verifyFlags, out, root string) error {
 	if f.shard != "" || len(f.agents) > 0 {
 		return cli.Usagef("--merge joins finished shards: it takes no --shard or --agent")
 	}
@@ -150,7 +152,11 @@ func mergeMatrix(s cli.Streams, f verifyFlags, out string) error {
 		}
 		shards = append(shards, mx)
 	}
-	mx, err := verify.MergeMatrices(shards)
+	known, err := registryIDs(root)
+	if err != nil {
+		return err
+	}
+	mx, err := verify.MergeMatrices(shards, f.merge, verify.MergeOptions{Known: known})
 	if err != nil {
 		return &cli.UsageError{Err: err}
 	}

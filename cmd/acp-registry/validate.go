@@ -7,11 +7,11 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
 
@@ -39,7 +39,8 @@ or one agent.json. Default: ./agents if it exists, else the current folder.
 Every problem is reported with file:line:col, a rule id and how to fix it.
 
 Exit status: 0 valid (warnings allowed), 3 problems found (warnings too with
---strict), 1 a path could not be read, 2 bad usage.`,
+--strict), 1 a path could not be read, 2 bad usage (also: no agent found,
+e.g. an empty folder or a folder of registries).`,
 		Example: `  acp-registry validate --skip-urls
   acp-registry validate agents/gemini --json
   acp-registry validate --agent gemini,claude-agent --strict`,
@@ -108,6 +109,18 @@ func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateF
 		return err
 	}
 	defer rep.Close()
+	// Judging nothing is a wrong path, not a pass (as in build and site):
+	// said before any report, which would read "no agents found" and exit 0.
+	if err := rep.RequireAgents(paths); err != nil {
+		if !errors.Is(err, validate.ErrNoAgents) {
+			return err // the report could not be read back
+		}
+		if format == "github" {
+			// The pull request's checks show annotations, not the log.
+			fmt.Fprintf(s.Out, "::error title=acp-registry validate::%s\n", safetext.AnnotationData(err.Error()))
+		}
+		return &cli.UsageError{Err: err}
+	}
 	switch format {
 	case "json":
 		err = validate.WriteJSON(s.Out, rep)
@@ -118,15 +131,6 @@ func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateF
 	}
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
-	}
-	if rep.Summary.Agents == 0 {
-		// Exit 0 (nothing is wrong), but a CI job pointed at the wrong
-		// folder should not pass without a word.
-		where := strings.Join(paths, ", ")
-		if where == "" {
-			where = strings.Join(validate.DefaultPaths(), ", ")
-		}
-		fmt.Fprintf(s.Err, "%s: warning: no agents found in %s: a registry holds one folder per agent, each with agent.json\n", prog, where)
 	}
 	if rep.HasErrors() {
 		return cli.ErrProblems

@@ -94,7 +94,7 @@ same bytes, and exit status, as one run over every agent.`,
 			var rep *verify.Report
 			f.mergeSet = cmd.Flags().Changed("merge")
 			if f.mergeSet {
-				rep, err = mergeVerify(f)
+				rep, err = mergeVerify(f, verifyRoot(args))
 			} else {
 				rep, err = runVerify(cmd.Context(), s, args, f)
 			}
@@ -129,8 +129,9 @@ same bytes, and exit status, as one run over every agent.`,
 	return cmd
 }
 
-// mergeVerify reads the shards' reports and joins them.
-func mergeVerify(f verifyFlags) (*verify.Report, error) {
+// mergeVerify reads the shards' reports and joins them, for the registry
+// at root.
+func mergeVerify(f verifyFlags, root string) (*verify.Report, error) {
 	if f.shard != "" || len(f.agents) > 0 {
 		return nil, cli.Usagef("--merge joins finished shards: it takes no --shard or --agent")
 	}
@@ -145,7 +146,11 @@ func mergeVerify(f verifyFlags) (*verify.Report, error) {
 		}
 		shards = append(shards, r)
 	}
-	merged, err := verify.MergeReports(shards)
+	known, err := registryIDs(root)
+	if err != nil {
+		return nil, err
+	}
+	merged, err := verify.MergeReports(shards, f.merge, verify.MergeOptions{Known: known})
 	if err != nil {
 		return nil, &cli.UsageError{Err: err}
 	}
@@ -163,16 +168,37 @@ func addRunFlags(cmd *cobra.Command, f *verifyFlags) {
 	fl.StringVar(&f.limits, "limits", "", "resource limits for each agent on Linux, e.g. processes=1024,memory=4GiB,files=4096,cpu=10m (also "+launch.LimitsEnv+"; none lifts one)")
 }
 
-// shardOf applies --shard to the agents (all of them, sorted, without it).
-func shardOf(spec string, agents []*registry.Manifest) ([]*registry.Manifest, error) {
-	sh := verify.Shard{I: 1, N: 1}
-	if spec != "" {
-		var err error
-		if sh, err = verify.ParseShard(spec); err != nil {
-			return nil, &cli.UsageError{Err: fmt.Errorf("--shard: %w", err)}
+// shardOf applies --shard to the agents (all of them, sorted, without it),
+// and returns the record a shard's output carries for the merge (nil
+// without --shard); kind is --type.
+func shardOf(spec string, agents []*registry.Manifest, kind string) ([]*registry.Manifest, *verify.ShardRecord, error) {
+	if spec == "" {
+		return verify.Shard{I: 1, N: 1}.Of(agents), nil, nil
+	}
+	sh, err := verify.ParseShard(spec)
+	if err != nil {
+		return nil, nil, &cli.UsageError{Err: fmt.Errorf("--shard: %w", err)}
+	}
+	return sh.Of(agents), sh.Record(agents, kind), nil
+}
+
+// registryIDs says which ids are agents of the registry at root (a
+// folder with agent.json): a merge refuses results of any other.
+func registryIDs(root string) (func(string) bool, error) {
+	if err := checkRegistryRoot(root); err != nil {
+		return nil, err
+	}
+	dirs, err := registry.ScanRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	ids := map[string]bool{}
+	for _, d := range dirs {
+		if st, err := os.Stat(d.ManifestPath()); err == nil && st.Mode().IsRegular() {
+			ids[d.Name] = true
 		}
 	}
-	return sh.Of(agents), nil
+	return func(id string) bool { return ids[id] }, nil
 }
 
 func verifyRoot(args []string) string {
@@ -196,7 +222,7 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 	if err != nil {
 		return nil, err
 	}
-	agents, quarantine, err := verifyAgents(s, root, f)
+	agents, quarantine, shard, err := verifyAgents(s, root, f)
 	if err != nil {
 		return nil, err
 	}
@@ -236,6 +262,7 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 	if rep == nil {
 		return nil, err
 	}
+	rep.Shard = shard
 	if iso := rep.Isolations(); len(iso) > 0 {
 		fmt.Fprintf(s.Err, "%s: agents ran contained: %s (docs/security.md: Security: what holds)\n", prog, strings.Join(iso, "; "))
 	}
@@ -272,27 +299,29 @@ func (f verifyFlags) check() (launch.Limits, []registry.Kind, error) {
 }
 
 // verifyAgents are the agents this run checks (--agent, --shard, the
-// caller's filter) and the registry's quarantine list.
-func verifyAgents(s cli.Streams, root string, f verifyFlags) ([]*registry.Manifest, map[string]string, error) {
+// caller's filter), the registry's quarantine list, and with --shard the
+// shard's record.
+func verifyAgents(s cli.Streams, root string, f verifyFlags) ([]*registry.Manifest, map[string]string, *verify.ShardRecord, error) {
 	if err := checkRegistryRoot(root); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	agents, err := loadAgents(root, f.agents)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	if agents, err = shardOf(f.shard, agents); err != nil {
-		return nil, nil, err
+	agents, shard, err := shardOf(f.shard, agents, f.kind)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	if f.keep != nil {
 		agents = slices.DeleteFunc(agents, func(m *registry.Manifest) bool { return !f.keep(m) })
 	}
 	quarantine, err := validate.LoadQuarantine(root)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	warnStaleQuarantine(s, root, quarantine)
-	return agents, quarantine, nil
+	return agents, quarantine, shard, nil
 }
 
 // sandboxDir is --sandbox, made when missing and kept, or a temporary

@@ -362,6 +362,26 @@ func TestVerifyAndMatrixShards(t *testing.T) {
 	if code, _, errs := runIt("verify", root, "--shard", "4/3"); code != 2 || !strings.Contains(errs, "--shard") {
 		t.Errorf("--shard 4/3: exit %d %s", code, errs)
 	}
+	// Part of a run, a shard twice, the whole run's output, or a registry
+	// that lacks the shards' agents: no merge (exit 2), rather than a
+	// report that passes with agents left out or added.
+	wholeFile := filepath.Join(t.TempDir(), "whole.json")
+	os.WriteFile(wholeFile, []byte(whole), 0o644)
+	lacking := t.TempDir()
+	os.MkdirAll(filepath.Join(lacking, "good"), 0o755)
+	os.WriteFile(filepath.Join(lacking, "good", "agent.json"), []byte(`{"id": "good"}`), 0o644)
+	for _, c := range []struct {
+		root, files, want string
+	}{
+		{root, files[0] + "," + files[1], "shard 3/3 is missing"},
+		{root, files[0] + "," + files[1] + "," + files[1], "shard 2/3 is given twice"},
+		{root, wholeFile + "," + files[1], "not written with --shard"},
+		{lacking, strings.Join(files, ","), "which the registry does not have"},
+	} {
+		if code, out, errs := runIt("verify", c.root, "--merge", c.files); code != 2 || !strings.Contains(errs, c.want) || out != "" {
+			t.Errorf("verify --merge %s: exit %d, stdout %q, stderr %s; want exit 2 saying %q", c.files, code, out, errs, c.want)
+		}
+	}
 
 	outWhole := filepath.Join(t.TempDir(), "m")
 	if code, _, errs := runIt("matrix", root, "--out", outWhole, "--date", "2026-08-20", "--rpc-timeout", "1s", "--sandbox", sandbox); code != 0 {
@@ -375,8 +395,22 @@ func TestVerifyAndMatrixShards(t *testing.T) {
 		}
 		latest = append(latest, filepath.Join(o, "latest.json"))
 	}
+	// One shard of two, or a registry without the shards' agents: nothing
+	// written.
+	for _, c := range []struct{ root, files, want string }{
+		{root, latest[0], "shard 2/2 is missing"},
+		{lacking, strings.Join(latest, ","), "which the registry does not have"},
+	} {
+		o := filepath.Join(t.TempDir(), "m")
+		if code, _, errs := runIt("matrix", c.root, "--merge", c.files, "--out", o); code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("matrix --merge %s: exit %d %s; want exit 2 saying %q", c.files, code, errs, c.want)
+		}
+		if _, err := os.Stat(o); err == nil {
+			t.Errorf("matrix --merge %s wrote %s", c.files, o)
+		}
+	}
 	outMerged := filepath.Join(t.TempDir(), "m")
-	code, out, errs := runIt("matrix", "--merge", strings.Join(latest, ","), "--out", outMerged)
+	code, out, errs := runIt("matrix", root, "--merge", strings.Join(latest, ","), "--out", outMerged)
 	if code != 0 || !strings.Contains(out, filepath.Join(outMerged, "snapshots", "2026-08-20.json")) {
 		t.Fatalf("matrix merge: %d %s %s", code, out, errs)
 	}
@@ -434,6 +468,58 @@ func TestVerifyDropsRunnerEnv(t *testing.T) {
 	for _, name := range []string{"AWS_REGION", "GITHUB_TOKEN", "SSH_AUTH_SOCK", "ci"} {
 		if !strings.Contains(stderr.String(), "warning: envy: env "+name+" is not passed to the agent") {
 			t.Errorf("no warning for %s:\n%s", name, stderr.String())
+		}
+	}
+}
+
+// A pull request's manifest (verify runs before any review) whose env
+// sets tool hooks: a bash function named git, git's external diff, a
+// TLS key log, a Perl -M, a less preprocessor. None reaches the agent
+// under verify; each is a warning naming its class.
+func TestVerifyDropsToolHooks(t *testing.T) {
+	root := verifyTree(t)
+	var good map[string]any
+	data, _ := os.ReadFile(filepath.Join(root, "good", "agent.json"))
+	json.Unmarshal(data, &good)
+	bin := good["distribution"].(map[string]any)["binary"].(map[string]any)
+	var target map[string]any
+	for _, v := range bin {
+		target = v.(map[string]any)
+	}
+	rec := filepath.Join(t.TempDir(), "env.json")
+	hooks := map[string]string{"BASH_FUNC_git%%": "shell function export", "GIT_EXTERNAL_DIFF": "git or go hook",
+		"SSLKEYLOGFILE": "TLS key log", "PERL5OPT": "loader or interpreter hook", "LESSOPEN": "pager, editor or preprocessor hook",
+		"GOFLAGS": "git or go hook", "SHELLOPTS": "shell function export"}
+	env := map[string]string{"ACP_FAKE_AGENT": fakeagent.Valid, "ACP_FAKE_RECORD": rec, "MY_AGENT_MODE": "fast"}
+	for name := range hooks {
+		env[name] = "hook-value-" + name
+	}
+	target["env"] = env
+	m := map[string]any{"id": "hooky", "name": "hooky", "version": "1.0.0", "description": "test agent", "distribution": map[string]any{"binary": bin}}
+	out, _ := json.Marshal(m)
+	os.MkdirAll(filepath.Join(root, "hooky"), 0o755)
+	os.WriteFile(filepath.Join(root, "hooky", "agent.json"), out, 0o644)
+
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"verify", root, "--agent", "hooky", "--json", "--timeout", "10s"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	var got struct{ Env []string }
+	data, err := os.ReadFile(rec)
+	if err != nil || json.Unmarshal(data, &got) != nil {
+		t.Fatalf("the agent did not record its env: %v", err)
+	}
+	all := strings.Join(got.Env, "\n")
+	if strings.Contains(all, "hook-value-") {
+		t.Errorf("a hook reached the agent:\n%s", all)
+	}
+	if !strings.Contains(all, "MY_AGENT_MODE=fast") {
+		t.Errorf("the agent's own variable was dropped:\n%s", all)
+	}
+	for name, class := range hooks {
+		if !strings.Contains(stderr.String(), "warning: hooky: env "+name+" is not passed to the agent: it is a "+class) {
+			t.Errorf("no warning naming %s and its class %q:\n%s", name, class, stderr.String())
 		}
 	}
 }

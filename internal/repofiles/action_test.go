@@ -363,3 +363,53 @@ func main() {
 		t.Errorf("uses: ./ asked the release server for %v; want nothing (the checkout is the source)", got)
 	}
 }
+
+// The Action's downloads: plain http only from loopback, judged on the
+// host curl connects to (http://localhost:80@otherhost/ is otherhost; a
+// proxy on loopback stands for the network), and SHA256SUMS digests in
+// either case.
+func TestActionDownloadChecks(t *testing.T) {
+	var asked []string
+	var mu sync.Mutex
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.URL.String())
+		mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	defer proxy.Close()
+	r := runAction(t, map[string]string{
+		"ACP_ACTION_REF":        "v1.2.3",
+		"ACP_ACTION_REPOSITORY": "owner/repo",
+		"ACP_RELEASES_URL":      "http://localhost:80@otherhost.example/owner/repo/releases/download",
+		"http_proxy":            proxy.URL,
+		"no_proxy":              "",
+		"GOPROXY":               "off", // the fallback to go install must not reach the internet either
+	})
+	mu.Lock()
+	if len(asked) > 0 || r.args != nil || r.code != 1 {
+		t.Errorf("plain http to otherhost: exit %d, ran %q, the proxy saw %v\n%s", r.code, r.args, asked, r.out)
+	}
+	mu.Unlock()
+
+	files := release("v1.2.3", "")
+	sums := files["v1.2.3/SHA256SUMS"]
+	var upper []string
+	for _, line := range strings.SplitAfter(sums, "\n") {
+		sum, rest, _ := strings.Cut(line, " ")
+		upper = append(upper, strings.ToUpper(sum)+" "+rest)
+	}
+	files["v1.2.3/SHA256SUMS"] = strings.Join(upper, "")
+	if files["v1.2.3/SHA256SUMS"] == sums {
+		t.Fatal("the digests did not change case")
+	}
+	srv := newReleaseServer(t, files)
+	r = runAction(t, map[string]string{
+		"ACP_ACTION_REF":        "v1.2.3",
+		"ACP_ACTION_REPOSITORY": "owner/repo",
+		"ACP_RELEASES_URL":      srv.URL + "/owner/repo/releases/download",
+	})
+	if r.code != 0 || r.args == nil {
+		t.Errorf("upper-case SHA256SUMS: exit %d, ran %q\n%s", r.code, r.args, r.out)
+	}
+}

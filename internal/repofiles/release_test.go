@@ -89,6 +89,21 @@ func TestReleaseInstallsAndRuns(t *testing.T) {
 		t.Errorf("the Action on the built release: exit %d\n%s", r.code, r.out)
 	}
 
+	// A path: that names no registry fails the job (exit 2, an error
+	// annotation), rather than passing every pull request.
+	for _, path := range []string{t.TempDir(), Root()} {
+		r = runAction(t, map[string]string{
+			"ACP_ACTION_REF":        "v9.9.9",
+			"ACP_ACTION_REPOSITORY": "owner/repo",
+			"ACP_RELEASES_URL":      srv.URL + "/owner/repo/releases/download",
+			"ACP_PATH":              path,
+			"ACP_SKIP_URLS":         "true",
+		})
+		if r.code != 2 || r.output != "exit-code=2\n" || !strings.Contains(r.out, "::error title=acp-registry validate::no agents found in") {
+			t.Errorf("the Action on %s, which holds no agent: exit %d, output %q\n%s", path, r.code, r.output, r.out)
+		}
+	}
+
 	// A tampered archive is refused, and nothing is installed.
 	if err := os.WriteFile(filepath.Join(out, archive), []byte("not the archive"), 0o644); err != nil {
 		t.Fatal(err)

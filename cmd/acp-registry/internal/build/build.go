@@ -182,17 +182,17 @@ func (b *builder) validate(ctx context.Context) (*Result, []string, error) {
 	if report.HasErrors() {
 		return res, nil, fmt.Errorf("build %s: %w (%s); nothing was written", root, ErrProblems, validate.SummaryLine(report))
 	}
+	if err := report.RequireAgents([]string{root}); err != nil {
+		// An empty index replacing the published one is never intended:
+		// the path is wrong.
+		return res, nil, fmt.Errorf("build: %w; nothing was written", err)
+	}
 	if renderErr != nil {
 		return res, nil, fmt.Errorf("build %s: %w", root, renderErr)
 	}
 	ids, err := b.c.ids()
 	if err != nil {
 		return res, nil, fmt.Errorf("build %s: %w", root, err)
-	}
-	if len(ids) == 0 {
-		// An empty index replacing the published one is never intended:
-		// the path is wrong.
-		return res, nil, fmt.Errorf("build %s: %w: pass the folder that holds <id>/agent.json; nothing was written", root, ErrNoAgents)
 	}
 	return res, ids, nil
 }

@@ -1,6 +1,10 @@
 package build
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/agentclientprotocol/acp-registry-go/validate"
+)
 
 // ErrProblems is returned (wrapped) when validation found error-level
 // problems; nothing was written.
@@ -14,5 +18,6 @@ var ErrVariants = errors.New("invalid variants.json")
 var ErrOut = errors.New("unsafe output folder")
 
 // ErrNoAgents is returned (wrapped) when the registry folder holds no
-// agent: building would publish an empty index.
-var ErrNoAgents = errors.New("no agents found")
+// agent: building would publish an empty index. It is validate's, whose
+// Report.RequireAgents says it for validate, build and site alike.
+var ErrNoAgents = validate.ErrNoAgents

@@ -99,8 +99,8 @@ func load(ctx context.Context, root string, validateTree func(context.Context, s
 	if report.HasErrors() {
 		return nil, report, fmt.Errorf("site %s: %w (%s); nothing was written", root, build.ErrProblems, validate.SummaryLine(report))
 	}
-	if len(agents) == 0 {
-		return nil, report, fmt.Errorf("site %s: %w: pass the folder that holds <id>/agent.json; nothing was written", root, build.ErrNoAgents)
+	if err := report.RequireAgents([]string{root}); err != nil {
+		return nil, report, fmt.Errorf("site: %w; nothing was written", err)
 	}
 	sort.Slice(agents, func(i, j int) bool { return agents[i].Manifest.ID < agents[j].Manifest.ID })
 	variants, err := readVariants(root, agents)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
 
 // Agents released outside GitHub (OpenCode publishes its binaries on its
@@ -26,26 +27,15 @@ import (
 // custom_agent_sources/<id>.json at its root.
 
 // SourcesDir is the folder of feed descriptions at the registry root.
-const SourcesDir = "custom_agent_sources"
+const SourcesDir = validate.FeedSourcesDir
 
 // SourceFeed names a version found in an agent's feed.
 const SourceFeed = "feed"
 
 // FeedSource describes an agent's feed, as upstream's source modules do in
-// code.
-type FeedSource struct {
-	// Feed is the URL of the feed document (https).
-	Feed string `json:"feed"`
-	// Name and Distribution, when set, must equal the feed's own "name"
-	// and "distribution": a feed of another product is refused.
-	Name         string `json:"name,omitempty"`
-	Distribution string `json:"distribution,omitempty"`
-	// Assets maps each platform to its file in the feed's metadata.files.
-	Assets map[registry.Platform]string `json:"assets"`
-	// URL is where a release's file must be, with {version} and {file}:
-	// a feed that points elsewhere (another version's file) is refused.
-	URL string `json:"url"`
-}
+// code; validate owns its reading, so a pull request that breaks one fails
+// there, with the code update trusts.
+type FeedSource = validate.FeedSource
 
 // feedDoc is the feed document.
 type feedDoc struct {
@@ -101,7 +91,6 @@ func LoadFeedSources(root string) (map[string]*FeedSource, error) {
 }
 
 func readFeedSource(path, id string) (*FeedSource, error) {
-	const shape = `{"feed": "https://…", "assets": {"linux-x86_64": "file.tar.gz", …}, "url": "https://…/{version}/{file}"}`
 	if !registry.ValidID(id) {
 		return nil, fmt.Errorf("%s: the file name must be an agent id followed by .json", path)
 	}
@@ -109,26 +98,12 @@ func readFeedSource(path, id string) (*FeedSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	var src FeedSource
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&src); err != nil {
-		return nil, fmt.Errorf("%s: %v: write %s", path, err, shape)
+	src, probs := validate.ParseFeedSource(path, data)
+	if len(probs) > 0 {
+		p := probs[0]
+		return nil, fmt.Errorf("%s:%d:%d: %s (acp-registry validate lists every problem)", path, p.Line, p.Column, p.Message)
 	}
-	switch {
-	case !strings.HasPrefix(src.Feed, "https://") && !strings.HasPrefix(src.Feed, "http://"):
-		return nil, fmt.Errorf("%s: \"feed\" must be the feed's URL: write %s", path, shape)
-	case len(src.Assets) == 0:
-		return nil, fmt.Errorf("%s: \"assets\" lists no platform: write %s", path, shape)
-	case !strings.Contains(src.URL, "{version}") || !strings.Contains(src.URL, "{file}"):
-		return nil, fmt.Errorf("%s: \"url\" must hold {version} and {file}: write %s", path, shape)
-	}
-	for p := range src.Assets {
-		if !p.Known() {
-			return nil, fmt.Errorf("%s: %q is not a platform", path, p)
-		}
-	}
-	return &src, nil
+	return src, nil
 }
 
 // feedRelease reads the agent's feed: its stable version and, for every

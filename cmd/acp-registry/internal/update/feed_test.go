@@ -205,3 +205,17 @@ func TestFeedRefusalQuotesLittle(t *testing.T) {
 		})
 	}
 }
+
+// A repeated key is refused, not read as its last value: a reviewer
+// reads the first "feed", update would fetch the second.
+func TestLoadFeedSourcesRefusesDuplicateKeys(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, SourcesDir), 0o755)
+	os.MkdirAll(filepath.Join(root, "dup"), 0o755)
+	os.WriteFile(filepath.Join(root, "dup", "agent.json"), []byte(`{"id": "dup"}`), 0o644)
+	body := `{"feed": "https://x.example/f", "assets": {"linux-x86_64": "a"}, "url": "https://x/{version}/{file}", "feed": "https://evil.example/f"}`
+	os.WriteFile(filepath.Join(root, SourcesDir, "dup.json"), []byte(body), 0o644)
+	if _, err := LoadFeedSources(root); err == nil || !strings.Contains(err.Error(), "dup.json") || !strings.Contains(err.Error(), "duplicate") {
+		t.Errorf("err = %v, want one naming dup.json and the duplicate key", err)
+	}
+}

@@ -43,6 +43,9 @@ type Matrix struct {
 	ChangedOnly        bool          `json:"changedOnly"`
 	Summary            MatrixSummary `json:"summary"`
 	Agents             []MatrixRow   `json:"agents"`
+	// Shard is set in a shard's snapshot (--shard I/N), for the merge;
+	// a whole run's snapshot, merged or not, has none.
+	Shard *ShardRecord `json:"shard,omitempty"`
 }
 
 // MatrixSummary counts a snapshot's rows.

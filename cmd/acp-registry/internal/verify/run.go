@@ -107,6 +107,8 @@ type Summary struct {
 type Report struct {
 	Results []*Result `json:"results"`
 	Summary Summary   `json:"summary"`
+	// Shard is set in a shard's output (--shard I/N), for the merge.
+	Shard *ShardRecord `json:"shard,omitempty"`
 }
 
 // Failed reports whether any result failed.

@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,21 +55,115 @@ func (s Shard) Of(agents []*registry.Manifest) []*registry.Manifest {
 	return out
 }
 
-// MergeReports joins the verify reports of shards into the report one
-// run over all their agents gives: results sorted by id then
-// distribution, the summaries added up. An agent's result in two shards
-// (one file passed twice, shards of two splits) is refused: it would be
-// counted twice.
-func MergeReports(shards []*Report) (*Report, error) {
+// ShardRecord is what a shard's output says of its place in the run:
+// the I-th of N, and which agents were split (Registry fingerprints their
+// ids and versions, and the distribution asked for), so that a merge can
+// tell a missing or repeated shard, or one of another registry, from a
+// complete run. An output written without --shard has none.
+type ShardRecord struct {
+	I        int    `json:"i"`
+	N        int    `json:"n"`
+	Registry string `json:"registry"`
+	Agents   int    `json:"agents"`
+}
+
+// Record is the shard's record for a split of agents (all of them, before
+// the split); kind is the distribution a run was limited to, "" for all.
+func (s Shard) Record(agents []*registry.Manifest, kind string) *ShardRecord {
+	lines := make([]string, len(agents))
+	for k, m := range agents {
+		lines[k] = m.ID + " " + m.Version
+	}
+	sort.Strings(lines)
+	h := sha256.New()
+	for _, l := range lines {
+		h.Write([]byte(l + "\n"))
+	}
+	h.Write([]byte("type=" + kind))
+	return &ShardRecord{I: s.I, N: s.N, Registry: hex.EncodeToString(h.Sum(nil))[:16], Agents: len(agents)}
+}
+
+// MergeOptions say what a merge checks the shards against.
+type MergeOptions struct {
+	// Known reports whether id is an agent of the registry being merged
+	// for; a result of another agent is refused. Nil: not checked.
+	Known func(id string) bool
+}
+
+// checkShards refuses a set of shard records that is not one whole run:
+// a file without a record (not written with --shard), shards of two
+// splits or registries, a shard given twice or one missing. names name
+// the shards in messages.
+func checkShards(recs []*ShardRecord, names []string) error {
+	var first *ShardRecord
+	have := map[int]string{}
+	for k, r := range recs {
+		switch {
+		case r == nil:
+			return fmt.Errorf("%w: %s was not written with --shard I/N, so it cannot say which part of the run it is: pass the outputs of the shard runs", ErrShard, names[k])
+		case r.N < 1 || r.I < 1 || r.I > r.N:
+			return fmt.Errorf("%w: %s says it is shard %d/%d, which is none", ErrShard, names[k], r.I, r.N)
+		case first == nil:
+			first = r
+		case r.N != first.N:
+			return fmt.Errorf("%w: %s is shard %d/%d, %s shard %d/%d: pass the shards of one run, all split the same way", ErrShard, names[k], r.I, r.N, names[0], first.I, first.N)
+		case r.Registry != first.Registry || r.Agents != first.Agents:
+			return fmt.Errorf("%w: %s is a shard of another registry (or another state of it: %d agents, fingerprint %s) than %s (%d agents, %s): pass the shards of one run", ErrShard, names[k], r.Agents, r.Registry, names[0], first.Agents, first.Registry)
+		}
+		if other, ok := have[r.I]; ok {
+			return fmt.Errorf("%w: shard %d/%d is given twice (%s and %s): pass each shard once", ErrShard, r.I, r.N, other, names[k])
+		}
+		have[r.I] = names[k]
+	}
+	if first == nil {
+		return fmt.Errorf("%w: no shard to merge", ErrShard)
+	}
+	var missing []string
+	for i := 1; i <= first.N; i++ {
+		if _, ok := have[i]; !ok {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, first.N))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: shard %s is missing: a merge of part of a run would report only part of the agents; pass the output of every shard", ErrShard, strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// checkKnown refuses an agent the registry does not have.
+func checkKnown(o MergeOptions, id, name string) error {
+	if o.Known != nil && !o.Known(id) {
+		return fmt.Errorf("%w: %s holds agent %q, which the registry does not have: merge with the registry the shards ran on", ErrShard, name, id)
+	}
+	return nil
+}
+
+// MergeReports joins the verify reports of shards (names name them in
+// messages) into the report one run over all their agents gives: results
+// sorted by id then distribution, the summaries added up. The shards must
+// be every shard of one run (checkShards); an agent's result in two shards
+// is refused (it would be counted twice), and so is an agent o.Known does
+// not know.
+func MergeReports(shards []*Report, names []string, o MergeOptions) (*Report, error) {
+	recs := make([]*ShardRecord, len(shards))
+	for k, r := range shards {
+		recs[k] = r.Shard
+	}
+	if err := checkShards(recs, names); err != nil {
+		return nil, err
+	}
 	out := &Report{Results: []*Result{}}
 	seen := map[string]bool{}
-	for _, r := range shards {
+	for k, r := range shards {
 		for _, x := range r.Results {
 			key := x.ID + " " + string(x.Distribution)
 			if seen[key] {
 				return nil, fmt.Errorf("%w: agent %q (%s) is in two shards: pass each shard once", ErrShard, x.ID, x.Distribution)
 			}
 			seen[key] = true
+			if err := checkKnown(o, x.ID, names[k]); err != nil {
+				return nil, err
+			}
 		}
 		out.Results = append(out.Results, r.Results...)
 		out.Summary.Pass += r.Summary.Pass
@@ -123,9 +219,16 @@ func ReadReport(path string) (*Report, error) {
 // summary counted again. The shards must agree on what the run was (date,
 // table mode, whether rows were reused); the snapshot is stamped with the
 // latest shard's time.
-func MergeMatrices(shards []*Matrix) (*Matrix, error) {
+func MergeMatrices(shards []*Matrix, names []string, o MergeOptions) (*Matrix, error) {
 	if len(shards) == 0 {
 		return nil, fmt.Errorf("%w: no shard snapshot to merge", ErrShard)
+	}
+	recs := make([]*ShardRecord, len(shards))
+	for k, s := range shards {
+		recs[k] = s.Shard
+	}
+	if err := checkShards(recs, names); err != nil {
+		return nil, err
 	}
 	first := shards[0]
 	out := &Matrix{ProbeSchemaVersion: first.ProbeSchemaVersion, Date: first.Date, GeneratedAt: first.GeneratedAt,
@@ -145,6 +248,9 @@ func MergeMatrices(shards []*Matrix) (*Matrix, error) {
 			}
 			if seen[r.ID] {
 				return nil, fmt.Errorf("%w: agent %q is in two shards: pass each shard once", ErrShard, r.ID)
+			}
+			if err := checkKnown(o, r.ID, names[k]); err != nil {
+				return nil, err
 			}
 			seen[r.ID] = true
 			out.Agents = append(out.Agents, r)

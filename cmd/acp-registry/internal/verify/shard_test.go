@@ -95,8 +95,11 @@ func TestMergedShardsEqualOneRun(t *testing.T) {
 	full, allAgents := shardRun(t, sandbox, Shard{1, 1})
 	var reports []*Report
 	var snaps []*Matrix
+	var names []string
 	for i := 1; i <= 3; i++ {
 		rep, agents := shardRun(t, sandbox, Shard{i, 3})
+		rep.Shard = Shard{i, 3}.Record(allAgents, "")
+		names = append(names, fmt.Sprintf("shard-%d", i))
 		// Through the files a shard leaves, as the CI job passes them on.
 		var js bytes.Buffer
 		cli.WriteJSON(&js, rep)
@@ -108,6 +111,7 @@ func TestMergedShardsEqualOneRun(t *testing.T) {
 		}
 		reports = append(reports, back)
 		mx := BuildMatrix(rep, MatrixOptions{Agents: withoutHeld(agents), Now: matrixNow})
+		mx.Shard = rep.Shard
 		files, err := mx.WriteFiles(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
@@ -119,7 +123,7 @@ func TestMergedShardsEqualOneRun(t *testing.T) {
 		snaps = append(snaps, snap)
 	}
 
-	merged, err := MergeReports(reports)
+	merged, err := MergeReports(reports, names, MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +137,7 @@ func TestMergedShardsEqualOneRun(t *testing.T) {
 		t.Errorf("summary %+v, want %+v", merged.Summary, full.Summary)
 	}
 
-	mergedMx, err := MergeMatrices(snaps)
+	mergedMx, err := MergeMatrices(snaps, names, MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,9 +157,11 @@ func TestMergedShardsEqualOneRun(t *testing.T) {
 	// The same results, split and merged, give exactly the same bytes.
 	var parts []*Matrix
 	for i := 1; i <= 3; i++ {
-		parts = append(parts, BuildMatrix(full, MatrixOptions{Agents: withoutHeld(Shard{i, 3}.Of(allAgents)), Now: matrixNow}))
+		part := BuildMatrix(full, MatrixOptions{Agents: withoutHeld(Shard{i, 3}.Of(allAgents)), Now: matrixNow})
+		part.Shard = Shard{i, 3}.Record(allAgents, "")
+		parts = append(parts, part)
 	}
-	exact, err := MergeMatrices(parts)
+	exact, err := MergeMatrices(parts, names, MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,22 +182,84 @@ func withoutHeld(agents []*registry.Manifest) []*registry.Manifest {
 
 // Shards of different runs, or one agent twice, are refused.
 func TestMergeMatricesRefusesMismatches(t *testing.T) {
-	a := &Matrix{ProbeSchemaVersion: 2, Date: "2026-08-20", TableMode: "full", Agents: []MatrixRow{{ID: "x"}}}
+	two := []*registry.Manifest{manifest("x"), manifest("y")}
+	a := &Matrix{ProbeSchemaVersion: 2, Date: "2026-08-20", TableMode: "full", Agents: []MatrixRow{{ID: "x"}}, Shard: Shard{1, 2}.Record(two, "")}
 	b := *a
 	b.Date = "2026-08-21"
-	if _, err := MergeMatrices([]*Matrix{a, &b}); err == nil {
+	b.Shard = Shard{2, 2}.Record(two, "")
+	names := []string{"a", "b"}
+	if _, err := MergeMatrices([]*Matrix{a, &b}, names, MergeOptions{}); err == nil {
 		t.Error("shards of two dates merged")
 	}
-	if _, err := MergeMatrices([]*Matrix{a, a}); err == nil {
+	if _, err := MergeMatrices([]*Matrix{a, a}, names, MergeOptions{}); err == nil {
 		t.Error("an agent in two shards merged")
 	}
 	v1 := *a
 	v1.ProbeSchemaVersion = 0
-	if _, err := MergeMatrices([]*Matrix{&v1}); err == nil {
+	if _, err := MergeMatrices([]*Matrix{&v1}, names, MergeOptions{}); err == nil {
 		t.Error("a version-1 snapshot merged")
 	}
-	if _, err := MergeMatrices(nil); err == nil {
+	if _, err := MergeMatrices(nil, nil, MergeOptions{}); err == nil {
 		t.Error("nothing merged into something")
+	}
+}
+
+// Each shard records its place (I/N) and the registry it split: a merge
+// refuses a shard missing or given twice, one of another split or
+// registry, one written without --shard, and an agent the registry being
+// merged for lacks.
+func TestMergeRefusesIncompleteOrForeignShards(t *testing.T) {
+	reg := []*registry.Manifest{manifest("x"), manifest("y"), manifest("z")}
+	row := func(id string) MatrixRow {
+		return MatrixRow{ID: id, Initialize: acpclient.ProbeOutcome{Status: acpclient.ProbeSuccess}, SessionNew: acpclient.NotProbed(),
+			MethodProbes: MethodProbes{List: acpclient.NotProbed(), Fork: acpclient.NotProbed(), Resume: acpclient.NotProbed(), SetModel: acpclient.NotProbed(), Close: acpclient.NotProbed()}}
+	}
+	mx := func(rec *ShardRecord, ids ...string) *Matrix {
+		m := &Matrix{ProbeSchemaVersion: ProbeSchemaVersion, Date: "2026-08-20", TableMode: "full", Agents: []MatrixRow{}, Shard: rec}
+		for _, id := range ids {
+			m.Agents = append(m.Agents, row(id))
+		}
+		return m
+	}
+	vr := func(rec *ShardRecord, ids ...string) *Report {
+		r := &Report{Results: []*Result{}, Shard: rec}
+		for _, id := range ids {
+			r.Results = append(r.Results, &Result{ID: id, Distribution: registry.KindNpx, Status: "pass"})
+			r.Summary.Pass++
+		}
+		return r
+	}
+	s1, s2 := Shard{1, 2}.Record(reg, ""), Shard{2, 2}.Record(reg, "")
+	other := Shard{2, 2}.Record(append(reg, manifest("w")), "")
+	third := Shard{2, 3}.Record(reg, "")
+	known := MergeOptions{Known: func(id string) bool { return id != "w" }}
+	for name, c := range map[string]struct {
+		recs [2]*ShardRecord
+		ids  [2][]string
+		opts MergeOptions
+		want string
+	}{
+		"twice":         {[2]*ShardRecord{s1, s1}, [2][]string{{"x", "z"}, nil}, MergeOptions{}, "given twice"},
+		"other split":   {[2]*ShardRecord{s1, third}, [2][]string{{"x", "z"}, {"y"}}, MergeOptions{}, "split the same way"},
+		"other reg":     {[2]*ShardRecord{s1, other}, [2][]string{{"x", "z"}, {"y"}}, MergeOptions{}, "another registry"},
+		"no record":     {[2]*ShardRecord{s1, nil}, [2][]string{{"x", "z"}, {"y"}}, MergeOptions{}, "not written with --shard"},
+		"unknown agent": {[2]*ShardRecord{s1, s2}, [2][]string{{"x", "z"}, {"w"}}, known, `agent "w", which the registry does not have`},
+	} {
+		names := []string{"one.json", "two.json"}
+		_, err := MergeMatrices([]*Matrix{mx(c.recs[0], c.ids[0]...), mx(c.recs[1], c.ids[1]...)}, names, c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: matrix merge: %v, want %q", name, err, c.want)
+		}
+		_, err = MergeReports([]*Report{vr(c.recs[0], c.ids[0]...), vr(c.recs[1], c.ids[1]...)}, names, c.opts)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: verify merge: %v, want %q", name, err, c.want)
+		}
+	}
+	if _, err := MergeReports([]*Report{vr(s1, "x", "z")}, []string{"one.json"}, MergeOptions{}); err == nil || !strings.Contains(err.Error(), "shard 2/2 is missing") {
+		t.Errorf("one shard of two: %v", err)
+	}
+	if _, err := MergeMatrices([]*Matrix{mx(s2, "y"), mx(s1, "x", "z")}, []string{"b", "a"}, known); err != nil {
+		t.Errorf("both shards, any order: %v", err)
 	}
 }
 
@@ -228,10 +296,11 @@ func TestMergeReportsRefusesForeignShards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m, err := MergeReports([]*Report{r, r}); err == nil {
+	r.Shard = Shard{1, 1}.Record([]*registry.Manifest{manifest("goose")}, "")
+	if m, err := MergeReports([]*Report{r, r}, []string{"a", "b"}, MergeOptions{}); err == nil {
 		t.Errorf("one shard passed twice merged into %+v", m.Summary)
 	}
-	if m, err := MergeReports([]*Report{r}); err != nil || m.Summary.Pass != 1 {
+	if m, err := MergeReports([]*Report{r}, []string{"a"}, MergeOptions{}); err != nil || m.Summary.Pass != 1 {
 		t.Errorf("one shard: %v %+v", err, m)
 	}
 }
@@ -242,10 +311,11 @@ func TestMergeReportsRefusesForeignShards(t *testing.T) {
 func TestMergeMatricesRefusesForeignRows(t *testing.T) {
 	whole := MatrixRow{ID: "x", Initialize: acpclient.ProbeOutcome{Status: acpclient.ProbeSuccess}, SessionNew: acpclient.NotProbed(),
 		MethodProbes: MethodProbes{List: acpclient.NotProbed(), Fork: acpclient.NotProbed(), Resume: acpclient.NotProbed(), SetModel: acpclient.NotProbed(), Close: acpclient.NotProbed()}}
+	rec := Shard{1, 1}.Record([]*registry.Manifest{manifest("x")}, "")
 	shard := func(r MatrixRow) *Matrix {
-		return &Matrix{ProbeSchemaVersion: 2, Date: "2026-08-20", TableMode: "full", Agents: []MatrixRow{r}}
+		return &Matrix{ProbeSchemaVersion: 2, Date: "2026-08-20", TableMode: "full", Agents: []MatrixRow{r}, Shard: rec}
 	}
-	if _, err := MergeMatrices([]*Matrix{shard(whole)}); err != nil {
+	if _, err := MergeMatrices([]*Matrix{shard(whole)}, []string{"a"}, MergeOptions{}); err != nil {
 		t.Fatalf("a whole row refused: %v", err)
 	}
 	badID, badStatus, cut := whole, whole, whole
@@ -253,7 +323,7 @@ func TestMergeMatricesRefusesForeignRows(t *testing.T) {
 	badStatus.Initialize.Status = "weird"
 	cut.MethodProbes.Close = acpclient.ProbeOutcome{}
 	for _, r := range []MatrixRow{badID, badStatus, cut} {
-		if _, err := MergeMatrices([]*Matrix{shard(r)}); err == nil {
+		if _, err := MergeMatrices([]*Matrix{shard(r)}, []string{"a"}, MergeOptions{}); err == nil {
 			t.Errorf("row %+v merged", r)
 		}
 	}
