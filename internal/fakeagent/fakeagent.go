@@ -50,6 +50,7 @@ func Main() {
 	}
 	if slices.Contains(os.Args[1:], "--fake-login") {
 		fmt.Println("fake login: signed in")
+		fmt.Println("fake login: args:", strings.Join(os.Args[1:], " "), "FAKE_METHOD_ENV="+os.Getenv("FAKE_METHOD_ENV"), "FAKE_LEGACY="+os.Getenv("FAKE_LEGACY"))
 		code, _ := strconv.Atoi(os.Getenv("ACP_FAKE_EXIT"))
 		os.Exit(code)
 	}
@@ -89,11 +90,13 @@ func Main() {
 	emit := func(s string) { out.WriteString(s + "\n"); out.Flush() }
 
 	before(mode, id, in, out, emit)
-	emitAnswer(mode, id, emit)
+	if !emitVersioned(mode, id, emit) {
+		emitAnswer(mode, id, emit)
+	}
 	if mode == ExitAfterMessage {
 		os.Exit(0)
 	}
-	if serveSessions(mode, in, emit) {
+	if serveSessions(mode, in, emit) || serveV2(mode, in, emit) {
 		return
 	}
 	wait()

@@ -170,6 +170,9 @@ type Capabilities struct {
 	SessionResume bool `json:"sessionResume"`
 	SessionClose  bool `json:"sessionClose"`
 	SetModel      bool `json:"setModel"`
+	// Logout: auth/logout is advertised (agentCapabilities.auth.logout;
+	// in v2, any auth method). Not in the registry's own snapshots.
+	Logout bool `json:"logout"`
 }
 
 // MethodProbes are the outcomes of the probed session methods.
@@ -404,6 +407,11 @@ func matrixRow(m *registry.Manifest, r *Result, stamp string) MatrixRow {
 		return row
 	}
 	row.Initialize = acpclient.ProbeOutcome{Status: acpclient.ProbeSuccess}
+	if probe.Clients(r.Init) == "none" {
+		// An answer in a version no client speaks is not a successful
+		// initialize, whatever else it holds.
+		row.Initialize = outcome(acpclient.ProbeError, r.Reason)
+	}
 	if len(r.Init.ProtocolVersion) > 0 {
 		row.ProtocolVersion = r.Init.ProtocolVersion
 	}
@@ -422,18 +430,13 @@ func matrixRow(m *registry.Manifest, r *Result, stamp string) MatrixRow {
 	return row
 }
 
-// advertised reads the capabilities initialize advertised. Capabilities
-// of the wrong type read as absent: the matrix reports what an editor
-// could rely on.
+// advertised reads the capabilities initialize advertised, in the shape
+// of the protocol version answered. Capabilities of the wrong type read
+// as absent: the matrix reports what an editor could rely on.
 func advertised(init *acpclient.InitializeResult) Capabilities {
-	var caps struct {
-		LoadSession json.RawMessage            `json:"loadSession"`
-		Session     map[string]json.RawMessage `json:"sessionCapabilities"`
-	}
-	_ = json.Unmarshal(init.AgentCapabilities, &caps)
-	return Capabilities{LoadSession: truthy(caps.LoadSession), SessionList: present(caps.Session["list"]),
-		SessionFork: present(caps.Session["fork"]), SessionResume: present(caps.Session["resume"]),
-		SessionClose: closeAdvertised(caps.Session["close"])}
+	a := init.Advertised()
+	return Capabilities{LoadSession: a.LoadSession, SessionList: a.SessionList, SessionFork: a.SessionFork,
+		SessionResume: a.SessionResume, SessionClose: a.SessionClose, Logout: a.Logout}
 }
 
 // initFailure classifies an agent that gave no usable initialize answer.
@@ -515,48 +518,4 @@ func summarize(rows []MatrixRow) MatrixSummary {
 		}
 	}
 	return s
-}
-
-// present: a capability is advertised by a member that is not null, as
-// the registry's matrix reads sessionCapabilities.
-func present(v json.RawMessage) bool {
-	s := strings.TrimSpace(string(v))
-	return s != "" && s != "null"
-}
-
-// truthy is Python's bool() of a JSON value, for loadSession.
-func truthy(v json.RawMessage) bool {
-	var x any
-	if json.Unmarshal(v, &x) != nil {
-		return false
-	}
-	switch t := x.(type) {
-	case bool:
-		return t
-	case float64:
-		return t != 0
-	case string:
-		return t != ""
-	case []any:
-		return len(t) > 0
-	case map[string]any:
-		return len(t) > 0
-	}
-	return false
-}
-
-// closeAdvertised: the stable session/close capability is an object
-// whose _meta, when present, is an object or null.
-func closeAdvertised(v json.RawMessage) bool {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(v, &obj) != nil || obj == nil {
-		return false
-	}
-	meta, ok := obj["_meta"]
-	return !ok || isObjectOrNull(meta)
-}
-
-func isObjectOrNull(v json.RawMessage) bool {
-	s := strings.TrimSpace(string(v))
-	return s == "null" || strings.HasPrefix(s, "{")
 }

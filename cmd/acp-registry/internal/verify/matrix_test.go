@@ -181,6 +181,7 @@ var v2Shape = []string{
 	"/agents[]/authMethods", "/agents[]/setModelSignal", "/agents[]/capabilities",
 	"/agents[]/capabilities/loadSession", "/agents[]/capabilities/sessionList", "/agents[]/capabilities/sessionFork",
 	"/agents[]/capabilities/sessionResume", "/agents[]/capabilities/sessionClose", "/agents[]/capabilities/setModel",
+	"/agents[]/capabilities/logout",
 	"/agents[]/sessionNew", "/agents[]/methodProbes",
 	"/agents[]/methodProbes/session/list", "/agents[]/methodProbes/session/fork", "/agents[]/methodProbes/session/resume",
 	"/agents[]/methodProbes/session/set_model", "/agents[]/methodProbes/session/close",

@@ -68,9 +68,16 @@ type Result struct {
 	ProtocolVersion json.RawMessage  `json:"protocolVersion"`
 	AgentInfo       *probe.AgentInfo `json:"agentInfo"`
 	AuthMethods     []probe.Method   `json:"authMethods"`
-	InstallMs       int64            `json:"installMs"`
-	HandshakeMs     int64            `json:"handshakeMs"`
-	StderrTail      string           `json:"stderrTail"`
+	// Clients are the clients that can use the agent, by the protocol
+	// version it answered: "v1", "v2" (the preview) or "none"; left out
+	// when there was no answer.
+	Clients string `json:"clients,omitempty"`
+	// Advertised is what initialize said the agent can do; left out
+	// when there was no answer.
+	Advertised  *acpclient.Advertised `json:"advertised,omitempty"`
+	InstallMs   int64                 `json:"installMs"`
+	HandshakeMs int64                 `json:"handshakeMs"`
+	StderrTail  string                `json:"stderrTail"`
 
 	// Warnings are stdio-rule breaches and the like (in the JSON too, so
 	// that a merge of shards prints what one run prints).
@@ -268,6 +275,10 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 	r.Init = out.Init
 	r.Warnings = append(r.Warnings, out.Init.Warnings...)
 	r.ProtocolVersion, r.AgentInfo, r.AuthMethods = probe.Summarize(out.Init)
+	r.Clients = probe.Clients(out.Init)
+	adv := out.Init.Advertised()
+	r.Advertised = &adv
+	r.Warnings = append(r.Warnings, probe.Notes(out.Init)...)
 	r.Status, r.Reason = probe.Judge(out.Init)
 	return r
 }
