@@ -29,7 +29,7 @@ func probeRegistry(t *testing.T) string {
 
 	root := t.TempDir()
 	for id, behaviour := range map[string]string{"chatty-start": fakeagent.LogBefore, "two-ways": fakeagent.TwoTerminal, "chatty": fakeagent.Banner,
-		"legacy": fakeagent.LegacyLogin, "both-forms": fakeagent.LegacyAndStandard, "v2": fakeagent.V2, "v3": fakeagent.V3} {
+		"legacy": fakeagent.LegacyLogin, "both-forms": fakeagent.LegacyAndStandard, "v2": fakeagent.V2, "v3": fakeagent.V3, "sessions": fakeagent.SessionsClose} {
 		target := map[string]any{"archive": srv.URL + "/agent.exe", "sha256": sha(exe), "cmd": "./agent.exe", "args": []string{"--acp"},
 			"env": map[string]string{"ACP_FAKE_AGENT": behaviour, "FROM_MANIFEST": "yes"}}
 		m := map[string]any{"id": id, "name": id, "version": "1.0.0", "description": "a fake agent",
@@ -199,5 +199,42 @@ func TestLoginV2(t *testing.T) {
 	}
 	if code, _, errOut := runAcp(t, "login", "v2", "--method", "nope"); code != 2 || !strings.Contains(errOut, "v2 offers no auth method \"nope\"") {
 		t.Errorf("exit %d\n%s", code, errOut)
+	}
+}
+
+// probe shows what an agent can do (logout, session list, close, resume,
+// fork, set_model) and which protocol it answered: v1, v2 read in its own
+// shape, anything else a failure.
+func TestProbeFeaturesAndVersions(t *testing.T) {
+	probeRegistry(t)
+	code, out, errOut := runAcp(t, "probe", "sessions")
+	if code != 0 || !strings.Contains(out, "supports:      loadSession yes, logout yes, session/list yes, session/close yes, session/resume yes, session/fork no, session/set_model yes\n") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	code, out, errOut = runAcp(t, "probe", "v2")
+	for _, want := range []string{"protocol:      2 (the ACP v2 preview: only clients that speak v2 can use this agent)\n",
+		"agent:         fake-agent-v2 2.0.0\n",
+		"supports:      loadSession yes, logout yes, session/list yes, session/close yes, session/resume no, session/fork yes, session/set_model no\n",
+		"  oauth                agent     Sign in with the browser\n"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, output lacks %q:\n%s\n%s", code, want, out, errOut)
+		}
+	}
+	code, out, _ = runAcp(t, "probe", "v2", "--json")
+	var doc struct {
+		Clients  string
+		Features map[string]any
+		Warnings []string
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.Clients != "v2" || doc.Features["logout"] != true ||
+		doc.Features["sessionClose"] != true || doc.Features["setModel"] != false || doc.Features["sessionNew"] != "success" ||
+		len(doc.Warnings) != 1 || !strings.Contains(doc.Warnings[0], "only clients that speak v2") {
+		t.Errorf("exit %d, --json:\n%s", code, out)
+	}
+
+	code, out, errOut = runAcp(t, "probe", "v3", "--json")
+	if code != 1 || !strings.Contains(out, `"code": "probe-failed"`) || !strings.Contains(out, "protocolVersion 3") {
+		t.Errorf("exit %d, want 1 and probe-failed naming the version:\n%s\n%s", code, out, errOut)
 	}
 }

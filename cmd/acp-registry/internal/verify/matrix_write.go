@@ -73,7 +73,7 @@ func capabilityList(c Capabilities) string {
 		on   bool
 		name string
 	}{{c.LoadSession, "loadSession"}, {c.SessionList, "session/list"}, {c.SessionFork, "session/fork"},
-		{c.SessionResume, "session/resume"}, {c.SessionClose, "session/close"}} {
+		{c.SessionResume, "session/resume"}, {c.SessionClose, "session/close"}, {c.Logout, "logout"}} {
 		if x.on {
 			caps = append(caps, x.name)
 		}
@@ -91,7 +91,7 @@ func orDash(s string) string {
 const matrixLegend = "Legend: feature cells use `Signal/Probe` format. For `session/list`, `session/fork`, `session/resume`, and `session/close`, " +
 	"`Y`/`N` means the capability was advertised. For `session/set_model`, `Y`/`N` means session responses exposed `models`. Probe values: " +
 	"`yes`, `no`, `auth`, `params`, `missing`, `n/a`, `timeout`, `decode`, `invalid`, `err`, `-`.\n" +
-	"`Capabilities` lists the capabilities advertised in the `initialize` response via `agentCapabilities` and `sessionCapabilities`.\n"
+	"`Capabilities` lists the capabilities advertised in the `initialize` response via `agentCapabilities` and `sessionCapabilities` (`capabilities` for protocol 2), and `logout` when `auth/logout` is advertised.\n"
 
 // WriteMarkdown writes the matrix as the registry's matrix renders it:
 // counts, a legend, the rows as an aligned table in a text block, and the
