@@ -2,6 +2,11 @@ package verify
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +72,70 @@ func TestMatrixReadsVersions(t *testing.T) {
 	}
 	if !strings.Contains(md.String(), "loadSession, session/list, session/fork, session/close, logout") {
 		t.Errorf("markdown capabilities lack logout:\n%s", md.String())
+	}
+}
+
+// The public matrix's real rows (three snapshots, ~30 agents each, all
+// protocol 1): each agent's recorded answer, rebuilt in the shape it was
+// sent, reads back as the matrix recorded it (capabilities, auth types),
+// is judged v1, and passes exactly when it offers an agent or terminal
+// method.
+func TestCorpusAnswersReadAsRecorded(t *testing.T) {
+	dir := filepath.Dir(snapshotPath(t))
+	for _, name := range []string{"2026-05-03.json", "2026-05-04.json", "2026-08-20.json"} {
+		mx, err := ReadMatrix(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var raw struct {
+			Agents []struct {
+				ID           string
+				Capabilities map[string]bool
+			}
+		}
+		data, _ := os.ReadFile(filepath.Join(dir, name))
+		if err := json.Unmarshal(data, &raw); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for i, r := range mx.Agents {
+			if r.Initialize.Status != acpclient.ProbeSuccess {
+				continue
+			}
+			n++
+			c := raw.Agents[i].Capabilities
+			session := map[string]any{}
+			for key, flag := range map[string]string{"list": "sessionList", "fork": "sessionFork", "resume": "sessionResume"} {
+				if c[flag] {
+					session[key] = map[string]any{}
+				}
+			}
+			var methods []map[string]string
+			for j, typ := range r.AuthMethods {
+				methods = append(methods, map[string]string{"id": fmt.Sprintf("m%d", j), "name": typ, "type": typ})
+			}
+			answer, _ := json.Marshal(map[string]any{"protocolVersion": json.RawMessage(r.ProtocolVersion),
+				"agentCapabilities": map[string]any{"loadSession": c["loadSession"], "sessionCapabilities": session}, "authMethods": methods})
+			init, err := acpclient.ParseInitializeResult(answer)
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, r.ID, err)
+			}
+			got := advertised(init)
+			want := Capabilities{LoadSession: c["loadSession"], SessionList: c["sessionList"], SessionFork: c["sessionFork"], SessionResume: c["sessionResume"]}
+			if got != want {
+				t.Errorf("%s %s: read %+v, recorded %+v", name, r.ID, got, want)
+			}
+			if ts := acpclient.Types(init.AuthMethods); strings.Join(ts, ",") != strings.Join(r.AuthMethods, ",") {
+				t.Errorf("%s %s: types %v, recorded %v", name, r.ID, ts, r.AuthMethods)
+			}
+			st, reason := probe.Judge(init)
+			pass := slices.Contains(r.AuthMethods, "agent") || slices.Contains(r.AuthMethods, "terminal")
+			if probe.Clients(init) != "v1" || (st == probe.StatusPass) != pass {
+				t.Errorf("%s %s: %s %q (%s), methods %v", name, r.ID, st, reason, probe.Clients(init), r.AuthMethods)
+			}
+		}
+		if n < 29 {
+			t.Errorf("%s: only %d answered rows", name, n)
+		}
 	}
 }
