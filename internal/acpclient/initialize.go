@@ -84,21 +84,37 @@ func InitializeParamsV2(client Implementation) any {
 // `_meta` opt-ins. Comparison runs use it to reproduce the public matrix
 // row for row; see docs/rules.md for why answers can differ.
 func UpstreamInitializeParams() any {
-	return map[string]any{
-		"protocolVersion": ProtocolVersion,
-		"clientInfo":      map[string]string{"name": "ACP Registry Protocol Matrix", "version": "0.1.0"},
-		"clientCapabilities": map[string]any{
-			"terminal": true,
-			"fs":       map[string]bool{"readTextFile": true, "writeTextFile": true},
-			"_meta":    map[string]bool{"terminal_output": true, "terminal-auth": true},
-		},
+	// Structs, not maps: the members in the order upstream writes them.
+	type meta struct {
+		TerminalOutput bool `json:"terminal_output"`
+		TerminalAuth   bool `json:"terminal-auth"`
 	}
+	type fs struct {
+		ReadTextFile  bool `json:"readTextFile"`
+		WriteTextFile bool `json:"writeTextFile"`
+	}
+	type caps struct {
+		Terminal bool `json:"terminal"`
+		FS       fs   `json:"fs"`
+		Meta     meta `json:"_meta"`
+	}
+	return struct {
+		ProtocolVersion    int            `json:"protocolVersion"`
+		ClientInfo         Implementation `json:"clientInfo"`
+		ClientCapabilities caps           `json:"clientCapabilities"`
+	}{ProtocolVersion, Implementation{Name: "ACP Registry Protocol Matrix", Version: "0.1.0"}, caps{true, fs{true, true}, meta{true, true}}}
 }
 
 // Initialize sends initialize and parses the answer. The raw result is
 // kept in InitializeResult.Raw, unknown fields included.
 func (c *Client) Initialize(ctx context.Context, client Implementation) (*InitializeResult, error) {
-	raw, err := c.Call(ctx, "initialize", InitializeParams(client))
+	return c.InitializeWith(ctx, InitializeParams(client))
+}
+
+// InitializeWith sends initialize with params of the caller's (such as
+// UpstreamInitializeParams) and parses the answer.
+func (c *Client) InitializeWith(ctx context.Context, params any) (*InitializeResult, error) {
+	raw, err := c.Call(ctx, "initialize", params)
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ func Main() {
 		code, _ := strconv.Atoi(os.Getenv("ACP_FAKE_EXIT"))
 		os.Exit(code)
 	}
-	mode := os.Getenv("ACP_FAKE_AGENT")
+	mode := runShim(os.Getenv("ACP_FAKE_AGENT"))
 	if runHostile(mode) || runGreedy(mode) {
 		return
 	}
@@ -90,7 +90,9 @@ func Main() {
 	emit := func(s string) { out.WriteString(s + "\n"); out.Flush() }
 
 	before(mode, id, in, out, emit)
-	if !emitVersioned(mode, id, emit) {
+	if mode == TerminalIfOptedIn {
+		emit(answer(id, optedInMethods(req.Params)))
+	} else if !emitVersioned(mode, id, emit) {
 		emitAnswer(mode, id, emit)
 	}
 	if mode == ExitAfterMessage {
@@ -205,6 +207,7 @@ func answer(id, methods string) string {
 type request struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
 }
 
 func readRequest(in *bufio.Reader) (request, error) {
@@ -215,6 +218,11 @@ func readRequest(in *bufio.Reader) (request, error) {
 	var r request
 	if err := json.Unmarshal(line, &r); err != nil || r.Method != "initialize" || len(r.ID) == 0 {
 		return r, fmt.Errorf("expected an initialize request, got %q", line)
+	}
+	if rec := os.Getenv("ACP_FAKE_INIT_RECORD"); rec != "" {
+		if err := os.WriteFile(rec, r.Params, 0o600); err != nil {
+			return r, fmt.Errorf("record initialize: %w", err)
+		}
 	}
 	return r, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 )
 
 // Protocol-version and sign-in behaviours.
@@ -24,7 +25,60 @@ const (
 	// LegacyAndStandard offers one terminal method with both the
 	// standard args/env and the older _meta command.
 	LegacyAndStandard = "legacy-and-standard"
+	// Shim is an npm package whose first run installs a launcher
+	// ($HOME/.local/bin/fake-shim, this binary) and fails asking for a
+	// reinstall, as Junie's does; run as that launcher it is Valid.
+	Shim = "shim"
 )
+
+// TerminalIfOptedIn follows the stabilized terminal auth to the letter:
+// it offers its terminal method only to a client that set
+// clientCapabilities.auth.terminal, and nothing else.
+const TerminalIfOptedIn = "terminal-if-opted-in"
+
+// optedInMethods are TerminalIfOptedIn's auth methods for the params of
+// an initialize request.
+func optedInMethods(params json.RawMessage) string {
+	var p struct {
+		ClientCapabilities struct {
+			Auth struct {
+				Terminal bool `json:"terminal"`
+			} `json:"auth"`
+		} `json:"clientCapabilities"`
+	}
+	if json.Unmarshal(params, &p) == nil && p.ClientCapabilities.Auth.Terminal {
+		return `[{"id":"tui","name":"Terminal login","type":"terminal","args":["--fake-login"]}]`
+	}
+	return `[]`
+}
+
+// ShimName is the launcher Shim installs.
+const ShimName = "fake-shim"
+
+// runShim is Shim's first run; it returns the behaviour to go on with
+// when run as the launcher.
+func runShim(mode string) string {
+	if mode != Shim {
+		return mode
+	}
+	if filepath.Base(os.Args[0]) == ShimName {
+		return Valid
+	}
+	bin := filepath.Join(os.Getenv("HOME"), ".local", "bin")
+	exe, err := os.Executable()
+	if err == nil {
+		err = os.MkdirAll(bin, 0o700)
+	}
+	if err == nil {
+		err = os.Symlink(exe, filepath.Join(bin, ShimName))
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fake agent: shim:", err)
+	}
+	fmt.Fprintln(os.Stderr, "Error: fake-shim shim not found. Please reinstall: npm install -g @example/fake-shim")
+	os.Exit(1)
+	return ""
+}
 
 // v2Methods are the V2 behaviour's auth methods.
 const v2Methods = `[{"methodId":"oauth","name":"Sign in with the browser","type":"agent"},` +

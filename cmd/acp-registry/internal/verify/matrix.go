@@ -242,7 +242,19 @@ type MatrixOptions struct {
 	Now time.Time
 	// Date, when set (YYYY-MM-DD), is the snapshot's date instead of Now's.
 	Date string
+	// TableMode is the Markdown's main table (TableModes; "": full).
+	TableMode string
 }
+
+// The Markdown main tables of the registry's matrix (--table-mode):
+// every probe, or only what initialize advertised.
+const (
+	TableModeFull         = "full"
+	TableModeCapabilities = "capabilities"
+)
+
+// TableModes are the table modes, in the order the flag names them.
+var TableModes = []string{TableModeFull, TableModeCapabilities}
 
 // Reusable returns the previous row of an agent whose version did not
 // change and which still offers the distribution that row probed, or nil.
@@ -331,7 +343,11 @@ func BuildMatrix(rep *Report, o MatrixOptions) *Matrix {
 	if date == "" {
 		date = now.Format("2006-01-02")
 	}
-	mx := &Matrix{ProbeSchemaVersion: ProbeSchemaVersion, Date: date, GeneratedAt: stamp, TableMode: "full",
+	mode := o.TableMode
+	if mode == "" {
+		mode = TableModeFull
+	}
+	mx := &Matrix{ProbeSchemaVersion: ProbeSchemaVersion, Date: date, GeneratedAt: stamp, TableMode: mode,
 		ChangedOnly: o.Previous != nil, Agents: []MatrixRow{}}
 	byID := map[string][]*Result{}
 	for _, r := range rep.Results {

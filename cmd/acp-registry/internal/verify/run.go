@@ -48,6 +48,10 @@ type Options struct {
 	HostEnv []string
 	// Client names us in initialize.
 	Client acpclient.Implementation
+	// InitializeParams, when set, replace the initialize request (see
+	// probe.HandshakeOptions.Params): acpclient.UpstreamInitializeParams
+	// reproduces the public matrix.
+	InitializeParams any
 	// Progress, when set, gets one line per finished result.
 	Progress io.Writer
 	// AfterInit, when set, goes on talking to each agent that answered
@@ -244,7 +248,7 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 		r.Status, r.Reason = probe.StatusSkip, "interrupted before its handshake"
 		return r
 	}
-	ho := probe.HandshakeOptions{Sandbox: dir, HostEnv: o.HostEnv, Timeout: o.Timeout, Client: o.Client, Launch: launch.Options{Limits: o.Limits}}
+	ho := probe.HandshakeOptions{Sandbox: dir, HostEnv: o.HostEnv, Timeout: o.Timeout, Client: o.Client, Params: o.InitializeParams, Launch: launch.Options{Limits: o.Limits}}
 	if o.AfterInit != nil {
 		ho.AfterInit = func(ctx context.Context, c *acpclient.Client, work string, init *acpclient.InitializeResult) {
 			r.Session = o.AfterInit(ctx, c, work, init)
@@ -256,6 +260,15 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 		r.Command = launch.Quote(append([]string{filepath.ToSlash(spec.Command)}, spec.Args...))
 	}
 	out := probe.Handshake(ctx, spec, ho)
+	if kind == registry.KindNpx && out.Init == nil && ctx.Err() == nil && probe.FirstRunShim(out.Failure+"\n"+out.StderrTail) {
+		// Such a package installs a launcher into HOME on its first run
+		// and asks to be run again (Junie): once, with that HOME kept,
+		// through the launcher when there is one, as upstream retries.
+		ho.KeepHome = true
+		retry := probe.ShimSpec(spec, filepath.Join(dir, "home"))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the first run asked for a reinstall (a launcher installed into HOME on first run); retried once with that HOME, running %s", filepath.ToSlash(retry.Command)))
+		out = probe.Handshake(ctx, retry, ho)
+	}
 	<-lim.handshake
 	r.ExitCode, r.Stopped = out.ExitCode, out.Stopped
 	r.HandshakeMs = out.Duration.Milliseconds()
