@@ -90,10 +90,11 @@ func orDash(s string) string {
 
 const matrixLegend = "Legend: feature cells use `Signal/Probe` format. For `session/list`, `session/fork`, `session/resume`, and `session/close`, " +
 	"`Y`/`N` means the capability was advertised. For `session/set_model`, `Y`/`N` means session responses exposed `models`. Probe values: " +
-	"`yes`, `no`, `auth`, `params`, `missing`, `n/a`, `timeout`, `decode`, `invalid`, `err`, `-`.\n" +
-	"`Capabilities` lists the capabilities advertised in the `initialize` response via `agentCapabilities` and `sessionCapabilities` (`capabilities` for protocol 2), and `logout` when `auth/logout` is advertised.\n"
+	"`yes`, `no`, `auth`, `params`, `missing`, `n/a`, `timeout`, `decode`, `invalid`, `err`, `-`.\n" + capabilitiesNote
 
-const capabilitiesLegend = "Legend: `Capabilities` lists the capabilities advertised in the `initialize` response via `agentCapabilities` and `sessionCapabilities` (`capabilities` for protocol 2), and `logout` when `auth/logout` is advertised.\n"
+// capabilitiesNote explains the Capabilities column; alone, it is the
+// capabilities table mode's legend.
+const capabilitiesNote = "`Capabilities` lists the capabilities advertised in the `initialize` response via `agentCapabilities` and `sessionCapabilities` (`capabilities` for protocol 2), and `logout` when `auth/logout` is advertised.\n"
 
 // WriteMarkdown writes the matrix as the registry's matrix renders it:
 // counts, a legend, the rows as an aligned table in a text block, and the
@@ -107,7 +108,7 @@ func (mx *Matrix) WriteMarkdown(w io.Writer) error {
 		ProbeSchemaVersion, s.AgentsProbed, s.AgentsProbedThisRun, s.AgentsReused, s.InitializeSuccess, s.SessionNewAuthRequired)
 	if mx.TableMode == TableModeCapabilities {
 		// Upstream's capabilities mode: only what initialize advertised.
-		b.WriteString(capabilitiesLegend + "\n")
+		b.WriteString("Legend: " + capabilitiesNote + "\n")
 		headers := []string{"Agent", "Version", "Dist", "Init", "Auth", "Capabilities"}
 		rows := make([][]string, 0, len(mx.Agents))
 		for _, r := range mx.Agents {
