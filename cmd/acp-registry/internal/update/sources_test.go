@@ -82,13 +82,14 @@ func TestSourcesWithoutACommonVersion(t *testing.T) {
 }
 
 // A uvx package with binary archives: PyPI's releases and GitHub's are
-// intersected, and the pin keeps PyPI's spelling.
+// intersected (PyPI's 2.3 has no GitHub release yet, its 2.2 is yanked),
+// and the pin keeps PyPI's spelling.
 func TestPyPIAndBinary(t *testing.T) {
 	f := newFake(t)
 	root := t.TempDir()
 	live := []any{map[string]any{"yanked": false}}
 	f.pypi["py-agent"] = map[string]any{"info": map[string]any{"version": "2.1"}, "releases": map[string]any{
-		"1.0": live, "2.0": live, "2.1": live, "2.2": []any{map[string]any{"yanked": true}}}}
+		"1.0": live, "2.0": live, "2.1": live, "2.2": []any{map[string]any{"yanked": true}}, "2.3": live}}
 	// The newest GitHub release is a pre-release and the one marked
 	// latest is older: neither decides; the highest stable tag does.
 	f.lists["owner/py"] = []ghRelease{{Tag: "v3.0.0", Prerelease: true}, {Tag: "v2.2.0"}, {Tag: "v2.1.0"}, {Tag: "v2.0.0"}, {Tag: "v2.5.0", Draft: true}}
