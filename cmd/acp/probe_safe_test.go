@@ -42,8 +42,8 @@ func TestWriteProbeEscapesAgentText(t *testing.T) {
 			t.Errorf("a value made a line of its own: %q", line)
 		}
 	}
-	if lines := strings.Count(out, "\n"); lines != 8 {
-		t.Errorf("%d lines, want 8 (header, protocol, agent, capabilities, auth methods and 3 methods):\n%s", lines, out)
+	if lines := strings.Count(out, "\n"); lines != 9 {
+		t.Errorf("%d lines, want 9 (header, protocol, agent, capabilities, supports, auth methods and 3 methods):\n%s", lines, out)
 	}
 }
 
