@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 )
 
 // Protocol-version and sign-in behaviours.
@@ -61,7 +63,7 @@ func runShim(mode string) string {
 	if mode != Shim {
 		return mode
 	}
-	if filepath.Base(os.Args[0]) == ShimName {
+	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == ShimName {
 		return Valid
 	}
 	bin := filepath.Join(os.Getenv("HOME"), ".local", "bin")
@@ -70,7 +72,12 @@ func runShim(mode string) string {
 		err = os.MkdirAll(bin, 0o700)
 	}
 	if err == nil {
-		err = os.Symlink(exe, filepath.Join(bin, ShimName))
+		// Windows runs no link to an .exe by another name: a copy.
+		if runtime.GOOS == "windows" {
+			err = copyFile(exe, filepath.Join(bin, ShimName+".exe"))
+		} else {
+			err = os.Symlink(exe, filepath.Join(bin, ShimName))
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fake agent: shim:", err)
@@ -103,6 +110,14 @@ func legacyMethod(standard bool) string {
 	}
 	return `[{"id":"cli-login","name":"Log in with the CLI",` + std +
 		`"_meta":{"terminal-auth":{"command":` + string(cmd) + `,"args":["--fake-login","legacy"],"env":{"FAKE_LEGACY":"1"},"label":"fake-cli login"}}}]`
+}
+
+func copyFile(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o700)
 }
 
 // emitVersioned writes the answer of the behaviours above; false for any
