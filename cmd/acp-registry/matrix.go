@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -61,6 +62,7 @@ once the matrix is written, 1 when it cannot be, 2 bad usage.`,
 	cmd.Flags().StringVar(&mf.date, "date", "", "the snapshot's date, YYYY-MM-DD (default: today, UTC)")
 	cmd.Flags().DurationVar(&mf.rpcTimeout, "rpc-timeout", verify.DefaultRPCTimeout, "how long each session request may wait for an answer")
 	cmd.Flags().StringSliceVar(&f.agents, "agent", nil, "only these agent ids (comma-separated or repeated)")
+	cmd.Flags().StringVar(&mf.tableMode, "table-mode", verify.TableModeFull, "the Markdown report's main table: full (every probe) or capabilities (what initialize advertised), as the registry's matrix renders them")
 	cmd.Flags().StringSliceVar(&f.merge, "merge", nil, "join these shard snapshots (latest.json of --shard I/N runs) into --out instead of running")
 	addRunFlags(cmd, f)
 	return cmd
@@ -71,11 +73,15 @@ type matrixFlags struct {
 	verifyFlags
 	out, previous, date string
 	rpcTimeout          time.Duration
+	tableMode           string
 }
 
 func runMatrix(ctx context.Context, s cli.Streams, args []string, mf *matrixFlags) error {
 	if mf.rpcTimeout <= 0 {
 		return cli.Usagef("--rpc-timeout must be positive, e.g. 5s")
+	}
+	if !slices.Contains(verify.TableModes, mf.tableMode) {
+		return cli.Usagef("--table-mode %q: use %s", mf.tableMode, strings.Join(verify.TableModes, " or "))
 	}
 	if mf.date != "" {
 		if _, err := time.Parse("2006-01-02", mf.date); err != nil {
@@ -101,19 +107,27 @@ func runMatrix(ctx context.Context, s cli.Streams, args []string, mf *matrixFlag
 	if err != nil {
 		return err
 	}
-	agents, shard, err := shardOf(f.shard, agents, f.kind)
-	if err != nil {
-		return err
-	}
 	// Upstream's matrix leaves quarantined agents out of the snapshot;
 	// they are named here, not rows.
 	q, err := validate.LoadQuarantine(root)
 	if err != nil {
 		return err
 	}
+	agents = selectAgents(s, agents, f, q)
+	agents, shard, err := shardOf(f.shard, agents, f.kind)
+	if err != nil {
+		return err
+	}
 	held := heldAgents(s, q, agents)
 	agents = slices.DeleteFunc(agents, func(m *registry.Manifest) bool { _, ok := q[m.ID]; return ok })
-	f.keep = func(m *registry.Manifest) bool { _, ok := q[m.ID]; return !ok && prev.Reusable(m) == nil }
+	// The run below verifies exactly these agents: selected and sharded
+	// here once, so that it slices nothing differently.
+	rows := map[string]bool{}
+	for _, m := range agents {
+		rows[m.ID] = true
+	}
+	f.shard, f.skip, f.maxAgents = "", nil, 0
+	f.keep = func(m *registry.Manifest) bool { return rows[m.ID] && prev.Reusable(m) == nil }
 	f.afterInit = func(ctx context.Context, c *acpclient.Client, work string, init *acpclient.InitializeResult) any {
 		return verify.ProbeSessions(ctx, c, work, init, mf.rpcTimeout)
 	}
@@ -121,7 +135,7 @@ func runMatrix(ctx context.Context, s cli.Streams, args []string, mf *matrixFlag
 	if err != nil {
 		return err
 	}
-	mx := verify.BuildMatrix(rep, verify.MatrixOptions{Agents: agents, Previous: prev, Now: time.Now(), Date: mf.date})
+	mx := verify.BuildMatrix(rep, verify.MatrixOptions{Agents: agents, Previous: prev, Now: time.Now(), Date: mf.date, TableMode: mf.tableMode})
 	mx.Shard = shard
 	files, err := mx.WriteFiles(mf.out)
 	if err != nil {

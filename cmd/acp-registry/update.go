@@ -36,10 +36,14 @@ func newUpdateCmd(s cli.Streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "update [PATH]",
 		Short: "Find newer agent releases and, with --apply, bump the manifests",
-		Long: `Look up the newest stable release of each agent at its source: npm for npx,
-PyPI for uvx, GitHub releases (of "repository") for binary-only agents.
-Versions never move backwards and pre-releases are ignored; --preview also
-moves "preview" to the npm dist-tag next (or preview).
+		Long: `Look up the stable releases of each agent at every one of its sources: npm
+for npx (up to the "latest" dist-tag), PyPI for uvx, the GitHub releases of
+"repository" for binary archives (the releases list, highest stable tag).
+An agent moves to the highest version that all its sources publish (npm at
+7.2.4 and GitHub releases up to v7.2.1: 7.2.1); sources that share none are
+an error naming what each lacks. Versions never move backwards and
+pre-releases are ignored; --preview also moves "preview" to the npm dist-tag
+next (or preview).
 
 With --apply, each manifest is edited in place: only the changed values
 (version, package pins, archive URLs, sha256) are rewritten, keeping the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
@@ -48,6 +49,10 @@ type verifyFlags struct {
 	shard       string   // --shard I/N
 	merge       []string // --merge: shard outputs to join instead of running
 	mergeSet    bool     // --merge was given, even as an empty list
+	skip        []string // --skip-agent
+	maxAgents   int      // --max-agents
+	listIDs     bool     // --list-ids (verify)
+	upstream    bool     // --upstream-initialize
 
 	// The matrix's hooks: keep picks the agents to run (nil: all),
 	// afterInit goes on talking to each agent after initialize.
@@ -93,6 +98,9 @@ same bytes, and exit status, as one run over every agent.`,
 			f.json = format == "json"
 			var rep *verify.Report
 			f.mergeSet = cmd.Flags().Changed("merge")
+			if f.listIDs {
+				return listVerifyIDs(s, args, f)
+			}
 			if f.mergeSet {
 				rep, err = mergeVerify(f, verifyRoot(args))
 			} else {
@@ -126,7 +134,34 @@ same bytes, and exit status, as one run over every agent.`,
 	fl.StringVar(&f.format, "format", "", "output format: text, json or github (default github when GITHUB_ACTIONS=true, else text)")
 	fl.BoolVar(&f.authCheck, "auth-check", false, "check auth methods (what verify always does; accepted for compatibility)")
 	fl.StringSliceVar(&f.merge, "merge", nil, "join these shard outputs (of --shard I/N --json) instead of running; comma-separated or repeated")
+	fl.BoolVar(&f.listIDs, "list-ids", false, "print the ids of the agents a run would verify (quarantined ones left out) as a JSON array, and exit")
 	return cmd
+}
+
+// listVerifyIDs prints, as upstream's verify --list-ids does, the ids a
+// run would verify as one JSON array on one line (for $(...) in a
+// workflow), quarantined agents left out.
+func listVerifyIDs(s cli.Streams, args []string, f verifyFlags) error {
+	if f.mergeSet {
+		return cli.Usagef("--list-ids lists the agents of a registry: it takes no --merge")
+	}
+	agents, quarantine, _, err := verifyAgents(s, verifyRoot(args), f)
+	if err != nil {
+		return err
+	}
+	ids := []string{}
+	for _, m := range agents {
+		if _, held := quarantine[m.ID]; !held {
+			ids = append(ids, m.ID)
+		}
+	}
+	data, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	// Python's json.dumps separates items with ", ".
+	_, err = fmt.Fprintf(s.Out, "%s\n", strings.ReplaceAll(string(data), `","`, `", "`))
+	return err
 }
 
 // mergeVerify reads the shards' reports and joins them, for the registry
@@ -166,6 +201,9 @@ func addRunFlags(cmd *cobra.Command, f *verifyFlags) {
 	fl.StringVar(&f.sandbox, "sandbox", "", "folder for installs and throw-away homes, kept afterwards (default: a temporary folder, removed)")
 	fl.StringVar(&f.shard, "shard", "", "only the I-th of N deterministic slices of the agents (I/N, 1-based), for a run spread over CI runners")
 	fl.StringVar(&f.limits, "limits", "", "resource limits for each agent on Linux, e.g. processes=1024,memory=4GiB,files=4096,cpu=10m (also "+launch.LimitsEnv+"; none lifts one)")
+	fl.StringSliceVar(&f.skip, "skip-agent", nil, "leave these agent ids out (comma-separated or repeated); ids that name no agent are named on stderr and ignored")
+	fl.IntVar(&f.maxAgents, "max-agents", 0, "only the first N agents by id, quarantined ones not counted (0: all), for quick local runs")
+	fl.BoolVar(&f.upstream, "upstream-initialize", false, "send the public registry's exact initialize request (no clientCapabilities.auth, only the _meta opt-ins) to reproduce its results; see docs/rules.md")
 }
 
 // shardOf applies --shard to the agents (all of them, sorted, without it),
@@ -243,17 +281,18 @@ func runVerify(ctx context.Context, s cli.Streams, args []string, f verifyFlags)
 		progress = s.Err
 	}
 	rep, err := verify.Run(ctx, agents, verify.Options{
-		Kinds:       kinds,
-		Jobs:        f.jobs,
-		InstallJobs: f.installJobs,
-		Timeout:     f.timeout,
-		Sandbox:     sandbox,
-		Quarantine:  quarantine,
-		Install:     sandboxInstall(s, plat),
-		Client:      probe.ClientInfo(prog),
-		Progress:    progress,
-		AfterInit:   f.afterInit,
-		Limits:      &limits,
+		Kinds:            kinds,
+		Jobs:             f.jobs,
+		InstallJobs:      f.installJobs,
+		Timeout:          f.timeout,
+		Sandbox:          sandbox,
+		Quarantine:       quarantine,
+		Install:          sandboxInstall(s, plat),
+		Client:           probe.ClientInfo(prog),
+		Progress:         progress,
+		InitializeParams: initializeParams(f),
+		AfterInit:        f.afterInit,
+		Limits:           &limits,
 	})
 	if cerr := ctx.Err(); cerr != nil {
 		// Installs and handshakes cut short are not the agents' failures.
@@ -282,6 +321,8 @@ func (f verifyFlags) check() (launch.Limits, []registry.Kind, error) {
 		return launch.Limits{}, nil, cli.Usagef("--install-jobs must be at least 1, not %d", f.installJobs)
 	case f.timeout <= 0:
 		return launch.Limits{}, nil, cli.Usagef("--timeout must be positive, e.g. 120s")
+	case f.maxAgents < 0:
+		return launch.Limits{}, nil, cli.Usagef("--max-agents must be 0 (all) or more, not %d", f.maxAgents)
 	}
 	limits, err := launch.ResolveLimits(os.Getenv(launch.LimitsEnv), f.limits)
 	if err != nil {
@@ -309,6 +350,11 @@ func verifyAgents(s cli.Streams, root string, f verifyFlags) ([]*registry.Manife
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	quarantine, err := validate.LoadQuarantine(root)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	agents = selectAgents(s, agents, f, quarantine)
 	agents, shard, err := shardOf(f.shard, agents, f.kind)
 	if err != nil {
 		return nil, nil, nil, err
@@ -316,12 +362,27 @@ func verifyAgents(s cli.Streams, root string, f verifyFlags) ([]*registry.Manife
 	if f.keep != nil {
 		agents = slices.DeleteFunc(agents, func(m *registry.Manifest) bool { return !f.keep(m) })
 	}
-	quarantine, err := validate.LoadQuarantine(root)
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	warnStaleQuarantine(s, root, quarantine)
 	return agents, quarantine, shard, nil
+}
+
+// selectAgents applies --skip-agent and --max-agents, naming on stderr
+// the skipped ids that are no agent (upstream ignores them too).
+func selectAgents(s cli.Streams, agents []*registry.Manifest, f verifyFlags, quarantine map[string]string) []*registry.Manifest {
+	kept, unknown := verify.Selection{Skip: splitIDs(f.skip), Max: f.maxAgents, Quarantine: quarantine}.Select(agents)
+	if len(unknown) > 0 {
+		fmt.Fprintf(s.Err, "%s: warning: ignoring --skip-agent %s: no such agent\n", prog, safetext.Terminal(strings.Join(unknown, ", ")))
+	}
+	return kept
+}
+
+// initializeParams is nil (our initialize) or, with
+// --upstream-initialize, the public registry's exact request.
+func initializeParams(f verifyFlags) any {
+	if f.upstream {
+		return acpclient.UpstreamInitializeParams()
+	}
+	return nil
 }
 
 // sandboxDir is --sandbox, made when missing and kept, or a temporary

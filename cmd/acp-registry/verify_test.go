@@ -201,7 +201,7 @@ func TestMatrixCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The good agent opens sessions; the others never answer session calls.
-	if !regexp.MustCompile(`(?m)^good +1\.0\.0 +binary +ok +env_var, terminal +ok +loadSession, session/list, session/resume +Y/yes +N/yes +Y/yes +N/n/a +Y/yes *$`).Match(md) {
+	if !regexp.MustCompile(`(?m)^good +1\.0\.0 +binary +ok +env_var, terminal +ok +loadSession, session/list, session/resume, logout +Y/yes +N/yes +Y/yes +N/n/a +Y/yes *$`).Match(md) {
 		t.Errorf("matrix lacks the good agent's row:\n%s", md)
 	}
 	// A quarantined agent is no row (upstream leaves it out); stderr names

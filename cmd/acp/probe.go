@@ -48,14 +48,18 @@ auth methods (with their effective types, as verify does) beside the
 answer's result object exactly as the agent sent it.`,
 		Args: oneArg("agent id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, init, err := probeAgent(cmd.Context(), g, args[0], o.resolveOpts, o.timeout, o.limits)
+			var feats probe.Features
+			after := func(ctx context.Context, c *acpclient.Client, work string, init *acpclient.InitializeResult) {
+				feats = probe.ProbeFeatures(ctx, c, work, init)
+			}
+			spec, init, err := probeAgentWith(cmd.Context(), g, args[0], o.resolveOpts, o.timeout, o.limits, after)
 			if err != nil {
 				return err
 			}
 			if o.json {
-				return cli.WriteJSON(g.streams.Out, probeJSON(spec, init))
+				return cli.WriteJSON(g.streams.Out, probeJSON(spec, init, feats))
 			}
-			return writeProbe(g.streams.Out, spec, init)
+			return writeProbe(g.streams.Out, spec, init, feats)
 		},
 	}
 	addResolveFlags(cmd, &o.resolveOpts)
@@ -69,6 +73,14 @@ answer's result object exactly as the agent sent it.`,
 // probeAgent resolves (installing if needed) and handshakes with id in a
 // temporary sandbox, which is removed afterwards.
 func probeAgent(ctx context.Context, g *globalOpts, id string, ro resolveOpts, timeout time.Duration, limitsFlag string) (*installer.LaunchSpec, *acpclient.InitializeResult, error) {
+	return probeAgentWith(ctx, g, id, ro, timeout, limitsFlag, nil)
+}
+
+// probeAgentWith is probeAgent that goes on talking to the agent after
+// its answer (afterInit, may be nil). An answer in a protocol version no
+// client speaks is a failure (probe-failed).
+func probeAgentWith(ctx context.Context, g *globalOpts, id string, ro resolveOpts, timeout time.Duration, limitsFlag string,
+	afterInit func(ctx context.Context, c *acpclient.Client, workDir string, init *acpclient.InitializeResult)) (*installer.LaunchSpec, *acpclient.InitializeResult, error) {
 	if timeout <= 0 {
 		return nil, nil, cli.Usagef("--timeout must be positive, e.g. 30s")
 	}
@@ -85,9 +97,14 @@ func probeAgent(ctx context.Context, g *globalOpts, id string, ro resolveOpts, t
 		return nil, nil, fmt.Errorf("probe %s: create sandbox: %w", spec.ID, err)
 	}
 	defer os.RemoveAll(sandbox)
-	out := probe.Handshake(ctx, toLaunch(spec), probe.HandshakeOptions{Sandbox: sandbox, Timeout: timeout, Client: probe.ClientInfo(prog), Launch: acplaunch.Options{Limits: &limits}})
+	out := probe.Handshake(ctx, toLaunch(spec), probe.HandshakeOptions{Sandbox: sandbox, Timeout: timeout, Client: probe.ClientInfo(prog),
+		Launch: acplaunch.Options{Limits: &limits}, AfterInit: afterInit})
 	if out.Init == nil {
 		return nil, nil, &cli.Error{Code: cli.CodeProbeFailed, Err: errors.New(probeFailure(spec, out))}
+	}
+	if probe.Clients(out.Init) == "none" {
+		_, reason := probe.Judge(out.Init)
+		return nil, nil, &cli.Error{Code: cli.CodeProbeFailed, Err: fmt.Errorf("probe %s %s (%s): %s", spec.ID, spec.Version, spec.Distribution, safetext.Terminal(reason))}
 	}
 	if n := out.Stats.NonJSONLines; n > 0 {
 		fmt.Fprintf(g.streams.Err, "warning: %s wrote %d non-JSON line(s) on stdout (first: %s); editors may choke on them\n", spec.ID, n, safetext.Terminal(strconv.Quote(out.NonJSON[0])))
@@ -126,14 +143,19 @@ type probeResult struct {
 	ProtocolVersion json.RawMessage  `json:"protocolVersion"`
 	AgentInfo       *probe.AgentInfo `json:"agentInfo"`
 	AuthMethods     []probe.Method   `json:"authMethods"`
-	Warnings        []string         `json:"warnings,omitempty"`
-	Result          json.RawMessage  `json:"result"`
+	// Clients: "v1", or "v2" for an agent that answered the v2 preview.
+	Clients  string          `json:"clients"`
+	Features probe.Features  `json:"features"`
+	Warnings []string        `json:"warnings,omitempty"`
+	Result   json.RawMessage `json:"result"`
 }
 
-func probeJSON(spec *installer.LaunchSpec, init *acpclient.InitializeResult) probeResult {
+func probeJSON(spec *installer.LaunchSpec, init *acpclient.InitializeResult, feats probe.Features) probeResult {
 	proto, info, methods := probe.Summarize(init)
+	warnings := append(append([]string(nil), init.Warnings...), probe.Notes(init)...)
 	return probeResult{ID: spec.ID, Version: spec.Version, Distribution: string(spec.Distribution),
-		ProtocolVersion: proto, AgentInfo: info, AuthMethods: methods, Warnings: init.Warnings, Result: init.Raw}
+		ProtocolVersion: proto, AgentInfo: info, AuthMethods: methods, Clients: probe.Clients(init), Features: feats,
+		Warnings: warnings, Result: init.Raw}
 }
 
 // maxMethodsListed caps the auth methods listed in text: an agent may
@@ -143,13 +165,16 @@ const maxMethodsListed = 20
 // writeProbe summarises an initialize answer for people. Every value the
 // agent chose goes through safetext: no escape sequence, control or bidi
 // character reaches the terminal, and no value makes a second line.
-func writeProbe(w io.Writer, spec *installer.LaunchSpec, init *acpclient.InitializeResult) error {
+func writeProbe(w io.Writer, spec *installer.LaunchSpec, init *acpclient.InitializeResult, feats probe.Features) error {
 	t := safetext.Terminal
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s (%s)\n", t(spec.ID), t(spec.Version), spec.Distribution)
 	proto := "(not given)"
 	if len(init.ProtocolVersion) > 0 {
 		proto = string(init.ProtocolVersion)
+	}
+	if init.Version == acpclient.ProtocolVersion2 {
+		proto += " (the ACP v2 preview: only clients that speak v2 can use this agent)"
 	}
 	fmt.Fprintf(&b, "protocol:      %s\n", t(proto))
 	if ai := init.AgentInfo; ai != nil {
@@ -160,6 +185,7 @@ func writeProbe(w io.Writer, spec *installer.LaunchSpec, init *acpclient.Initial
 		fmt.Fprintf(&b, "agent:         %s %s\n", t(name), t(ai.Version))
 	}
 	fmt.Fprintf(&b, "capabilities:  %s\n", t(capabilities(init.AgentCapabilities)))
+	fmt.Fprintf(&b, "supports:      %s\n", featureLine(feats))
 	if !init.AuthMethodsPresent || len(init.AuthMethods) == 0 {
 		b.WriteString("auth methods:  none\n")
 	} else {
@@ -193,6 +219,27 @@ func writeProbe(w io.Writer, spec *installer.LaunchSpec, init *acpclient.Initial
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// featureLine is "logout yes, session/list yes, …, session/set_model
+// unknown (session/new: auth_required)".
+func featureLine(f probe.Features) string {
+	yn := func(b bool) string {
+		if b {
+			return "yes"
+		}
+		return "no"
+	}
+	a := f.Advertised
+	parts := []string{"loadSession " + yn(a.LoadSession), "logout " + yn(a.Logout), "session/list " + yn(a.SessionList),
+		"session/close " + yn(a.SessionClose), "session/resume " + yn(a.SessionResume), "session/fork " + yn(a.SessionFork)}
+	switch {
+	case f.SetModel != nil:
+		parts = append(parts, "session/set_model "+yn(*f.SetModel))
+	case f.SessionNew != "":
+		parts = append(parts, "session/set_model unknown (session/new: "+f.SessionNew+")")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // capabilities lists agentCapabilities as "loadSession, prompt: image,

@@ -28,7 +28,7 @@ func TestWriteProbeEscapesAgentText(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := writeProbe(&b, &installer.LaunchSpec{ID: "nasty", Version: "1.0.0", Distribution: "binary"}, init); err != nil {
+	if err := writeProbe(&b, &installer.LaunchSpec{ID: "nasty", Version: "1.0.0", Distribution: "binary"}, init, probe.Features{SessionNew: "error"}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -42,8 +42,8 @@ func TestWriteProbeEscapesAgentText(t *testing.T) {
 			t.Errorf("a value made a line of its own: %q", line)
 		}
 	}
-	if lines := strings.Count(out, "\n"); lines != 8 {
-		t.Errorf("%d lines, want 8 (header, protocol, agent, capabilities, auth methods and 3 methods):\n%s", lines, out)
+	if lines := strings.Count(out, "\n"); lines != 9 {
+		t.Errorf("%d lines, want 9 (header, protocol, agent, capabilities, supports, auth methods and 3 methods):\n%s", lines, out)
 	}
 }
 
@@ -58,7 +58,7 @@ func TestWriteProbeCapsMethods(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	writeProbe(&b, &installer.LaunchSpec{ID: "many"}, init)
+	writeProbe(&b, &installer.LaunchSpec{ID: "many"}, init, probe.Features{})
 	if !strings.Contains(b.String(), "  … and 9,980 more (--json lists them all)\n") || strings.Count(b.String(), "\n") > 30 {
 		t.Errorf("output:\n%s", b.String())
 	}

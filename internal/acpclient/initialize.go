@@ -63,10 +63,58 @@ func InitializeParams(client Implementation) any {
 	}
 }
 
+// InitializeParamsV2 is an initialize request of the ACP v2 preview:
+// `info` and `capabilities` in place of clientInfo and
+// clientCapabilities, terminal auth opted into with an object.
+func InitializeParamsV2(client Implementation) any {
+	return map[string]any{
+		"protocolVersion": ProtocolVersion2,
+		"info":            client,
+		"capabilities": map[string]any{
+			"fs":       map[string]bool{"readTextFile": true, "writeTextFile": true},
+			"terminal": true,
+			"auth":     map[string]any{"terminal": map[string]any{}},
+		},
+	}
+}
+
+// UpstreamInitializeParams is exactly the initialize request the public
+// registry's verify and protocol matrix send (protocol_matrix.py,
+// build_initialize_params): no clientCapabilities.auth, only the older
+// `_meta` opt-ins. Comparison runs use it to reproduce the public matrix
+// row for row; see docs/rules.md for why answers can differ.
+func UpstreamInitializeParams() any {
+	// Structs, not maps: the members in the order upstream writes them.
+	type meta struct {
+		TerminalOutput bool `json:"terminal_output"`
+		TerminalAuth   bool `json:"terminal-auth"`
+	}
+	type fs struct {
+		ReadTextFile  bool `json:"readTextFile"`
+		WriteTextFile bool `json:"writeTextFile"`
+	}
+	type caps struct {
+		Terminal bool `json:"terminal"`
+		FS       fs   `json:"fs"`
+		Meta     meta `json:"_meta"`
+	}
+	return struct {
+		ProtocolVersion    int            `json:"protocolVersion"`
+		ClientInfo         Implementation `json:"clientInfo"`
+		ClientCapabilities caps           `json:"clientCapabilities"`
+	}{ProtocolVersion, Implementation{Name: "ACP Registry Protocol Matrix", Version: "0.1.0"}, caps{true, fs{true, true}, meta{true, true}}}
+}
+
 // Initialize sends initialize and parses the answer. The raw result is
 // kept in InitializeResult.Raw, unknown fields included.
 func (c *Client) Initialize(ctx context.Context, client Implementation) (*InitializeResult, error) {
-	raw, err := c.Call(ctx, "initialize", InitializeParams(client))
+	return c.InitializeWith(ctx, InitializeParams(client))
+}
+
+// InitializeWith sends initialize with params of the caller's (such as
+// UpstreamInitializeParams) and parses the answer.
+func (c *Client) InitializeWith(ctx context.Context, params any) (*InitializeResult, error) {
+	raw, err := c.Call(ctx, "initialize", params)
 	if err != nil {
 		return nil, err
 	}
@@ -74,12 +122,18 @@ func (c *Client) Initialize(ctx context.Context, client Implementation) (*Initia
 }
 
 // InitializeResult is an agent's initialize answer, read leniently: the
-// fields a probe reports are decoded, everything stays in Raw.
+// fields a probe reports are decoded, everything stays in Raw. An answer
+// of protocol version 2 is read in v2's shape: `info` for agentInfo,
+// `capabilities` for agentCapabilities, methods by `methodId`.
 type InitializeResult struct {
 	// ProtocolVersion as sent (normally a number); nil when absent.
 	ProtocolVersion json.RawMessage
-	AgentInfo       *Implementation
-	// AgentCapabilities as sent; nil when absent.
+	// Version is ProtocolVersion as an integer, 0 when it is absent or
+	// not an integer (see Version's doc for what a judge makes of it).
+	Version   int
+	AgentInfo *Implementation
+	// AgentCapabilities as sent; nil when absent. For version 2 it is
+	// the `capabilities` member, which takes its place there.
 	AgentCapabilities json.RawMessage
 	// AuthMethodsPresent distinguishes a missing authMethods from [].
 	AuthMethodsPresent bool
@@ -102,13 +156,21 @@ func ParseInitializeResult(raw json.RawMessage) (*InitializeResult, error) {
 		return nil, fmt.Errorf("%w: the result is %s, not an object", ErrBadResult, describeJSON(raw))
 	}
 	r := &InitializeResult{Raw: raw, ProtocolVersion: top["protocolVersion"], AgentCapabilities: top["agentCapabilities"]}
+	var v int
+	if json.Unmarshal(r.ProtocolVersion, &v) == nil && v > 0 && string(bytes.TrimSpace(r.ProtocolVersion)) == strconv.Itoa(v) {
+		r.Version = v
+	}
+	info := top["agentInfo"]
+	if r.Version == 2 {
+		r.AgentCapabilities, info = top["capabilities"], top["info"]
+	}
 	for _, d := range duplicateKeys(raw, maxDuplicateWarnings) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the answer has the key %s twice; the last one is used, other clients may use the first", d))
 	}
-	if ai, ok := top["agentInfo"]; ok {
-		var info Implementation
-		if json.Unmarshal(ai, &info) == nil {
-			r.AgentInfo = &info
+	if len(info) > 0 {
+		var impl Implementation
+		if json.Unmarshal(info, &impl) == nil {
+			r.AgentInfo = &impl
 		}
 	}
 	am, ok := top["authMethods"]

@@ -8,6 +8,7 @@
 //	ACP_FAKE_RECORD  write {"args":[...],"env":[...]} of this process to this file
 //	ACP_FAKE_FDS     write {"fd":"what it is",...} of this process's open descriptors to this file
 //	ACP_FAKE_EXIT    exit status in login mode (default 0)
+//	ACP_FAKE_INIT_RECORD  write the params of the initialize request to this file
 //
 // An argument "--fake-login" anywhere on the command line selects login
 // mode regardless of ACP_FAKE_AGENT: record, then exit with ACP_FAKE_EXIT.

@@ -50,10 +50,11 @@ func Main() {
 	}
 	if slices.Contains(os.Args[1:], "--fake-login") {
 		fmt.Println("fake login: signed in")
+		fmt.Println("fake login: args:", strings.Join(os.Args[1:], " "), "FAKE_METHOD_ENV="+os.Getenv("FAKE_METHOD_ENV"), "FAKE_LEGACY="+os.Getenv("FAKE_LEGACY"))
 		code, _ := strconv.Atoi(os.Getenv("ACP_FAKE_EXIT"))
 		os.Exit(code)
 	}
-	mode := os.Getenv("ACP_FAKE_AGENT")
+	mode := runShim(os.Getenv("ACP_FAKE_AGENT"))
 	if runHostile(mode) || runGreedy(mode) {
 		return
 	}
@@ -89,11 +90,15 @@ func Main() {
 	emit := func(s string) { out.WriteString(s + "\n"); out.Flush() }
 
 	before(mode, id, in, out, emit)
-	emitAnswer(mode, id, emit)
+	if mode == TerminalIfOptedIn {
+		emit(answer(id, optedInMethods(req.Params)))
+	} else if !emitVersioned(mode, id, emit) {
+		emitAnswer(mode, id, emit)
+	}
 	if mode == ExitAfterMessage {
 		os.Exit(0)
 	}
-	if serveSessions(mode, in, emit) {
+	if serveSessions(mode, in, emit) || serveV2(mode, in, emit) {
 		return
 	}
 	wait()
@@ -202,6 +207,7 @@ func answer(id, methods string) string {
 type request struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
 }
 
 func readRequest(in *bufio.Reader) (request, error) {
@@ -212,6 +218,11 @@ func readRequest(in *bufio.Reader) (request, error) {
 	var r request
 	if err := json.Unmarshal(line, &r); err != nil || r.Method != "initialize" || len(r.ID) == 0 {
 		return r, fmt.Errorf("expected an initialize request, got %q", line)
+	}
+	if rec := os.Getenv("ACP_FAKE_INIT_RECORD"); rec != "" {
+		if err := os.WriteFile(rec, r.Params, 0o600); err != nil {
+			return r, fmt.Errorf("record initialize: %w", err)
+		}
 	}
 	return r, nil
 }

@@ -27,6 +27,14 @@ type HandshakeOptions struct {
 	Timeout time.Duration
 	// Client names us in initialize.
 	Client acpclient.Implementation
+	// KeepHome keeps what an earlier handshake in Sandbox left in its
+	// HOME (a retry after a first run that installed a shim there);
+	// otherwise HOME and TMPDIR start empty.
+	KeepHome bool
+	// Params, when set, are the initialize request's params instead of
+	// acpclient.InitializeParams(Client) (comparison runs send the public
+	// registry's exact request).
+	Params any
 	// Limits for what the agent may send; zero values take the defaults.
 	Limits acpclient.Options
 	// Launch tunes the containment (tests of the fallback).
@@ -91,7 +99,7 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 		host = os.Environ()
 	}
 	home, tmp, work := filepath.Join(o.Sandbox, "home"), filepath.Join(o.Sandbox, "tmp"), filepath.Join(o.Sandbox, "work")
-	if err := prepareSandbox(home, tmp, work); err != nil {
+	if err := prepareSandbox(home, tmp, work, o.KeepHome); err != nil {
 		return &Outcome{Failure: fmt.Sprintf("could not prepare the sandbox: %v", err)}
 	}
 	if spec.Dir == "" {
@@ -122,7 +130,11 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 		case <-watchDone:
 		}
 	}()
-	res, err := c.Initialize(hctx, o.Client)
+	params := o.Params
+	if params == nil {
+		params = acpclient.InitializeParams(o.Client)
+	}
+	res, err := c.InitializeWith(hctx, params)
 	exited := context.Cause(hctx) == errExited
 	close(watchDone)
 	cancelExit(nil)
@@ -174,9 +186,9 @@ func stop(out *Outcome, p *launch.Process, c *acpclient.Client) {
 // prepareSandbox makes the sandbox's folders. A kept sandbox (--sandbox)
 // is reused: HOME and TMP start empty every time, or one run's state would
 // leak into the next.
-func prepareSandbox(home, tmp, work string) error {
+func prepareSandbox(home, tmp, work string, keepHome bool) error {
 	for _, d := range []string{home, tmp, work} {
-		if d != work {
+		if d != work && !(keepHome && d == home) {
 			if err := os.RemoveAll(d); err != nil {
 				return err
 			}

@@ -1,7 +1,6 @@
 package update
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -54,21 +53,3 @@ func githubRepo(repository string) (owner, repo string, err error) {
 var githubNameRe = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 func githubName(s string) bool { return githubNameRe.MatchString(s) && s != "." && s != ".." }
-
-// latestGitHub returns the tag of the repository's latest release (GitHub
-// excludes drafts and pre-releases from it) as a version.
-func latestGitHub(ctx context.Context, c *github.Client, owner, repo string) (string, error) {
-	rel, resp, err := c.Repositories.GetLatestRelease(ctx, owner, repo)
-	if err != nil {
-		if resp != nil && resp.StatusCode == http.StatusNotFound {
-			return "", fmt.Errorf("latest GitHub release of %s/%s: %w (the repository has no published release, or is private)", owner, repo, ErrNotFound)
-		}
-		if _, ok := err.(*github.RateLimitError); ok || (resp != nil && resp.StatusCode == http.StatusTooManyRequests) {
-			return "", fmt.Errorf("latest GitHub release of %s/%s: %w: %v (set GITHUB_TOKEN for a higher limit)", owner, repo, ErrRateLimited, err)
-		}
-		return "", fmt.Errorf("latest GitHub release of %s/%s: %w", owner, repo, err)
-	}
-	tag := rel.GetTagName()
-	v := strings.TrimPrefix(strings.TrimPrefix(tag, "v"), "V")
-	return v, nil
-}

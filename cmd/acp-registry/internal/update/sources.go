@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
-	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // Source names as reported in the output.
@@ -32,18 +31,6 @@ func npmTag(p *remote.Packument, name, tag string) (string, error) {
 	return v, nil
 }
 
-func npmLatest(ctx context.Context, rc *remote.Client, name string) (string, error) {
-	p, err := rc.NPMPackument(ctx, name)
-	if err != nil {
-		return "", err
-	}
-	v, err := npmTag(p, name, "latest")
-	if err == nil && v == "" {
-		err = fmt.Errorf("npm package %q has no \"latest\" dist-tag", name)
-	}
-	return v, err
-}
-
 func npmPreview(ctx context.Context, rc *remote.Client, name string) (string, error) {
 	p, err := rc.NPMPackument(ctx, name)
 	if err != nil {
@@ -55,36 +42,4 @@ func npmPreview(ctx context.Context, rc *remote.Client, name string) (string, er
 		}
 	}
 	return "", nil
-}
-
-// pypiLatest returns the highest stable release that still has a file that
-// is not yanked. PyPI versions that are not semantic versions (1.0rc1,
-// 1.0.post1) are skipped: the registry cannot express them.
-func pypiLatest(ctx context.Context, rc *remote.Client, name string) (string, error) {
-	p, err := rc.PyPIProject(ctx, name)
-	if err != nil {
-		return "", err
-	}
-	var best *registry.Version
-	bestRaw := ""
-	for raw, files := range p.Releases {
-		live := false
-		for _, f := range files {
-			live = live || !f.Yanked
-		}
-		if !live {
-			continue
-		}
-		v, err := registry.ParseVersion(raw)
-		if err != nil || v.Prerelease() != "" || v.Metadata() != "" {
-			continue
-		}
-		if best == nil || v.GreaterThan(best) || (v.Equal(best) && raw < bestRaw) {
-			best, bestRaw = v, raw
-		}
-	}
-	if best == nil {
-		return "", fmt.Errorf("PyPI project %q has no stable release with files", name)
-	}
-	return bestRaw, nil
 }

@@ -71,6 +71,9 @@ type Update struct {
 	Applied bool   `json:"applied"`
 	// Channel is "preview" for a bump of the preview channel.
 	Channel string `json:"channel,omitempty"`
+	// Newest is each source's own newest stable version, for an agent
+	// with more than one source (Latest is the highest they share).
+	Newest map[string]string `json:"newest,omitempty"`
 }
 
 // Failure is one agent that could not be looked up or applied.
@@ -242,7 +245,7 @@ func (o *Options) agent(ctx context.Context, d registry.AgentDir) (ups []Update,
 		return nil, false, false, fmt.Errorf("current version %q of %s is not X.Y.Z: fix it by hand first", m.Version, file)
 	}
 
-	source, latest, assets, err := o.lookupAll(ctx, m)
+	source, latest, pin, srcs, assets, err := o.lookupAll(ctx, m)
 	if err != nil {
 		return nil, false, false, err
 	}
@@ -255,12 +258,20 @@ func (o *Options) agent(ctx context.Context, d registry.AgentDir) (ups []Update,
 	// Pre-releases belong to the preview channel, and a registry that went
 	// backwards (an unpublished release) must not drag the manifest along.
 	if latest != "" && !registry.IsPrerelease(latest) && registry.Newer(latest, m.Version) {
-		p.stable, p.pin, p.assets = latest, latest, assets
+		p.stable, p.pin, p.assets = latest, pin, assets
 		if !registry.StrictVersion(latest) {
 			sv, _ := registry.ParseVersion(latest)
 			p.stable = sv.String()
 		}
-		ups = append(ups, Update{ID: m.ID, Current: m.Version, Latest: p.stable, Source: source})
+		p.release = release(srcs, p.stable)
+		u := Update{ID: m.ID, Current: m.Version, Latest: p.stable, Source: source}
+		if len(srcs) > 1 {
+			u.Newest = map[string]string{}
+			for _, s := range srcs {
+				u.Newest[s.source] = s.newest()
+			}
+		}
+		ups = append(ups, u)
 	}
 	if o.Preview && m.Preview != nil && m.Preview.Distribution.Npx != nil {
 		spec, perr := registry.ParseNPM(m.Preview.Distribution.Npx.Package)
@@ -300,48 +311,83 @@ func describe(ups []Update) string {
 }
 
 // lookupAll is lookup, or, for an agent with a release feed, the feed's
-// version with the release's files and digests.
-func (o *Options) lookupAll(ctx context.Context, m *registry.Manifest) (source, latest string, assets map[registry.Platform]feedAsset, err error) {
+// version with the release's files and digests. latest is the version to
+// move to as its sources spell it; pin is the spelling for a uvx package
+// pin (PyPI's own, "1.1").
+func (o *Options) lookupAll(ctx context.Context, m *registry.Manifest) (source, latest, pin string, srcs []*published, assets map[registry.Platform]feedAsset, err error) {
 	if src, ok := o.Feeds[m.ID]; ok {
 		v, assets, err := feedRelease(ctx, o.Remote, src, m)
-		return SourceFeed, v, assets, err
+		return SourceFeed, v, v, nil, assets, err
 	}
-	source, latest, err = o.lookup(ctx, m)
-	return source, latest, nil, err
+	srcs, err = o.lookup(ctx, m)
+	if err != nil {
+		return "", "", "", nil, nil, err
+	}
+	latest = highestCommon(srcs)
+	if latest == "" {
+		return "", "", "", nil, nil, mismatch(srcs)
+	}
+	pin = latest
+	for _, s := range srcs {
+		if s.source == SourcePyPI {
+			pin = s.raw[latest]
+		}
+	}
+	return sourceNames(srcs), latest, pin, srcs, nil, nil
 }
 
-// lookup asks the agent's source for its newest stable version. npm is
-// preferred, then PyPI, then GitHub releases: package registries say
-// exactly what is installable, release pages only what was tagged.
-func (o *Options) lookup(ctx context.Context, m *registry.Manifest) (source, latest string, err error) {
+// lookup asks every source of the agent what it publishes: npm for an npx
+// distribution, PyPI for uvx, the GitHub releases of "repository" for
+// binary archives. The version to move to is the highest that all of
+// them have (the registry's own update decides so): an npm release whose
+// binaries are not yet on GitHub would otherwise point the archives at
+// files that do not exist. A binary distribution whose repository is not
+// on GitHub is not asked; when it is the only one, there is nothing to
+// look up (ErrNoSource).
+func (o *Options) lookup(ctx context.Context, m *registry.Manifest) ([]*published, error) {
 	d := m.Distribution
-	switch {
-	case d.Npx != nil:
+	var srcs []*published
+	if d.Npx != nil {
 		spec, err := registry.ParseNPM(d.Npx.Package)
 		if err != nil {
-			return "", "", err
+			return nil, err
 		}
-		v, err := npmLatest(ctx, o.Remote, spec.Name)
-		return SourceNPM, v, err
-	case d.Uvx != nil:
+		s, err := npmVersions(ctx, o.Remote, spec.Name)
+		if err != nil {
+			return nil, err
+		}
+		srcs = append(srcs, s)
+	}
+	if d.Uvx != nil {
 		spec, err := registry.ParsePyPI(d.Uvx.Package)
 		if err != nil {
-			return "", "", err
+			return nil, err
 		}
-		v, err := pypiLatest(ctx, o.Remote, spec.Name)
-		return SourcePyPI, v, err
-	case len(d.Binary) > 0:
-		owner, repo, err := githubRepo(m.Repository)
+		s, err := pypiVersions(ctx, o.Remote, spec.Name)
 		if err != nil {
-			return "", "", err
+			return nil, err
 		}
-		if o.GitHub == nil {
-			return "", "", fmt.Errorf("%w: no GitHub client configured", ErrNoSource)
-		}
-		v, err := latestGitHub(ctx, o.GitHub, owner, repo)
-		return SourceGitHub, v, err
+		srcs = append(srcs, s)
 	}
-	return "", "", fmt.Errorf("%w: the manifest has no distribution", ErrNoSource)
+	if len(d.Binary) > 0 {
+		owner, repo, err := githubRepo(m.Repository)
+		switch {
+		case err != nil && len(srcs) == 0:
+			return nil, err
+		case err == nil && o.GitHub == nil && len(srcs) == 0:
+			return nil, fmt.Errorf("%w: no GitHub client configured", ErrNoSource)
+		case err == nil && o.GitHub != nil:
+			s, err := githubVersions(ctx, o.GitHub, owner, repo)
+			if err != nil {
+				return nil, err
+			}
+			srcs = append(srcs, s)
+		}
+	}
+	if len(srcs) == 0 {
+		return nil, fmt.Errorf("%w: the manifest has no distribution", ErrNoSource)
+	}
+	return srcs, nil
 }
 
 // plan is what to move: the stable version, the preview version, or both.
@@ -351,6 +397,8 @@ type plan struct {
 	stable, pin, preview string
 	// assets: the release's files and digests, from the agent's feed.
 	assets map[registry.Platform]feedAsset
+	// release is the GitHub release of stable, when GitHub was asked.
+	release *github.RepositoryRelease
 }
 
 // CheckManifest runs validate's offline checks on a rewritten manifest and
@@ -411,7 +459,10 @@ func (o *Options) stableEdits(ctx context.Context, m *registry.Manifest, p plan)
 		if spec.Version == "" {
 			continue // unpinned stays unpinned; validate warns about it
 		}
-		spec.Version = pin
+		spec.Version = latest
+		if k == registry.KindUvx {
+			spec.Version = pin
+		}
 		edits = append(edits, edit{Pointer: "/distribution/" + string(k) + "/package", Value: spec.String()})
 	}
 	if p.assets != nil {
@@ -428,6 +479,13 @@ func (o *Options) stableEdits(ctx context.Context, m *registry.Manifest, p plan)
 		// Every new archive is downloaded, with or without a sha256 to
 		// recompute: a bump must never point at a file that is not there.
 		sum, err := o.sha256Of(ctx, archive)
+		if errors.Is(err, remote.ErrNotFound) {
+			e := &missingAsset{plat: string(plat), url: archive, cause: err}
+			if p.release != nil {
+				e.tag, e.assets = p.release.GetTagName(), assetNames(p.release)
+			}
+			return nil, e
+		}
 		if err != nil {
 			return nil, fmt.Errorf("download the new %s archive: %w", plat, err)
 		}
@@ -525,6 +583,10 @@ func writeAtomic(path string, data []byte) error {
 func withFix(err error) string {
 	var dnsErr *net.DNSError
 	var opErr *net.OpError
+	var missing *missingAsset
+	if errors.As(err, &missing) {
+		return err.Error()
+	}
 	if errors.Is(err, remote.ErrNotFound) {
 		return err.Error() + ": the package does not exist there; check its name in agent.json, or point --npm-registry or --pypi-url at the registry that has it"
 	}

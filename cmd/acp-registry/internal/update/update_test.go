@@ -26,10 +26,13 @@ import (
 type fake struct {
 	srv *httptest.Server
 
-	mu        sync.Mutex
-	npm       map[string]any    // package name -> packument
-	pypi      map[string]any    // project -> JSON document
-	releases  map[string]string // owner/repo -> latest tag
+	mu       sync.Mutex
+	npm      map[string]any    // package name -> packument
+	pypi     map[string]any    // project -> JSON document
+	releases map[string]string // owner/repo -> latest tag
+	// lists are owner/repo's releases list (newest first); without one,
+	// the list is the latest release alone.
+	lists     map[string][]ghRelease
 	files     map[string][]byte // /dl/ path -> content
 	feed      any               // the /feed document (nil: 404)
 	failFirst map[string]int    // path -> status to answer once before succeeding
@@ -38,7 +41,7 @@ type fake struct {
 }
 
 func newFake(t *testing.T) *fake {
-	f := &fake{npm: map[string]any{}, pypi: map[string]any{}, releases: map[string]string{},
+	f := &fake{npm: map[string]any{}, pypi: map[string]any{}, releases: map[string]string{}, lists: map[string][]ghRelease{},
 		files: map[string][]byte{}, failFirst: map[string]int{}, hits: map[string]int{}}
 	f.srv = httptest.NewTLSServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
@@ -79,6 +82,21 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(w, `{"id": 1, "tag_name": %q, "draft": false, "prerelease": false}`, tag)
 			return
 		}
+	case strings.HasPrefix(p, "/gh/repos/") && strings.HasSuffix(p, "/releases"):
+		f.auth = append(f.auth, r.Header.Get("Authorization"))
+		repo := strings.TrimSuffix(strings.TrimPrefix(p, "/gh/repos/"), "/releases")
+		if r.URL.Query().Get("per_page") != "100" {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		list, ok := f.lists[repo]
+		if tag, latest := f.releases[repo]; !ok && latest {
+			list, ok = []ghRelease{{Tag: tag}}, true
+		}
+		if ok {
+			json.NewEncoder(w).Encode(list)
+			return
+		}
 	case p == "/feed" && f.feed != nil:
 		json.NewEncoder(w).Encode(f.feed)
 		return
@@ -90,6 +108,18 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(http.StatusNotFound)
 	fmt.Fprint(w, `{"message":"Not Found"}`)
+}
+
+// ghRelease is one release as GitHub's API lists it.
+type ghRelease struct {
+	Tag        string    `json:"tag_name"`
+	Draft      bool      `json:"draft"`
+	Prerelease bool      `json:"prerelease"`
+	Assets     []ghAsset `json:"assets"`
+}
+
+type ghAsset struct {
+	Name string `json:"name"`
 }
 
 func packument(latest string, versions ...string) map[string]any {
@@ -217,7 +247,7 @@ func TestRateLimitsAreRetried(t *testing.T) {
 	f.npm["busy"] = packument("1.1.0", "1.1.0")
 	f.failFirst["/npm/busy"] = http.StatusTooManyRequests
 	f.releases["example/bin"] = "v2.0.0"
-	f.failFirst["/gh/repos/example/bin/releases/latest"] = http.StatusForbidden
+	f.failFirst["/gh/repos/example/bin/releases"] = http.StatusForbidden
 	writeAgent(t, root, "busy", npmAgent("busy", "busy", "1.0.0"))
 	writeAgent(t, root, "bin", `{"id":"bin","name":"B","version":"1.0.0","description":"d","repository":"https://github.com/example/bin.git",
  "distribution":{"binary":{"linux-x86_64":{"archive":"https://x.invalid/v1.0.0/bin.tar.gz","cmd":"bin"}}}}`)
@@ -231,7 +261,7 @@ func TestRateLimitsAreRetried(t *testing.T) {
 	if len(rep.Errors) != 0 || len(rep.Updates) != 2 {
 		t.Fatalf("a rate limit followed by success must not fail: %+v", rep)
 	}
-	if f.hits["/npm/busy"] != 2 || f.hits["/gh/repos/example/bin/releases/latest"] != 2 {
+	if f.hits["/npm/busy"] != 2 || f.hits["/gh/repos/example/bin/releases"] != 2 {
 		t.Errorf("hits = %v", f.hits)
 	}
 	for _, a := range f.auth {

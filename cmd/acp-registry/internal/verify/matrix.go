@@ -173,6 +173,9 @@ type Capabilities struct {
 	SessionResume bool `json:"sessionResume"`
 	SessionClose  bool `json:"sessionClose"`
 	SetModel      bool `json:"setModel"`
+	// Logout: auth/logout is advertised (agentCapabilities.auth.logout;
+	// in v2, any auth method). Not in the registry's own snapshots.
+	Logout bool `json:"logout"`
 }
 
 // MethodProbes are the outcomes of the probed session methods.
@@ -242,7 +245,19 @@ type MatrixOptions struct {
 	Now time.Time
 	// Date, when set (YYYY-MM-DD), is the snapshot's date instead of Now's.
 	Date string
+	// TableMode is the Markdown's main table (TableModes; "": full).
+	TableMode string
 }
+
+// The Markdown main tables of the registry's matrix (--table-mode):
+// every probe, or only what initialize advertised.
+const (
+	TableModeFull         = "full"
+	TableModeCapabilities = "capabilities"
+)
+
+// TableModes are the table modes, in the order the flag names them.
+var TableModes = []string{TableModeFull, TableModeCapabilities}
 
 // Reusable returns the previous row of an agent whose version did not
 // change and which still offers the distribution that row probed, or nil.
@@ -331,7 +346,11 @@ func BuildMatrix(rep *Report, o MatrixOptions) *Matrix {
 	if date == "" {
 		date = now.Format("2006-01-02")
 	}
-	mx := &Matrix{ProbeSchemaVersion: ProbeSchemaVersion, Date: date, GeneratedAt: stamp, TableMode: "full",
+	mode := o.TableMode
+	if mode == "" {
+		mode = TableModeFull
+	}
+	mx := &Matrix{ProbeSchemaVersion: ProbeSchemaVersion, Date: date, GeneratedAt: stamp, TableMode: mode,
 		ChangedOnly: o.Previous != nil, Agents: []MatrixRow{}}
 	byID := map[string][]*Result{}
 	for _, r := range rep.Results {
@@ -407,6 +426,11 @@ func matrixRow(m *registry.Manifest, r *Result, stamp string) MatrixRow {
 		return row
 	}
 	row.Initialize = acpclient.ProbeOutcome{Status: acpclient.ProbeSuccess}
+	if probe.Clients(r.Init) == "none" {
+		// An answer in a version no client speaks is not a successful
+		// initialize, whatever else it holds.
+		row.Initialize = outcome(acpclient.ProbeError, r.Reason)
+	}
 	if len(r.Init.ProtocolVersion) > 0 {
 		row.ProtocolVersion = r.Init.ProtocolVersion
 	}
@@ -425,18 +449,13 @@ func matrixRow(m *registry.Manifest, r *Result, stamp string) MatrixRow {
 	return row
 }
 
-// advertised reads the capabilities initialize advertised. Capabilities
-// of the wrong type read as absent: the matrix reports what an editor
-// could rely on.
+// advertised reads the capabilities initialize advertised, in the shape
+// of the protocol version answered. Capabilities of the wrong type read
+// as absent: the matrix reports what an editor could rely on.
 func advertised(init *acpclient.InitializeResult) Capabilities {
-	var caps struct {
-		LoadSession json.RawMessage            `json:"loadSession"`
-		Session     map[string]json.RawMessage `json:"sessionCapabilities"`
-	}
-	_ = json.Unmarshal(init.AgentCapabilities, &caps)
-	return Capabilities{LoadSession: truthy(caps.LoadSession), SessionList: present(caps.Session["list"]),
-		SessionFork: present(caps.Session["fork"]), SessionResume: present(caps.Session["resume"]),
-		SessionClose: closeAdvertised(caps.Session["close"])}
+	a := init.Advertised()
+	return Capabilities{LoadSession: a.LoadSession, SessionList: a.SessionList, SessionFork: a.SessionFork,
+		SessionResume: a.SessionResume, SessionClose: a.SessionClose, Logout: a.Logout}
 }
 
 // initFailure classifies an agent that gave no usable initialize answer.
@@ -518,48 +537,4 @@ func summarize(rows []MatrixRow) MatrixSummary {
 		}
 	}
 	return s
-}
-
-// present: a capability is advertised by a member that is not null, as
-// the registry's matrix reads sessionCapabilities.
-func present(v json.RawMessage) bool {
-	s := strings.TrimSpace(string(v))
-	return s != "" && s != "null"
-}
-
-// truthy is Python's bool() of a JSON value, for loadSession.
-func truthy(v json.RawMessage) bool {
-	var x any
-	if json.Unmarshal(v, &x) != nil {
-		return false
-	}
-	switch t := x.(type) {
-	case bool:
-		return t
-	case float64:
-		return t != 0
-	case string:
-		return t != ""
-	case []any:
-		return len(t) > 0
-	case map[string]any:
-		return len(t) > 0
-	}
-	return false
-}
-
-// closeAdvertised: the stable session/close capability is an object
-// whose _meta, when present, is an object or null.
-func closeAdvertised(v json.RawMessage) bool {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(v, &obj) != nil || obj == nil {
-		return false
-	}
-	meta, ok := obj["_meta"]
-	return !ok || isObjectOrNull(meta)
-}
-
-func isObjectOrNull(v json.RawMessage) bool {
-	s := strings.TrimSpace(string(v))
-	return s == "null" || strings.HasPrefix(s, "{")
 }

@@ -37,7 +37,7 @@ func ProbeSessions(ctx context.Context, c *acpclient.Client, workDir string, ini
 	noServers := []any{}
 	var res json.RawMessage
 	sp.SessionNew, res = c.Probe(ctx, "session/new", map[string]any{"cwd": cwd, "mcpServers": noServers}, timeout)
-	sp.Models = hasModels(res)
+	sp.Models = acpclient.HasModels(res)
 	session, created := "sess_matrix_probe", ""
 	if sp.SessionNew.Status == acpclient.ProbeSuccess {
 		var s struct {
@@ -75,7 +75,7 @@ func ProbeSessions(ctx context.Context, c *acpclient.Client, workDir string, ini
 			a.Outcome = judgeClose(a)
 		}
 		*sp.Methods.get(m) = a.Outcome
-		sp.Models = sp.Models || hasModels(a.Result)
+		sp.Models = sp.Models || acpclient.HasModels(a.Result)
 	}
 	return sp
 }
@@ -94,15 +94,8 @@ func judgeClose(a acpclient.Answer) acpclient.ProbeOutcome {
 	if json.Unmarshal(a.Result, &obj) != nil || obj == nil {
 		return outcome(acpclient.ProbeInvalidResponse, "session/close result must be an object")
 	}
-	if meta, ok := obj["_meta"]; ok && !isObjectOrNull(meta) {
+	if meta, ok := obj["_meta"]; ok && !acpclient.IsObjectOrNull(meta) {
 		return outcome(acpclient.ProbeInvalidResponse, "session/close result _meta must be an object or null")
 	}
 	return a.Outcome
-}
-
-// hasModels: a successful session response whose result carries a
-// "models" member that is not null.
-func hasModels(res json.RawMessage) bool {
-	var r map[string]json.RawMessage
-	return json.Unmarshal(res, &r) == nil && present(r["models"])
 }

@@ -132,9 +132,9 @@ func TestMatrixSessionProbes(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantRows := [][]string{
-		{"sessions", "1.0.0", "npx", "ok", "env_var, terminal", "ok", "loadSession, session/list, session/resume", "Y/yes", "N/yes", "Y/yes", "N/n/a", "Y/yes"},
-		{"close-bad", "1.0.0", "npx", "ok", "env_var, terminal", "ok", "loadSession, session/list, session/resume, session/close", "Y/yes", "N/yes", "Y/yes", "Y/invalid", "Y/yes"},
-		{"garbage", "1.0.0", "npx", "ok", "env_var, terminal", "ok", "loadSession, session/list, session/resume", "Y/decode", "N/yes", "Y/yes", "N/n/a", "Y/yes"},
+		{"sessions", "1.0.0", "npx", "ok", "env_var, terminal", "ok", "loadSession, session/list, session/resume, logout", "Y/yes", "N/yes", "Y/yes", "N/n/a", "Y/yes"},
+		{"close-bad", "1.0.0", "npx", "ok", "env_var, terminal", "ok", "loadSession, session/list, session/resume, session/close, logout", "Y/yes", "N/yes", "Y/yes", "Y/invalid", "Y/yes"},
+		{"garbage", "1.0.0", "npx", "ok", "env_var, terminal", "ok", "loadSession, session/list, session/resume, logout", "Y/decode", "N/yes", "Y/yes", "N/n/a", "Y/yes"},
 	}
 	for _, want := range wantRows {
 		if !tableHasRow(md.String(), want) {
@@ -181,6 +181,7 @@ var v2Shape = []string{
 	"/agents[]/authMethods", "/agents[]/setModelSignal", "/agents[]/capabilities",
 	"/agents[]/capabilities/loadSession", "/agents[]/capabilities/sessionList", "/agents[]/capabilities/sessionFork",
 	"/agents[]/capabilities/sessionResume", "/agents[]/capabilities/sessionClose", "/agents[]/capabilities/setModel",
+	"/agents[]/capabilities/logout",
 	"/agents[]/sessionNew", "/agents[]/methodProbes",
 	"/agents[]/methodProbes/session/list", "/agents[]/methodProbes/session/fork", "/agents[]/methodProbes/session/resume",
 	"/agents[]/methodProbes/session/set_model", "/agents[]/methodProbes/session/close",

@@ -73,7 +73,7 @@ func capabilityList(c Capabilities) string {
 		on   bool
 		name string
 	}{{c.LoadSession, "loadSession"}, {c.SessionList, "session/list"}, {c.SessionFork, "session/fork"},
-		{c.SessionResume, "session/resume"}, {c.SessionClose, "session/close"}} {
+		{c.SessionResume, "session/resume"}, {c.SessionClose, "session/close"}, {c.Logout, "logout"}} {
 		if x.on {
 			caps = append(caps, x.name)
 		}
@@ -90,8 +90,11 @@ func orDash(s string) string {
 
 const matrixLegend = "Legend: feature cells use `Signal/Probe` format. For `session/list`, `session/fork`, `session/resume`, and `session/close`, " +
 	"`Y`/`N` means the capability was advertised. For `session/set_model`, `Y`/`N` means session responses exposed `models`. Probe values: " +
-	"`yes`, `no`, `auth`, `params`, `missing`, `n/a`, `timeout`, `decode`, `invalid`, `err`, `-`.\n" +
-	"`Capabilities` lists the capabilities advertised in the `initialize` response via `agentCapabilities` and `sessionCapabilities`.\n"
+	"`yes`, `no`, `auth`, `params`, `missing`, `n/a`, `timeout`, `decode`, `invalid`, `err`, `-`.\n" + capabilitiesNote
+
+// capabilitiesNote explains the Capabilities column; alone, it is the
+// capabilities table mode's legend.
+const capabilitiesNote = "`Capabilities` lists the capabilities advertised in the `initialize` response via `agentCapabilities` and `sessionCapabilities` (`capabilities` for protocol 2), and `logout` when `auth/logout` is advertised.\n"
 
 // WriteMarkdown writes the matrix as the registry's matrix renders it:
 // counts, a legend, the rows as an aligned table in a text block, and the
@@ -103,6 +106,18 @@ func (mx *Matrix) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "# ACP Protocol Adaptation Matrix — %s\n\n_Generated at %s_\n\n", cell(mx.Date), cell(mx.GeneratedAt))
 	fmt.Fprintf(&b, "- Probe schema version: **%d**\n- Agents in report: **%d**\n- Probed this run: **%d**\n- Reused unchanged versions: **%d**\n- `initialize` success: **%d**\n- `session/new` returned `auth_required`: **%d**\n\n",
 		ProbeSchemaVersion, s.AgentsProbed, s.AgentsProbedThisRun, s.AgentsReused, s.InitializeSuccess, s.SessionNewAuthRequired)
+	if mx.TableMode == TableModeCapabilities {
+		// Upstream's capabilities mode: only what initialize advertised.
+		b.WriteString("Legend: " + capabilitiesNote + "\n")
+		headers := []string{"Agent", "Version", "Dist", "Init", "Auth", "Capabilities"}
+		rows := make([][]string, 0, len(mx.Agents))
+		for _, r := range mx.Agents {
+			rows = append(rows, []string{cell(r.ID), cell(orDash(r.RegistryVersion)), cell(r.Distribution), statusShort(r.Initialize.Status),
+				cell(orDash(strings.Join(r.AuthMethods, ", "))), capabilityList(r.Capabilities)})
+		}
+		alignedTable(&b, headers, rows)
+		return mx.writeSummary(w, &b)
+	}
 	b.WriteString(matrixLegend + "\n")
 	headers := []string{"Agent", "Version", "Dist", "Init", "Auth", "session/new", "Capabilities",
 		"session/list", "session/fork", "session/resume", "session/close", "session/set_model"}
@@ -116,10 +131,16 @@ func (mx *Matrix) WriteMarkdown(w io.Writer) error {
 			featureCell(r.SetModelSignal, p.SetModel, "session/set_model")})
 	}
 	alignedTable(&b, headers, rows)
+	return mx.writeSummary(w, &b)
+}
+
+// writeSummary ends the report with the per-method counts and writes it.
+func (mx *Matrix) writeSummary(w io.Writer, b *strings.Builder) error {
+	s := mx.Summary
 	b.WriteString("\n## Method Probe Summary\n\n| Method | Supported | Auth Required | Method Not Found | Not Applicable | Not Probed | Other |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, m := range ProbedMethods {
 		f := s.Features[m]
-		fmt.Fprintf(&b, "| `%s` | %d | %d | %d | %d | %d | %d |\n", m, f.Supported, f.AuthRequired, f.MethodNotFound, f.NotApplicable, f.NotProbed, f.Other)
+		fmt.Fprintf(b, "| `%s` | %d | %d | %d | %d | %d | %d |\n", m, f.Supported, f.AuthRequired, f.MethodNotFound, f.NotApplicable, f.NotProbed, f.Other)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -48,6 +48,10 @@ type Options struct {
 	HostEnv []string
 	// Client names us in initialize.
 	Client acpclient.Implementation
+	// InitializeParams, when set, replace the initialize request (see
+	// probe.HandshakeOptions.Params): acpclient.UpstreamInitializeParams
+	// reproduces the public matrix.
+	InitializeParams any
 	// Progress, when set, gets one line per finished result.
 	Progress io.Writer
 	// AfterInit, when set, goes on talking to each agent that answered
@@ -68,9 +72,16 @@ type Result struct {
 	ProtocolVersion json.RawMessage  `json:"protocolVersion"`
 	AgentInfo       *probe.AgentInfo `json:"agentInfo"`
 	AuthMethods     []probe.Method   `json:"authMethods"`
-	InstallMs       int64            `json:"installMs"`
-	HandshakeMs     int64            `json:"handshakeMs"`
-	StderrTail      string           `json:"stderrTail"`
+	// Clients are the clients that can use the agent, by the protocol
+	// version it answered: "v1", "v2" (the preview) or "none"; left out
+	// when there was no answer.
+	Clients string `json:"clients,omitempty"`
+	// Advertised is what initialize said the agent can do; left out
+	// when there was no answer.
+	Advertised  *acpclient.Advertised `json:"advertised,omitempty"`
+	InstallMs   int64                 `json:"installMs"`
+	HandshakeMs int64                 `json:"handshakeMs"`
+	StderrTail  string                `json:"stderrTail"`
 
 	// Warnings are stdio-rule breaches and the like (in the JSON too, so
 	// that a merge of shards prints what one run prints).
@@ -241,7 +252,7 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 		r.Status, r.Reason = probe.StatusSkip, "interrupted before its handshake"
 		return r
 	}
-	ho := probe.HandshakeOptions{Sandbox: dir, HostEnv: o.HostEnv, Timeout: o.Timeout, Client: o.Client, Launch: launch.Options{Limits: o.Limits}}
+	ho := probe.HandshakeOptions{Sandbox: dir, HostEnv: o.HostEnv, Timeout: o.Timeout, Client: o.Client, Params: o.InitializeParams, Launch: launch.Options{Limits: o.Limits}}
 	if o.AfterInit != nil {
 		ho.AfterInit = func(ctx context.Context, c *acpclient.Client, work string, init *acpclient.InitializeResult) {
 			r.Session = o.AfterInit(ctx, c, work, init)
@@ -253,6 +264,15 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 		r.Command = launch.Quote(append([]string{filepath.ToSlash(spec.Command)}, spec.Args...))
 	}
 	out := probe.Handshake(ctx, spec, ho)
+	if kind == registry.KindNpx && out.Init == nil && ctx.Err() == nil && probe.FirstRunShim(out.Failure+"\n"+out.StderrTail) {
+		// Such a package installs a launcher into HOME on its first run
+		// and asks to be run again (Junie): once, with that HOME kept,
+		// through the launcher when there is one, as upstream retries.
+		ho.KeepHome = true
+		retry := probe.ShimSpec(spec, filepath.Join(dir, "home"))
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the first run asked for a reinstall (a launcher installed into HOME on first run); retried once with that HOME, running %s", filepath.ToSlash(retry.Command)))
+		out = probe.Handshake(ctx, retry, ho)
+	}
 	<-lim.handshake
 	r.ExitCode, r.Stopped = out.ExitCode, out.Stopped
 	r.HandshakeMs = out.Duration.Milliseconds()
@@ -272,6 +292,10 @@ func verifyOne(ctx context.Context, m *registry.Manifest, kind registry.Kind, o 
 	r.Init = out.Init
 	r.Warnings = append(r.Warnings, out.Init.Warnings...)
 	r.ProtocolVersion, r.AgentInfo, r.AuthMethods = probe.Summarize(out.Init)
+	r.Clients = probe.Clients(out.Init)
+	adv := out.Init.Advertised()
+	r.Advertised = &adv
+	r.Warnings = append(r.Warnings, probe.Notes(out.Init)...)
 	r.Status, r.Reason = probe.Judge(out.Init)
 	return r
 }
