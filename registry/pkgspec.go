@@ -40,33 +40,12 @@ func (s PackageSpec) String() string {
 // range 1.2.x and "^1.2.0" as a range, so neither is exact.
 func ExactNPMVersion(v string) bool {
 	v = strings.TrimPrefix(v, "v")
+	if _, err := ParseVersion(v); err != nil {
+		return false
+	}
 	core, _, _ := strings.Cut(v, "+")
-	core, pre, hasPre := strings.Cut(core, "-")
-	if hasPre && !identifiers(pre) {
-		return false
-	}
-	if i := strings.IndexByte(v, '+'); i >= 0 && !identifiers(v[i+1:]) {
-		return false
-	}
+	core, _, _ = strings.Cut(core, "-")
 	return DottedNumbers(core, 2, 2)
-}
-
-// identifiers reports whether s is dot-separated semver identifiers.
-func identifiers(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, id := range strings.Split(s, ".") {
-		if id == "" {
-			return false
-		}
-		for i := 0; i < len(id); i++ {
-			if c := id[i]; !isAlnum(c) && c != '-' {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 func isAlnum(c byte) bool {
