@@ -63,13 +63,7 @@ func Build(ctx context.Context, opts Options) (_ *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := fileStore()
-	if err != nil {
-		// Only memory is lost: the entries of 5,000 agents are 6 MB.
-		store = memoryStore()
-	}
-	defer store.close()
-	b := &builder{opts: opts, c: newCollector(opts.BaseURL, vin.parsed, store)}
+	b := &builder{opts: opts, c: newCollector(opts.BaseURL, vin.parsed)}
 	// Icons are written into the new output while validation goes on
 	// (see startEarly); a build that fails removes them with the rest.
 	if !opts.DryRun {

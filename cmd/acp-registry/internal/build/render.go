@@ -50,7 +50,7 @@ func (f Files) Names() []string {
 // registry.schema.json widened for the variants' client-specific fields;
 // variants may be nil.
 func Render(agents []Agent, variants *validate.Variants, baseURL string, schemas map[string][]byte) (Files, error) {
-	c := newCollector(baseURL, variants, memoryStore())
+	c := newCollector(baseURL, variants)
 	files := Files{}
 	for _, a := range agents {
 		id := a.Manifest.ID
@@ -79,10 +79,8 @@ func Render(agents []Agent, variants *validate.Variants, baseURL string, schemas
 }
 
 // collector renders each agent's entries once, as the agent is validated,
-// and keeps only those bytes, in an entryStore (a temporary file in a
-// build), plus a small record per agent and the manifest of an agent a
-// variant patches: a build's memory does not grow with the documents it
-// read, nor with the size of its indexes.
+// and keeps only those bytes, plus the manifest of an agent a variant
+// patches: a build's memory does not grow with the documents it read.
 type collector struct {
 	base    string
 	vs      *validate.Variants
@@ -91,7 +89,6 @@ type collector struct {
 	fromTree map[string]bool
 
 	mu     sync.Mutex
-	store  *entryStore
 	recs   []entryRec
 	sorted bool
 }
@@ -100,14 +97,13 @@ type collector struct {
 type entryRec struct {
 	id      string
 	icon    []byte             // the validated icon, when Build writes it after validation; else nil
-	off     int64              // where its entries start in the store
-	stable  int32              // length of the stable entry
-	preview int32              // length of the promoted preview entry after it; 0 when none
+	stable  []byte             // the entry of registry.json
+	preview []byte             // the promoted preview entry; nil when none
 	m       *registry.Manifest // only for agents a variant patches
 }
 
-func newCollector(baseURL string, vs *validate.Variants, store *entryStore) *collector {
-	c := &collector{base: strings.TrimRight(baseURL, "/"), vs: vs, patched: map[string]bool{}, fromTree: map[string]bool{}, store: store}
+func newCollector(baseURL string, vs *validate.Variants) *collector {
+	c := &collector{base: strings.TrimRight(baseURL, "/"), vs: vs, patched: map[string]bool{}, fromTree: map[string]bool{}}
 	if vs != nil {
 		for _, v := range vs.List {
 			for _, id := range v.Changed() {
@@ -118,39 +114,32 @@ func newCollector(baseURL string, vs *validate.Variants, store *entryStore) *col
 	return c
 }
 
-// entryBufs hold an agent's entries while they are rendered.
-var entryBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
-
 func (c *collector) iconURL(id string) string { return c.base + "/" + id + ".svg" }
 
 // add renders an agent whose files are in dir; safe for concurrent use.
 func (c *collector) add(m *registry.Manifest, icon []byte) error {
-	bp := entryBufs.Get().(*[]byte)
-	defer entryBufs.Put(bp)
 	url := c.iconURL(m.ID)
-	b, _ := appendEntry((*bp)[:0], m, url, false)
+	e, _ := validate.IndexEntry(m, url, false)
+	stable, err := encodeEntry(e)
+	if err != nil {
+		return err
+	}
 	// strings.Clone: the record must not keep alive whatever the
 	// manifest's strings were cut from.
-	r := entryRec{id: strings.Clone(m.ID), icon: icon, stable: int32(len(b))}
+	r := entryRec{id: strings.Clone(m.ID), icon: icon, stable: stable}
 	// Only a manifest with a preview can have it promoted.
 	if m.Preview != nil {
-		var promoted bool
-		if b, promoted = appendEntry(b, m, url, true); promoted {
-			r.preview = int32(len(b)) - r.stable
-		} else {
-			b = b[:r.stable]
+		if e, promoted := validate.IndexEntry(m, url, true); promoted {
+			if r.preview, err = encodeEntry(e); err != nil {
+				return err
+			}
 		}
 	}
-	*bp = b
 	if c.patched[m.ID] {
 		r.m = m
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var err error
-	if r.off, err = c.store.append(b); err != nil {
-		return err
-	}
 	c.recs = append(c.recs, r)
 	c.sorted = false
 	return nil
@@ -161,9 +150,6 @@ func (c *collector) add(m *registry.Manifest, icon []byte) error {
 func (c *collector) sort() error {
 	if c.sorted {
 		return nil
-	}
-	if err := c.store.flush(); err != nil {
-		return err
 	}
 	sort.Slice(c.recs, func(i, j int) bool { return c.recs[i].id < c.recs[j].id })
 	for i := 1; i < len(c.recs); i++ {
@@ -195,7 +181,7 @@ type output struct {
 }
 
 // outputs lists registry.json, registry-preview.json, every variant's
-// indexes and the schemas; the indexes are written from the store when
+// indexes and the schemas; the indexes are written from the entries when
 // asked, so that none is held in memory.
 func (c *collector) outputs(schemas map[string][]byte) ([]output, error) {
 	if err := c.sort(); err != nil {
@@ -286,7 +272,6 @@ func (c *collector) indexes(schemas map[string][]byte) (Files, error) {
 func (c *collector) writeIndex(w io.Writer, v *validate.Variant, channel string, extensions bool) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteString("{\n  \"version\": \"" + registry.IndexVersion + "\",\n  \"agents\": [")
-	rd := c.store.reader()
 	n := 0
 	for i := range c.recs {
 		r := &c.recs[i]
@@ -306,13 +291,9 @@ func (c *collector) writeIndex(w io.Writer, v *validate.Variant, channel string,
 			}
 			entry = b
 		} else {
-			off, size := r.off, int64(r.stable)
-			if channel == validate.ChannelPreview && r.preview > 0 {
-				off, size = r.off+int64(r.stable), int64(r.preview)
-			}
-			var err error
-			if entry, err = rd.at(off, size); err != nil {
-				return err
+			entry = r.stable
+			if channel == validate.ChannelPreview && r.preview != nil {
+				entry = r.preview
 			}
 		}
 		if n > 0 {
