@@ -107,7 +107,6 @@ func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateF
 	if err != nil {
 		return err
 	}
-	defer rep.Close()
 	switch format {
 	case "json":
 		err = validate.WriteJSON(s.Out, rep)
