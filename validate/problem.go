@@ -1,7 +1,6 @@
 package validate
 
 import (
-
 	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
