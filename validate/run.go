@@ -125,17 +125,6 @@ func (u *unit) place() *place {
 	return p
 }
 
-// show is the folder as reports name it.
-func (u *unit) show() string {
-	switch u.kind {
-	case unitScanned:
-		return showJoin(u.root.show, u.name)
-	case unitFolder:
-		return u.root.show
-	}
-	return path.Dir(u.root.show)
-}
-
 // Run validates the agents under paths (registry roots, agent folders or
 // agent.json files; DefaultPaths when empty). It returns an error only when
 // the input cannot be used at all (a path that cannot be read, an --agent
