@@ -40,12 +40,13 @@ func (s PackageSpec) String() string {
 // range 1.2.x and "^1.2.0" as a range, so neither is exact.
 func ExactNPMVersion(v string) bool {
 	v = strings.TrimPrefix(v, "v")
-	if _, err := ParseVersion(v); err != nil {
-		return false
-	}
 	core, _, _ := strings.Cut(v, "+")
 	core, _, _ = strings.Cut(core, "-")
-	return DottedNumbers(core, 2, 2)
+	if !DottedNumbers(core, 2, 2) {
+		return false // a range, a tag, a short or a long version
+	}
+	_, err := ParseVersion(v)
+	return err == nil
 }
 
 func isAlnum(c byte) bool {

@@ -111,6 +111,11 @@ func CompareVersions(a, b string) (c int, ok bool) {
 // SameVersion compares two versions as semantic versions; unparsable ones
 // are compared as strings.
 func SameVersion(a, b string) bool {
+	// Nearly every call compares a version with itself (a manifest's pin
+	// with its "version"): equal text is the same version, read or not.
+	if a == b {
+		return true
+	}
 	c, ok := CompareVersions(a, b)
 	if !ok {
 		return a == b
