@@ -63,7 +63,12 @@ func Build(ctx context.Context, opts Options) (_ *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &builder{opts: opts, c: newCollector(opts.BaseURL, vin.parsed)}
+	store, err := newStore()
+	if err != nil {
+		return nil, err
+	}
+	defer store.close()
+	b := &builder{opts: opts, c: newCollector(opts.BaseURL, vin.parsed, store)}
 	// Icons are written into the new output while validation goes on
 	// (see startEarly); a build that fails removes them with the rest.
 	if !opts.DryRun {

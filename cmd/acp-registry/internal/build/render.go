@@ -45,12 +45,18 @@ func (f Files) Names() []string {
 	return names
 }
 
-// Render computes every output file from validated agents. It does not
-// touch the disk. schemas (file name -> content) are copied as they are,
+// Render computes every output file from validated agents, into memory
+// (the entries wait in the build's one store, an unlinked temporary
+// file). schemas (file name -> content) are copied as they are,
 // registry.schema.json widened for the variants' client-specific fields;
 // variants may be nil.
 func Render(agents []Agent, variants *validate.Variants, baseURL string, schemas map[string][]byte) (Files, error) {
-	c := newCollector(baseURL, variants)
+	store, err := newStore()
+	if err != nil {
+		return nil, err
+	}
+	defer store.close()
+	c := newCollector(baseURL, variants, store)
 	files := Files{}
 	for _, a := range agents {
 		id := a.Manifest.ID
@@ -79,8 +85,10 @@ func Render(agents []Agent, variants *validate.Variants, baseURL string, schemas
 }
 
 // collector renders each agent's entries once, as the agent is validated,
-// and keeps only those bytes, plus the manifest of an agent a variant
-// patches: a build's memory does not grow with the documents it read.
+// and keeps only those bytes, in an entryStore, plus a small record per
+// agent and the manifest of an agent a variant patches: a build's memory
+// does not grow with the documents it read, nor with the size of its
+// indexes.
 type collector struct {
 	base    string
 	vs      *validate.Variants
@@ -89,6 +97,7 @@ type collector struct {
 	fromTree map[string]bool
 
 	mu     sync.Mutex
+	store  *entryStore
 	recs   []entryRec
 	sorted bool
 }
@@ -97,13 +106,14 @@ type collector struct {
 type entryRec struct {
 	id      string
 	icon    []byte             // the validated icon, when Build writes it after validation; else nil
-	stable  []byte             // the entry of registry.json
-	preview []byte             // the promoted preview entry; nil when none
+	off     int64              // where its entries start in the store
+	stable  int32              // length of the stable entry
+	preview int32              // length of the promoted preview entry after it; 0 when none
 	m       *registry.Manifest // only for agents a variant patches
 }
 
-func newCollector(baseURL string, vs *validate.Variants) *collector {
-	c := &collector{base: strings.TrimRight(baseURL, "/"), vs: vs, patched: map[string]bool{}, fromTree: map[string]bool{}}
+func newCollector(baseURL string, vs *validate.Variants, store *entryStore) *collector {
+	c := &collector{base: strings.TrimRight(baseURL, "/"), vs: vs, patched: map[string]bool{}, fromTree: map[string]bool{}, store: store}
 	if vs != nil {
 		for _, v := range vs.List {
 			for _, id := range v.Changed() {
@@ -120,19 +130,22 @@ func (c *collector) iconURL(id string) string { return c.base + "/" + id + ".svg
 func (c *collector) add(m *registry.Manifest, icon []byte) error {
 	url := c.iconURL(m.ID)
 	e, _ := validate.IndexEntry(m, url, false)
-	stable, err := encodeEntry(e)
+	b, err := encodeEntry(e)
 	if err != nil {
 		return err
 	}
 	// strings.Clone: the record must not keep alive whatever the
 	// manifest's strings were cut from.
-	r := entryRec{id: strings.Clone(m.ID), icon: icon, stable: stable}
+	r := entryRec{id: strings.Clone(m.ID), icon: icon, stable: int32(len(b))}
 	// Only a manifest with a preview can have it promoted.
 	if m.Preview != nil {
 		if e, promoted := validate.IndexEntry(m, url, true); promoted {
-			if r.preview, err = encodeEntry(e); err != nil {
+			p, err := encodeEntry(e)
+			if err != nil {
 				return err
 			}
+			r.preview = int32(len(p))
+			b = append(b, p...)
 		}
 	}
 	if c.patched[m.ID] {
@@ -140,6 +153,9 @@ func (c *collector) add(m *registry.Manifest, icon []byte) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if r.off, err = c.store.append(b); err != nil {
+		return err
+	}
 	c.recs = append(c.recs, r)
 	c.sorted = false
 	return nil
@@ -150,6 +166,9 @@ func (c *collector) add(m *registry.Manifest, icon []byte) error {
 func (c *collector) sort() error {
 	if c.sorted {
 		return nil
+	}
+	if err := c.store.flush(); err != nil {
+		return err
 	}
 	sort.Slice(c.recs, func(i, j int) bool { return c.recs[i].id < c.recs[j].id })
 	for i := 1; i < len(c.recs); i++ {
@@ -181,7 +200,7 @@ type output struct {
 }
 
 // outputs lists registry.json, registry-preview.json, every variant's
-// indexes and the schemas; the indexes are written from the entries when
+// indexes and the schemas; the indexes are written from the store when
 // asked, so that none is held in memory.
 func (c *collector) outputs(schemas map[string][]byte) ([]output, error) {
 	if err := c.sort(); err != nil {
@@ -272,6 +291,7 @@ func (c *collector) indexes(schemas map[string][]byte) (Files, error) {
 func (c *collector) writeIndex(w io.Writer, v *validate.Variant, channel string, extensions bool) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteString("{\n  \"version\": \"" + registry.IndexVersion + "\",\n  \"agents\": [")
+	rd := c.store.reader()
 	n := 0
 	for i := range c.recs {
 		r := &c.recs[i]
@@ -291,9 +311,13 @@ func (c *collector) writeIndex(w io.Writer, v *validate.Variant, channel string,
 			}
 			entry = b
 		} else {
-			entry = r.stable
-			if channel == validate.ChannelPreview && r.preview != nil {
-				entry = r.preview
+			off, size := r.off, int64(r.stable)
+			if channel == validate.ChannelPreview && r.preview > 0 {
+				off, size = r.off+int64(r.stable), int64(r.preview)
+			}
+			var err error
+			if entry, err = rd.at(off, size); err != nil {
+				return err
 			}
 		}
 		if n > 0 {
