@@ -11,10 +11,8 @@ import (
 // entryStore holds the encoded index entries of a build until the indexes
 // are written, in a temporary file: the entries of 20,000 agents (about
 // 30 MB) cost the build no memory, and the indexes are read back from the
-// page cache. Held in memory instead, they doubled the CPU time of a build
-// of 20,000 agents (the collector's fixed budget, see leanMemory in
-// cmd/acp-registry, ran without pause) and its peak RSS went from 22 to
-// 53 MiB (issue 27, docs/decisions.md).
+// page cache. Held in memory instead, a build of 20,000 agents peaked at
+// 53 MiB instead of 30 (issue 27, docs/decisions.md).
 type entryStore struct {
 	f       *os.File
 	w       *bufio.Writer
