@@ -23,6 +23,9 @@
 #
 # --quick (CI): 300 agents, a 20 MB archive, 3 rounds. Default: 5,000
 # agents, 200 MB, 5 rounds. No thresholds: it prints, it does not judge.
+# The targets it is read against (issue 27): validate at most 2x the
+# floor's wall time and 40 MiB at 5,000 agents, and flat to 20,000
+# (--agents 20000); resolve at most 2x the reader.
 #
 # Everything is generated from this clone: the registry of validate and
 # build is this repository's agents/ (real manifests and icons) copied

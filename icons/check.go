@@ -45,12 +45,7 @@ func Check(data []byte) (problems []Problem) {
 var utf8BOM = []byte("\ufeff")
 
 // check is Check without the safety net, so that fuzzing sees panics.
-func check(data []byte) []Problem { return checkWith(data, true) }
-
-// checkWith is check, reading plain icons with plainTokens when plain is
-// set and always with encoding/xml when not: the two must agree
-// (FuzzPlainAgrees).
-func checkWith(data []byte, plain bool) []Problem {
+func check(data []byte) []Problem {
 	if len(data) > MaxSize {
 		return []Problem{{
 			Rule:     RuleTooLarge,
@@ -63,7 +58,7 @@ func checkWith(data []byte, plain bool) []Problem {
 	// nor count it as a column, so the icon is read from after it.
 	data = bytes.TrimPrefix(data, utf8BOM)
 	c := checkers.Get().(*checker)
-	c.reset(data, plain)
+	c.reset(data)
 	c.comments()
 	c.parse()
 	slices.SortStableFunc(c.problems, func(a, b Problem) int {
@@ -88,10 +83,9 @@ func checkWith(data []byte, plain bool) []Problem {
 var checkers = sync.Pool{New: func() any { return new(checker) }}
 
 // reset readies c for data, keeping the capacity of its buffers.
-func (c *checker) reset(data []byte, plain bool) {
+func (c *checker) reset(data []byte) {
 	c.text.reset(data)
 	c.problems = nil
-	c.plain = plain
 	c.usesCurrentColor, c.sawRoot = false, false
 	c.rootOff, c.depth = 0, 0
 	c.nsURLs, c.nsMarks = c.nsURLs[:0], c.nsMarks[:0]
@@ -99,14 +93,11 @@ func (c *checker) reset(data []byte, plain bool) {
 	c.style, c.styleMap = c.style[:0], c.styleMap[:0]
 }
 
-// release drops every string c holds of the icon, keeping the buffers:
-// the plain path's strings share the caller's bytes (see plainTokens).
+// release drops every string and byte c holds of the icon, keeping the
+// buffers: Check keeps nothing of data once it returns.
 func (c *checker) release() {
 	c.problems = nil
 	c.text.data = nil
-	c.buf.data, c.buf.src = nil, ""
-	c.buf.xattrs = clearAll(c.buf.xattrs)
-	c.buf.raws = clearAll(c.buf.raws)
 	c.nsURLs = clearAll(c.nsURLs)
 }
 
@@ -125,8 +116,6 @@ func clearAll[S ~[]E, E any](s S) S {
 type checker struct {
 	text
 	problems []Problem
-	plain    bool     // plainTokens may read the icon
-	buf      plainBuf // plainTokens' buffers
 
 	usesCurrentColor bool
 	sawRoot          bool
@@ -181,21 +170,7 @@ func (c *checker) comments() {
 }
 
 func (c *checker) parse() {
-	if toks, ok := c.plainTokens(); ok {
-		for _, t := range toks {
-			switch t.kind {
-			case plainStart:
-				e, raw := c.buf.element(t)
-				if !c.start(e, raw, t.off) {
-					return
-				}
-			case plainEnd:
-				c.end()
-			case plainText:
-				c.charData(c.data[t.off:t.end], t.off, t.end)
-			}
-		}
-	} else if !c.decode() {
+	if !c.decode() {
 		return
 	}
 	if !c.sawRoot {
@@ -209,16 +184,7 @@ func (c *checker) parse() {
 	}
 }
 
-// plainTokens reads the icon with the fast tokenizer, when allowed.
-func (c *checker) plainTokens() ([]plainToken, bool) {
-	if !c.plain {
-		return nil, false
-	}
-	return plainTokens(c.data, &c.buf)
-}
-
-// decode checks the tokens of encoding/xml, for the icons that
-// plainTokens does not take. It returns false when the icon's checks end
+// decode checks the tokens of encoding/xml. It returns false when the icon's checks end
 // early (at a syntax error).
 func (c *checker) decode() bool {
 	d := xml.NewDecoder(bytes.NewReader(c.data))

@@ -21,8 +21,6 @@
 //   - icon-unsafe also covers what an animation would set: <set>/<animate>
 //     with attributeName href or xlink:href and a value not starting with
 //     #, and image-set() strings that leave the icon.
-//   - The fast path for plain icons (plain.go) only tokenizes; every rule
-//     runs on its tokens exactly as on encoding/xml's (FuzzPlainAgrees).
 //   - Any DOCTYPE or entity declaration is icon-unsafe (no real icon needs
 //     one; they are how entity bombs and external DTD fetches start), and
 //     entities other than XML's five are icon-xml.

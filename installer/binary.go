@@ -240,10 +240,6 @@ func Download(ctx context.Context, client *http.Client, rawURL, dir, wantSHA256 
 // localhost or a loopback address.
 func LoopbackOnly(u *url.URL) bool { return download.LoopbackOnly(u) }
 
-// ValidSHA256 reports whether s is a sha256 as manifests write it: 64 hex
-// digits (either case).
-func ValidSHA256(s string) bool { return download.ValidSHA256(s) }
-
 // Limits bound what an archive may expand to (see extract.Limits).
 type Limits = extract.Limits
 

@@ -2,7 +2,6 @@ package installer
 
 import (
 	"context"
-	"sort"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 )
@@ -111,29 +110,4 @@ func (in *Installer) MarkUsed(id, version string) error { return in.store().Mark
 // the hold is released by the returned function or when the process ends.
 func (in *Installer) Hold(ctx context.Context, id, version string) (release func(), err error) {
 	return in.store().Hold(ctx, id, version)
-}
-
-// Uninstall removes every installed version of id (Remove without the
-// report).
-func (in *Installer) Uninstall(id string) error {
-	_, err := in.Remove(context.Background(), id)
-	return err
-}
-
-// GC removes every installed version of id except the current one and
-// the previous one kept for rollback, and leftovers of interrupted
-// installs. It returns the complete versions removed, newest first
-// (GCAgent says more).
-func (in *Installer) GC(id string) ([]string, error) {
-	rep, err := in.GCAgent(context.Background(), id)
-	removed := []string{}
-	if rep != nil {
-		for _, r := range rep.Removed {
-			if r.Why == WhyOlder || r.Why == WhyNewer {
-				removed = append(removed, r.Version)
-			}
-		}
-	}
-	sort.Slice(removed, func(i, j int) bool { return store.NewerVersion(removed[i], removed[j]) })
-	return removed, err
 }

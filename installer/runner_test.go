@@ -200,7 +200,7 @@ func TestInstallUvx(t *testing.T) {
 			t.Fatalf("after installing %s: %v", v, err)
 		}
 	}
-	if removed, err := in.GC("demo"); err != nil || len(removed) != 1 || removed[0] != "0.4.1" {
+	if removed, err := gcVersions(in, "demo"); err != nil || len(removed) != 1 || removed[0] != "0.4.1" {
 		t.Errorf("gc = %v %v", removed, err)
 	}
 	if prev, err := in.Previous("demo"); err != nil || prev.Version != "0.5.0" {

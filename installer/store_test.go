@@ -6,7 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 func installVersions(t *testing.T, in *Installer, srv *server, versions ...string) {
@@ -50,7 +53,7 @@ func TestInstalledCurrentGCUninstall(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].Version != "1.2.0" {
 		t.Errorf("list = %+v %v", list, err)
 	}
-	removed, err := in.GC("demo")
+	removed, err := gcVersions(in, "demo")
 	if err != nil || !reflect.DeepEqual(removed, []string{"1.10.0", "1.9.0"}) {
 		t.Errorf("gc removed %v, %v", removed, err)
 	}
@@ -62,13 +65,13 @@ func TestInstalledCurrentGCUninstall(t *testing.T) {
 	if !reflect.DeepEqual(names, []string{"1.2.0", "current"}) {
 		t.Errorf("after gc the agent folder holds %v", names)
 	}
-	if err := in.Uninstall("demo"); err != nil {
+	if _, err := in.Remove(context.Background(), "demo"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(in.Root, "agents", "demo")); !os.IsNotExist(err) {
 		t.Errorf("uninstall left the agent folder")
 	}
-	if err := in.Uninstall("demo"); !errors.Is(err, ErrNotInstalled) {
+	if _, err := in.Remove(context.Background(), "demo"); !errors.Is(err, ErrNotInstalled) {
 		t.Errorf("second uninstall: %v", err)
 	}
 	if list, err := in.List(); err != nil || len(list) != 0 {
@@ -116,4 +119,20 @@ func TestVersionCannotShadowStoreNames(t *testing.T) {
 	}
 	// A plain version with a leading v, as some tags are written, still installs.
 	installVersions(t, in, srv, "v2.0.0")
+}
+
+// gcVersions runs GCAgent on id and returns the complete versions it
+// removed, newest first.
+func gcVersions(in *Installer, id string) ([]string, error) {
+	rep, err := in.GCAgent(context.Background(), id)
+	removed := []string{}
+	if rep != nil {
+		for _, r := range rep.Removed {
+			if r.Why == WhyOlder || r.Why == WhyNewer {
+				removed = append(removed, r.Version)
+			}
+		}
+	}
+	sort.Slice(removed, func(i, j int) bool { return registry.Newer(removed[i], removed[j]) })
+	return removed, err
 }

@@ -29,3 +29,17 @@ func ExampleIndex_Lookup() {
 	// no agent "claud" in the registry; candidates ["claude-agent"]; hint: did you mean claude-agent?
 	// no agent "nope" in the registry; candidates []; hint: acp list shows every agent; acp search TERM finds one
 }
+
+// ExampleParseRange is how acp reads a package's engines.node.
+func ExampleParseRange() {
+	r, _ := registry.ParseRange("^20.19.0 || >=22.12.0")
+	for _, s := range []string{"20.18.1", "20.19.5", "22.11.0", "24.1.0"} {
+		v, _ := registry.ParseVersion(s)
+		fmt.Println(s, r.Check(v))
+	}
+	// Output:
+	// 20.18.1 false
+	// 20.19.5 true
+	// 22.11.0 false
+	// 24.1.0 true
+}

@@ -41,32 +41,12 @@ func (s PackageSpec) String() string {
 func ExactNPMVersion(v string) bool {
 	v = strings.TrimPrefix(v, "v")
 	core, _, _ := strings.Cut(v, "+")
-	core, pre, hasPre := strings.Cut(core, "-")
-	if hasPre && !identifiers(pre) {
-		return false
+	core, _, _ = strings.Cut(core, "-")
+	if !DottedNumbers(core, 2, 2) {
+		return false // a range, a tag, a short or a long version
 	}
-	if i := strings.IndexByte(v, '+'); i >= 0 && !identifiers(v[i+1:]) {
-		return false
-	}
-	return DottedNumbers(core, 2, 2)
-}
-
-// identifiers reports whether s is dot-separated semver identifiers.
-func identifiers(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, id := range strings.Split(s, ".") {
-		if id == "" {
-			return false
-		}
-		for i := 0; i < len(id); i++ {
-			if c := id[i]; !isAlnum(c) && c != '-' {
-				return false
-			}
-		}
-	}
-	return true
+	_, err := ParseVersion(v)
+	return err == nil
 }
 
 func isAlnum(c byte) bool {

@@ -408,28 +408,31 @@ func TestReservedEnvCoversToolHooks(t *testing.T) {
 	}
 }
 
-// npm refuses a version part above 2^53-1 (Number.MAX_SAFE_INTEGER), and
-// past 2^64 semver's parser gives up: acp's order must hold whatever size,
-// and an index's agent with such a part is refused as npm would.
-func TestVersionOrderPastSafeIntegers(t *testing.T) {
+// npm refuses a version number above 2^53-1 (Number.MAX_SAFE_INTEGER);
+// so does acp, everywhere a version is read: such a version is not one
+// (never newer, the same only as its own text), and an index's agent
+// carrying one is refused as npm would. Below it semver's uint64 order
+// is exact.
+func TestVersionsAboveSafeIntegersAreRefused(t *testing.T) {
 	for _, c := range [][2]string{
 		{"18446744073709551617.0.0", "18446744073709551616.0.0"},
-		{"18446744073709551616.0.0", "2.0.0"},
-		{"1.0.0", "0.18446744073709551616.0"},
-		{"1.0.00000000000000000000000000002", "1.0.1"},
-		{"1.0.0-100000000000000000000", "1.0.0-99999999999999999999"},
-		{"1.0.0-alpha", "1.0.0-100000000000000000000"},
+		{"9007199254740992.0.0", "2.0.0"},
+		{"1.0.0", "0.9007199254740992.0"},
+		{"1.0.0-9007199254740992", "1.0.0-1"},
 		{"1.0.0", "1.0.0-100000000000000000000"},
 	} {
-		if !Newer(c[0], c[1]) || Newer(c[1], c[0]) {
-			t.Errorf("Newer(%q, %q) = %v, Newer(%q, %q) = %v", c[0], c[1], Newer(c[0], c[1]), c[1], c[0], Newer(c[1], c[0]))
+		if Newer(c[0], c[1]) || Newer(c[1], c[0]) {
+			t.Errorf("Newer(%q, %q) = %v, Newer(%q, %q) = %v: a version above 2^53-1 is not one", c[0], c[1], Newer(c[0], c[1]), c[1], c[0], Newer(c[1], c[0]))
 		}
 		if SameVersion(c[0], c[1]) {
 			t.Errorf("SameVersion(%q, %q)", c[0], c[1])
 		}
 	}
-	if !SameVersion("18446744073709551616.0.0", "18446744073709551616.0.0+build") {
-		t.Error("build metadata counts in SameVersion")
+	if !Newer("9007199254740991.0.0", "9007199254740990.0.0") || !Newer("1.0.0-9007199254740991", "1.0.0-9007199254740990") {
+		t.Error("versions at 2^53-1 do not order")
+	}
+	if _, err := ParseVersion("1.0.0-9007199254740992"); err == nil || !strings.Contains(err.Error(), "above 9007199254740991") {
+		t.Errorf("ParseVersion of a pre-release number 2^53: %v", err)
 	}
 	if _, err := ParseVersion("9007199254740992.0.0"); err == nil || !strings.Contains(err.Error(), "above 9007199254740991") {
 		t.Errorf("ParseVersion of 2^53: %v", err)
@@ -529,6 +532,68 @@ func TestReservedEnvDocumented(t *testing.T) {
 			if !strings.Contains(string(data), "`"+p.prefix+"*`") {
 				t.Errorf("%s does not list %s*", doc, p.prefix)
 			}
+		}
+	}
+}
+
+// Where the copy of the library's grammar and the third reader disagreed
+// (issue 27), acp now reads as Masterminds/semver does: "V1.2.3" and a
+// pre-release identifier with a leading zero ("1.2.3-01", which semver
+// 2.0 forbids) are not versions, so they are never the same as 1.2.3 or
+// 1.2.3-1 (docs/decisions.md).
+func TestVersionsReadAsTheLibraryReadsThem(t *testing.T) {
+	for _, c := range [][2]string{{"V1.2.3", "1.2.3"}, {"1.2.3-01", "1.2.3-1"}} {
+		if _, err := ParseVersion(c[0]); err == nil {
+			t.Errorf("ParseVersion(%q) accepted it", c[0])
+		}
+		if SameVersion(c[0], c[1]) || Newer(c[0], c[1]) || Newer(c[1], c[0]) {
+			t.Errorf("%q is read as a version beside %q", c[0], c[1])
+		}
+		if ExactNPMVersion(c[0]) {
+			t.Errorf("ExactNPMVersion(%q) = true", c[0])
+		}
+	}
+	for _, v := range []string{"v1.2.3", "1.2", "01.2.3", "1.2.3-beta.1+b.2"} {
+		if _, err := ParseVersion(v); err != nil {
+			t.Errorf("ParseVersion(%q): %v", v, err)
+		}
+	}
+	if !ExactNPMVersion("v1.2.3-rc.1") || ExactNPMVersion("1.2") || ExactNPMVersion("^1.2.0") {
+		t.Error("ExactNPMVersion reads the wrong forms as one npm version")
+	}
+}
+
+// A range selects the versions npm's would: a pre-release only where its
+// group names one, x-ranges and hyphen ranges as npm reads them.
+func TestRangesSelect(t *testing.T) {
+	for _, c := range []struct {
+		r       string
+		in, out []string
+	}{
+		{">=18 <22 || ^23", []string{"18.0.0", "21.9.9", "23.4.0"}, []string{"17.9.9", "22.0.0", "24.0.0", "23.5.0-rc.1"}},
+		{"1.2 - 2.3.4", []string{"1.2.0", "2.3.4"}, []string{"1.1.9", "2.3.5"}},
+		{"~1.2", []string{"1.2.0", "1.2.9"}, []string{"1.3.0"}},
+		{"18.x || 20.x", []string{"18.19.0", "20.0.0"}, []string{"19.0.0", "22.0.0"}},
+		{">=1.0.0-alpha <1.0.0", []string{"1.0.0-beta"}, []string{"1.0.0", "0.9.0"}},
+	} {
+		r, err := ParseRange(c.r)
+		if err != nil {
+			t.Fatalf("ParseRange(%q): %v", c.r, err)
+		}
+		for _, v := range c.in {
+			if sv, err := ParseVersion(v); err != nil || !r.Check(sv) {
+				t.Errorf("%q does not select %s (%v)", c.r, v, err)
+			}
+		}
+		for _, v := range c.out {
+			if sv, err := ParseVersion(v); err != nil || r.Check(sv) {
+				t.Errorf("%q selects %s (%v)", c.r, v, err)
+			}
+		}
+	}
+	for _, bad := range []string{"not a range", ">=1.2 <", strings.Repeat("1||", 40)} {
+		if _, err := ParseRange(bad); err == nil {
+			t.Errorf("ParseRange(%q) accepted it", bad)
 		}
 	}
 }

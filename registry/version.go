@@ -2,152 +2,119 @@ package registry
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/Masterminds/semver/v3"
 )
 
-// Compiled on first use: nothing heavy at package init (acp pays it on
-// every launch).
-var strictVersionRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(0|[1-9][0-9]*|[0-9]+)\.([0-9]+)\.([0-9]+)$`)
-})
+// Versions and npm-style ranges are read by github.com/Masterminds/semver/v3,
+// the module's one version reader (issue 27). What is below adds the
+// registry's own rules to it as checks: the 2^53-1 bound npm sets, the
+// exact X.Y.Z form a manifest's "version" must have.
 
-// StrictVersion reports whether v is exactly MAJOR.MINOR.PATCH with numeric
-// parts (leading zeros allowed here; see HasLeadingZero).
-func StrictVersion(v string) bool { return strictVersionRe().MatchString(v) }
+// Version is a parsed semantic version.
+type Version = semver.Version
 
-var leadingZeroRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|\.)0[0-9]`) })
+// Range is an npm-style version range: groups joined by "||", each a list
+// of comparators that must all hold (">=18 <22 || ^23"), with ^, ~,
+// x-ranges and hyphen ranges. A pre-release satisfies only a group that
+// names a pre-release itself.
+type Range = semver.Constraints
 
-// HasLeadingZero reports a numeric part such as "01" in "2026.10.01".
-func HasLeadingZero(v string) bool { return leadingZeroRe().MatchString(v) }
-
-// MaxVersionPart is the largest major, minor or patch npm accepts
+// MaxVersionPart is the largest number a version may carry in its major,
+// minor or patch part or as a numeric pre-release identifier: npm's
 // (JavaScript's Number.MAX_SAFE_INTEGER, 2^53-1).
 const MaxVersionPart = "9007199254740991"
 
-// CheckVersionSize refuses a version whose major, minor or patch is
-// above MaxVersionPart, as npm does; other versions, semantic or not,
-// pass (nil).
-func CheckVersionSize(v string) error {
-	pv, ok := splitVersion(v)
-	if !ok {
-		return nil
+// ParseVersion parses a version, tolerating a leading "v", shorter forms
+// ("1.2" is 1.2.0) and leading zeros in the numeric parts. It rejects
+// anything that is not a version at all (four parts, "V1.2.3", a
+// pre-release identifier "01"), and numbers above MaxVersionPart.
+func ParseVersion(v string) (*Version, error) {
+	if err := CheckVersionSize(v); err != nil {
+		return nil, err
 	}
-	for _, n := range pv.core {
-		if compareNumbers(n, MaxVersionPart) > 0 {
+	sv, err := semver.NewVersion(v)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a semantic version: %w", v, err)
+	}
+	return sv, nil
+}
+
+// ParseStrictVersion parses exactly MAJOR.MINOR.PATCH[-PRE][+META] with
+// no leading "v", no missing part and no leading zeros: one exact npm
+// version.
+func ParseStrictVersion(v string) (*Version, error) {
+	if err := CheckVersionSize(v); err != nil {
+		return nil, err
+	}
+	return semver.StrictNewVersion(v)
+}
+
+// ParseRange reads an npm-style range.
+func ParseRange(s string) (*Range, error) { return semver.NewConstraint(s) }
+
+// CheckVersionSize refuses a version with a number above MaxVersionPart
+// in its major, minor or patch part or as a pre-release identifier, as
+// npm does; other versions, semantic or not, pass (nil). With every
+// number below 2^53 the library's uint64 order is exact.
+func CheckVersionSize(v string) error {
+	rest := strings.TrimPrefix(v, "v")
+	rest, _, _ = strings.Cut(rest, "+")
+	core, pre, _ := strings.Cut(rest, "-")
+	parts := strings.Split(core, ".")
+	if pre != "" {
+		parts = append(parts, strings.Split(pre, ".")...)
+	}
+	for _, p := range parts {
+		if DottedNumbers(p, 0, 0) && tooBig(p) {
 			return fmt.Errorf("version %q has a part above %s (2^53-1), the largest npm accepts: use a smaller number", v, MaxVersionPart)
 		}
 	}
 	return nil
 }
 
-// parsedVersion is a semantic version as text: numbers of any size keep
-// their order (semver's parser stops at 2^64).
-type parsedVersion struct {
-	core [3]string
-	pre  []string
+// tooBig compares a run of digits with MaxVersionPart.
+func tooBig(digits string) bool {
+	digits = strings.TrimLeft(digits, "0")
+	if len(digits) != len(MaxVersionPart) {
+		return len(digits) > len(MaxVersionPart)
+	}
+	return digits > MaxVersionPart
 }
 
-// splitVersion reads what ParseVersion reads: an optional "v", one to
-// three numeric parts, an optional pre-release and build metadata
-// (ignored for order).
-func splitVersion(v string) (parsedVersion, bool) {
-	var pv parsedVersion
-	if v != "" && (v[0] == 'v' || v[0] == 'V') {
-		v = v[1:]
-	}
-	if i := strings.IndexByte(v, '+'); i >= 0 {
-		if !identifiers(v[i+1:]) {
-			return pv, false
+// StrictVersion reports whether v is exactly MAJOR.MINOR.PATCH with numeric
+// parts (leading zeros allowed here; see HasLeadingZero).
+func StrictVersion(v string) bool { return DottedNumbers(v, 2, 2) }
+
+// HasLeadingZero reports a numeric part such as "01" in "2026.10.01".
+func HasLeadingZero(v string) bool {
+	for _, p := range strings.Split(v, ".") {
+		if len(p) > 1 && p[0] == '0' && p[1] >= '0' && p[1] <= '9' {
+			return true
 		}
-		v = v[:i]
 	}
-	if i := strings.IndexByte(v, '-'); i >= 0 {
-		if !identifiers(v[i+1:]) {
-			return pv, false
-		}
-		pv.pre = strings.Split(v[i+1:], ".")
-		v = v[:i]
-	}
-	if !DottedNumbers(v, 0, 2) {
-		return pv, false
-	}
-	pv.core = [3]string{"0", "0", "0"}
-	copy(pv.core[:], strings.Split(v, "."))
-	return pv, true
+	return false
 }
 
-func numeric(s string) bool { return DottedNumbers(s, 0, 0) }
-
-// compareNumbers compares two runs of digits of any length.
-func compareNumbers(a, b string) int {
-	a, b = strings.TrimLeft(a, "0"), strings.TrimLeft(b, "0")
-	if len(a) != len(b) {
-		return cmpInt(len(a), len(b))
-	}
-	return strings.Compare(a, b)
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// CompareVersions orders two versions by semantic-version precedence,
-// exactly for numbers of any size; ok is false when either is not a
-// version ParseVersion's grammar reads.
+// CompareVersions orders two versions by semantic-version precedence; ok
+// is false when either is not a version ParseVersion reads.
 func CompareVersions(a, b string) (c int, ok bool) {
-	x, okA := splitVersion(a)
-	y, okB := splitVersion(b)
-	if !okA || !okB {
+	x, errA := ParseVersion(a)
+	y, errB := ParseVersion(b)
+	if errA != nil || errB != nil {
 		return 0, false
 	}
-	for i := range x.core {
-		if c := compareNumbers(x.core[i], y.core[i]); c != 0 {
-			return c, true
-		}
-	}
-	// A pre-release comes before its release.
-	switch {
-	case len(x.pre) == 0 || len(y.pre) == 0:
-		return cmpInt(len(y.pre), len(x.pre)), true
-	}
-	for i := 0; i < len(x.pre) && i < len(y.pre); i++ {
-		p, q := x.pre[i], y.pre[i]
-		np, nq := numeric(p), numeric(q)
-		switch {
-		case np && nq:
-			c = compareNumbers(p, q)
-		case np:
-			c = -1 // numbers before words
-		case nq:
-			c = 1
-		default:
-			c = strings.Compare(p, q)
-		}
-		if c != 0 {
-			return c, true
-		}
-	}
-	return cmpInt(len(x.pre), len(y.pre)), true
+	return x.Compare(y), true
 }
 
 // SameVersion compares two versions as semantic versions; unparsable ones
 // are compared as strings.
 func SameVersion(a, b string) bool {
-	// Nearly every call compares two plain release versions; the semver
-	// parser (a regular expression) costs more than the rest of a
-	// manifest's checks.
-	if x, ok := plainVersion(a); ok {
-		if y, ok := plainVersion(b); ok {
-			return x == y
-		}
+	// Nearly every call compares a version with itself (a manifest's pin
+	// with its "version"): equal text is the same version, read or not.
+	if a == b {
+		return true
 	}
 	c, ok := CompareVersions(a, b)
 	if !ok {
@@ -169,34 +136,9 @@ func IsPrerelease(v string) bool {
 	return err == nil && sv.Prerelease() != ""
 }
 
-// plainVersion parses "1", "1.2", "1.2.3", with an optional leading "v",
-// as ParseVersion would (missing parts are 0, leading zeros ignored); ok
-// is false for anything else, pre-releases included.
-func plainVersion(v string) (parts [3]uint64, ok bool) {
-	if v != "" && (v[0] == 'v' || v[0] == 'V') {
-		v = v[1:]
-	}
-	n, digits := 0, 0
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; {
-		case c >= '0' && c <= '9':
-			if digits == 18 {
-				return parts, false
-			}
-			parts[n] = parts[n]*10 + uint64(c-'0')
-			digits++
-		case c == '.' && digits > 0 && n < 2:
-			n++
-			digits = 0
-		default:
-			return parts, false
-		}
-	}
-	return parts, digits > 0
-}
-
 // DottedNumbers reports whether s is runs of digits separated by between
-// minDots and maxDots dots, every run non-empty: "1.2.3" has two.
+// minDots and maxDots dots, every run non-empty: "1.2.3" has two. It reads
+// release tags and URL segments, which are not versions to parse.
 func DottedNumbers(s string, minDots, maxDots int) bool {
 	dots, digits := 0, 0
 	for i := 0; i < len(s); i++ {

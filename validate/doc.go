@@ -13,8 +13,7 @@
 //     current folder) with forward slashes; every string printed to a
 //     terminal, a CI log or a step summary goes through safetext, JSON keeps
 //     exact values. Options.Lean (validate --skip-urls) keeps nothing of an
-//     agent after its checks: problems go to a temporary file and small
-//     records are sorted at the end.
+//     agent after its checks but its id, folder and problems.
 //
 // JSON is read by internal/jsonpos (shared with update): it decodes each
 // file once, finds duplicate keys, places syntax errors at the exact byte

@@ -314,9 +314,6 @@ func (c *checker) distribution(d map[string]any, version string) {
 
 }
 
-var prereleaseCoreRe = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+[-+]`)
-var numericPartsRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
-
 func (c *checker) version(v string) {
 	if err := registry.CheckVersionSize(v); err != nil {
 		c.add("/version", false, RuleVersionSemver, SeverityError, "%s", err.Error())
@@ -333,9 +330,9 @@ func (c *checker) version(v string) {
 	switch {
 	case (strings.HasPrefix(v, "v") || strings.HasPrefix(v, "V")) && registry.StrictVersion(v[1:]):
 		fix = fmt.Sprintf("drop the leading %q: write %q", v[:1], v[1:])
-	case prereleaseCoreRe.MatchString(v):
+	case strings.ContainsAny(v, "-+") && registry.StrictVersion(v[:strings.IndexAny(v, "-+")]):
 		fix = "pre-releases and build metadata belong in \"preview\": publish a release X.Y.Z here"
-	case numericPartsRe.MatchString(v):
+	case registry.DottedNumbers(v, 0, len(v)):
 		parts := strings.Split(v, ".")
 		if len(parts) > 3 {
 			fix = "drop the fourth part"
@@ -703,7 +700,7 @@ func (c *checker) archive(ptr, a, version string) {
 	if version == "" {
 		return
 	}
-	if got, where := urlVersion(segs); got != "" && !registry.SameVersion(padVersion(got), version) {
+	if got, where := urlVersion(segs); got != "" && !registry.SameVersion(got, version) {
 		c.add(ptr, false, RuleBinaryVersionMismatch, SeverityError,
 			"archive %q is for %s %q but \"version\" is %q: point the URL at the %s release, or fix \"version\"", a, where, got, version, version)
 	}
@@ -758,14 +755,6 @@ func urlVersion(segs []string) (version, where string) {
 		}
 	}
 	return "", ""
-}
-
-// padVersion writes "1.2" as "1.2.0" (release tags are often short).
-func padVersion(v string) string {
-	if n := strings.Count(v, "."); n < 2 && numericPartsRe.MatchString(v) {
-		return v + strings.Repeat(".0", 2-n)
-	}
-	return v
 }
 
 var driveRe = regexp.MustCompile(`^[A-Za-z]:`)
@@ -854,11 +843,16 @@ func PackageSpecWithVersion(s registry.PackageSpec, version string) string {
 	return s.Name + s.Extras + op + version
 }
 
-var previewVersionRe = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-preview\.[0-9]+)?$`)
+// previewVersion reports X.Y.Z or X.Y.Z-preview.N.
+func previewVersion(v string) bool {
+	core, pre, hasPre := strings.Cut(v, "-")
+	n, isPreview := strings.CutPrefix(pre, "preview.")
+	return registry.StrictVersion(core) && (!hasPre || isPreview && registry.DottedNumbers(n, 0, 0))
+}
 
 func (c *checker) preview(pv map[string]any) {
 	version, _ := pv["version"].(string)
-	if _, ok := pv["version"].(string); ok && !previewVersionRe.MatchString(version) {
+	if _, ok := pv["version"].(string); ok && !previewVersion(version) {
 		c.add("/preview/version", false, RulePreviewVersion, SeverityError,
 			"preview.version %q must be X.Y.Z or X.Y.Z-preview.N with N a number, e.g. \"1.2.0-preview.3\"", version)
 		version = "" // a mismatch against a malformed version says nothing new

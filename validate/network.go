@@ -284,25 +284,45 @@ func (n *netChecks) checkNPM(ctx context.Context, l *lookup) {
 		reg = remote.DefaultNPMRegistry
 	}
 	p, err := n.c.NPMPackument(ctx, l.key)
-	if err != nil {
-		for _, x := range l.refs {
-			if errors.Is(err, remote.ErrNotFound) {
-				l.add(x, RuleNPMPackageMissing, x.pointer, fmt.Sprintf("npm package %q does not exist in the npm registry (%s): check the name, or publish the package", l.key, reg))
-			} else {
-				l.add(x, RuleRegistryUnreachable, x.pointer, fmt.Sprintf("%v: the package could not be checked; run again when %s is reachable, or use %s with a mirror (--skip-urls skips network checks)", err, reg, "--npm-registry"))
-			}
-		}
-		return
-	}
-	for _, x := range l.refs {
+	src := packageSource{thing: "package", base: reg, flag: "--npm-registry", missingRule: RuleNPMPackageMissing,
+		missing: "npm package %q does not exist in the npm registry (%s): check the name, or publish the package"}
+	checkPackage(l, err, src, func(x ref) (rule, msg string) {
 		if npmHasVersion(p, x.version) {
-			continue
+			return "", ""
 		}
 		latest := ""
 		if v := p.DistTags["latest"]; v != "" {
 			latest = fmt.Sprintf(" (latest is %s)", v)
 		}
-		l.add(x, RuleNPMVersionMissing, x.pointer, fmt.Sprintf("npm package %q has no version %q%s: pin a published version, or publish %s", l.key, x.version, latest, x.version))
+		return RuleNPMVersionMissing, fmt.Sprintf("npm package %q has no version %q%s: pin a published version, or publish %s", l.key, x.version, latest, x.version)
+	})
+}
+
+// packageSource is what checkPackage says of npm or PyPI.
+type packageSource struct {
+	thing       string // "package", "project"
+	base        string // the registry asked
+	flag        string // the flag that names a mirror
+	missingRule string
+	missing     string // a format of the package's name and base
+}
+
+// checkPackage judges every reference to l's package once it was looked
+// up (err), the same way for npm and PyPI.
+func checkPackage(l *lookup, err error, src packageSource, judge func(x ref) (rule, msg string)) {
+	for _, x := range l.refs {
+		var rule, msg string
+		switch {
+		case errors.Is(err, remote.ErrNotFound):
+			rule, msg = src.missingRule, fmt.Sprintf(src.missing, l.key, src.base)
+		case err != nil:
+			rule, msg = RuleRegistryUnreachable, fmt.Sprintf("%v: the %s could not be checked; run again when %s is reachable, or use %s with a mirror (--skip-urls skips network checks)", err, src.thing, src.base, src.flag)
+		default:
+			rule, msg = judge(x)
+		}
+		if rule != "" {
+			l.add(x, rule, x.pointer, msg)
+		}
 	}
 }
 
@@ -344,17 +364,9 @@ func (n *netChecks) checkPyPI(ctx context.Context, l *lookup) {
 		base = remote.DefaultPyPIURL
 	}
 	p, err := n.c.PyPIProject(ctx, l.key)
-	if err != nil {
-		for _, x := range l.refs {
-			if errors.Is(err, remote.ErrNotFound) {
-				l.add(x, RulePyPIPackageMissing, x.pointer, fmt.Sprintf("PyPI project %q does not exist on %s: check the name, or publish the project", l.key, base))
-			} else {
-				l.add(x, RuleRegistryUnreachable, x.pointer, fmt.Sprintf("%v: the project could not be checked; run again when %s is reachable, or use %s with a mirror (--skip-urls skips network checks)", err, base, "--pypi-url"))
-			}
-		}
-		return
-	}
-	for _, x := range l.refs {
+	src := packageSource{thing: "project", base: base, flag: "--pypi-url", missingRule: RulePyPIPackageMissing,
+		missing: "PyPI project %q does not exist on %s: check the name, or publish the project"}
+	checkPackage(l, err, src, func(x ref) (rule, msg string) {
 		files, found := pypiRelease(p, x.version)
 		latest := ""
 		if p.Info.Version != "" {
@@ -362,11 +374,12 @@ func (n *netChecks) checkPyPI(ctx context.Context, l *lookup) {
 		}
 		switch {
 		case !found:
-			l.add(x, RulePyPIVersionMissing, x.pointer, fmt.Sprintf("PyPI project %q has no release %q%s: pin a published release, or publish %s", l.key, x.version, latest, x.version))
+			return RulePyPIVersionMissing, fmt.Sprintf("PyPI project %q has no release %q%s: pin a published release, or publish %s", l.key, x.version, latest, x.version)
 		case len(files) == 0:
-			l.add(x, RulePyPIVersionMissing, x.pointer, fmt.Sprintf("PyPI release %s %s has no files, so uvx cannot install it%s: upload its files, or pin another release", l.key, x.version, latest))
+			return RulePyPIVersionMissing, fmt.Sprintf("PyPI release %s %s has no files, so uvx cannot install it%s: upload its files, or pin another release", l.key, x.version, latest)
 		}
-	}
+		return "", ""
+	})
 }
 
 // pypiRelease finds a release the way pip compares versions: "1.2" and

@@ -1,8 +1,6 @@
 package validate
 
 import (
-	"os"
-
 	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -49,6 +47,8 @@ type AgentResult struct {
 	index *jsonpos.Index
 	// declaredID: the manifest has a non-empty string id (ID is it).
 	declaredID bool
+	// idLine, idCol place "id" once a lean run dropped index.
+	idLine, idCol int
 }
 
 // FileResult is the verdict on a registry file that is not an agent:
@@ -79,42 +79,17 @@ type Report struct {
 
 	// Strict makes warnings count as errors (validate --strict).
 	Strict bool `json:"-"`
-
-	// A lean report (Options.Lean) keeps its agents in a temporary file
-	// and has no Agents; Each reads them back in order.
-	spill        *spill
-	spillName    string
-	spillRemoved bool
 }
 
 // Each calls fn with every agent of the report in order (sorted by id).
 // The result passed to fn is only valid during the call.
 func (r *Report) Each(fn func(*AgentResult) error) error {
-	if r.spill != nil {
-		return r.spill.each(r.Strict, fn)
-	}
 	for _, a := range r.Agents {
 		if err := fn(a); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// Close releases what a lean report holds (its temporary file); it is a
-// no-op for other reports.
-func (r *Report) Close() error {
-	if r == nil || r.spill == nil {
-		return nil
-	}
-	err := r.spill.f.Close()
-	if !r.spillRemoved {
-		if rerr := os.Remove(r.spillName); err == nil {
-			err = rerr
-		}
-	}
-	r.spill = nil
-	return err
 }
 
 // HasErrors reports whether the report fails the run: error-level problems,

@@ -15,7 +15,6 @@ func problemsOf(t *testing.T, root string, lean bool) (files []Problem, agents m
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rep.Close()
 	for _, f := range rep.Files {
 		files = append(files, f.Problems...)
 	}

@@ -43,10 +43,9 @@ type Options struct {
 	// A build uses it to write icons while the rest is still validated.
 	OnAgent func(*AgentResult)
 
-	// Lean, with SkipURLs, keeps no manifest or icon after an agent's
-	// checks and its problems on disk until the report is printed: memory
-	// stays flat whatever the registry's size. The report then has no
-	// Agents: read it with Report.Each, and Close it.
+	// Lean, with SkipURLs, keeps nothing of an agent after its checks
+	// but its id, folder and problems (no Manifest, no Icon): memory
+	// grows by a few hundred bytes an agent, not by its files.
 	Lean bool
 }
 
@@ -126,17 +125,6 @@ func (u *unit) place() *place {
 	return p
 }
 
-// show is the folder as reports name it.
-func (u *unit) show() string {
-	switch u.kind {
-	case unitScanned:
-		return showJoin(u.root.show, u.name)
-	case unitFolder:
-		return u.root.show
-	}
-	return path.Dir(u.root.show)
-}
-
 // Run validates the agents under paths (registry roots, agent folders or
 // agent.json files; DefaultPaths when empty). It returns an error only when
 // the input cannot be used at all (a path that cannot be read, an --agent
@@ -152,23 +140,20 @@ func Run(ctx context.Context, paths []string, opts Options) (*Report, error) {
 		return nil, err
 	}
 	variants := newVariantsCheck(paths)
-	// The lean run keeps no manifest; variants.json needs the patched ones.
-	if opts.Lean && opts.SkipURLs && variants == nil {
-		rep, err := runLean(ctx, paths, units, opts)
-		if err == nil {
-			addTreeSchemas(rep, trees)
-			addQuarantine(rep, paths)
-			addFeedSources(rep, paths)
-		}
-		return rep, err
-	}
+	// variants.json needs the manifests it patches.
+	lean := opts.Lean && opts.SkipURLs && variants == nil
 	results := make([]*AgentResult, len(units))
-	err = forEach(ctx, units, false, func(i int, r *AgentResult) {
-		results[i] = r
+	// Nothing keeps a lean run's file bytes once its result is lightened,
+	// unless OnAgent does.
+	err = forEach(ctx, units, lean && opts.OnAgent == nil, func(i int, r *AgentResult) {
 		variants.observe(r)
 		if opts.OnAgent != nil {
 			opts.OnAgent(r)
 		}
+		if lean {
+			r.lighten()
+		}
+		results[i] = r
 	})
 	if err != nil {
 		return nil, err
@@ -278,6 +263,34 @@ func forEach(ctx context.Context, units []unit, recycle bool, done func(int, *Ag
 	return nil
 }
 
+// lighten drops what a lean run does not keep of an agent once its own
+// checks are done: its manifest, icon and positions (all that remains to
+// place is its "id", for id-duplicate).
+func (r *AgentResult) lighten() {
+	for i := range r.Problems {
+		p := &r.Problems[i]
+		if p.Line == 0 && p.Pointer != "" && p.File == r.ManifestFile {
+			p.Line, p.Column = r.index.At(p.Pointer, false)
+		}
+	}
+	if r.declaredID {
+		r.idLine, r.idCol = r.index.At("/id", false)
+	}
+	r.Manifest, r.Icon, r.index = nil, nil, nil
+}
+
+// position places pointer in agent.json; a lightened result knows only
+// its "id".
+func (r *AgentResult) position(pointer string) (line, col int) {
+	if r.index == nil {
+		if pointer == "/id" {
+			return r.idLine, r.idCol
+		}
+		return 0, 0
+	}
+	return r.index.At(pointer, false)
+}
+
 // finish positions pointer-only problems, sorts, and counts.
 func finish(results []*AgentResult, strict bool) *Report {
 	rep := &Report{Agents: results, Strict: strict, Schemas: builtInSchemas}
@@ -285,7 +298,7 @@ func finish(results []*AgentResult, strict bool) *Report {
 		for i := range r.Problems {
 			p := &r.Problems[i]
 			if p.Line == 0 && p.Pointer != "" && p.File == r.ManifestFile {
-				p.Line, p.Column = r.index.At(p.Pointer, false)
+				p.Line, p.Column = r.position(p.Pointer)
 			}
 			if p.Severity == SeverityError {
 				rep.Summary.Errors++
@@ -469,8 +482,8 @@ func checkIcon(r *AgentResult, u *place, file, show string) {
 func checkDuplicates(results []*AgentResult) {
 	byID := map[string][]*AgentResult{}
 	for _, r := range results {
-		if r.Manifest != nil && r.Manifest.ID != "" {
-			byID[r.Manifest.ID] = append(byID[r.Manifest.ID], r)
+		if r.declaredID {
+			byID[r.ID] = append(byID[r.ID], r)
 		}
 	}
 	for id, rs := range byID {
@@ -485,7 +498,7 @@ func checkDuplicates(results []*AgentResult) {
 				}
 			}
 			sort.Strings(others)
-			line, col := r.index.At("/id", false)
+			line, col := r.position("/id")
 			r.Problems = append(r.Problems, Problem{File: r.ManifestFile, Line: line, Column: col, Pointer: "/id",
 				Rule: RuleIDDuplicate, Severity: SeverityError,
 				Message: fmt.Sprintf("id %q is also used by %s: ids must be unique; rename one", id, strings.Join(others, ", "))})

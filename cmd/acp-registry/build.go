@@ -96,7 +96,6 @@ func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, b
 		Schemas:  build.Schemas(),
 	})
 	if res != nil {
-		defer res.Report.Close()
 	}
 	if err != nil {
 		return buildFailure(s, f, res, err)

@@ -88,7 +88,6 @@ func runSite(ctx context.Context, s cli.Streams, args []string, f siteFlags) err
 	vo.Lean = true
 	res, err := site.Generate(ctx, site.Options{Root: root, Out: f.out, Matrix: mx, Validate: build.Validator(vo)})
 	if res != nil && res.Report != nil {
-		defer res.Report.Close()
 	}
 	if errors.Is(err, build.ErrProblems) || errors.Is(err, build.ErrVariants) {
 		return problemsExit(s, f.json, res.Report, err)

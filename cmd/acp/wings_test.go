@@ -27,10 +27,6 @@ func TestEditorWingLinksNoMaintainerPackage(t *testing.T) {
 		// The module no longer requires it (docs/decisions.md).
 		"github.com/mholt/archives", "github.com/klauspost/compress", "github.com/ulikunitz/xz",
 		"github.com/bodgit/sevenzip", "github.com/andybalholm/brotli", "expvar",
-		// Masterminds/semver compiles six regular expressions at init
-		// (0.2 ms of every start); registry reads versions and ranges as
-		// it does, compiling on first use (registry/semver.go).
-		"github.com/Masterminds/semver",
 	}
 	for _, dep := range strings.Fields(string(out)) {
 		for _, f := range forbidden {

@@ -116,27 +116,6 @@ func (c *Client) maxPerHost() int {
 	return DefaultMaxPerHost
 }
 
-func (c *Client) attempts() int {
-	if c.Attempts > 0 {
-		return c.Attempts
-	}
-	return DefaultAttempts
-}
-
-func (c *Client) backoff(attempt int) time.Duration {
-	if c.Backoff != nil {
-		return c.Backoff(attempt)
-	}
-	return time.Second << (attempt - 1)
-}
-
-func (c *Client) maxRetryAfter() time.Duration {
-	if c.MaxRetryAfter > 0 {
-		return c.MaxRetryAfter
-	}
-	return DefaultMaxRetryAfter
-}
-
 func (c *Client) userAgent() string {
 	if c.UserAgent != "" {
 		return c.UserAgent
@@ -361,22 +340,23 @@ func (c *Client) retry(ctx context.Context, rawURL string, trust Trust, try func
 	var resp *http.Response
 	var last error
 	tries := 0
-	err = c.policy().Do(ctx, func(i int) (bool, time.Duration, error) {
+	policy := c.policy()
+	err = policy.Do(ctx, func(i int) (bool, time.Duration, error) {
 		tries = i
 		r, err := try(u)
 		if err != nil {
 			last = &URLError{URL: rawURL, Err: err, Attempts: i, Timeout: c.timeout()}
-			if !retryable(ctx, err) || i >= c.attempts() {
+			if !retryable(ctx, err) || i >= policy.attempts() {
 				return false, 0, last
 			}
-			return true, c.backoff(i), last
+			return true, policy.backoff(i), last
 		}
 		if ok(r.StatusCode) {
 			resp = r
 			return false, 0, nil
 		}
 		status := r.StatusCode
-		delay, again := c.policy().Delay(r, i)
+		delay, again := policy.Delay(r, i)
 		drainClose(r.Body)
 		last = &URLError{URL: rawURL, Status: status, Attempts: i}
 		return again && ctx.Err() == nil, delay, last

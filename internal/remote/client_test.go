@@ -103,8 +103,9 @@ func TestCheckURLGivesUpAfterAttempts(t *testing.T) {
 
 func TestDefaultBackoff(t *testing.T) {
 	var c Client
-	if c.backoff(1) != time.Second || c.backoff(2) != 2*time.Second {
-		t.Errorf("default backoff = %v, %v; want 1s, 2s", c.backoff(1), c.backoff(2))
+	p := c.policy()
+	if p.backoff(1) != time.Second || p.backoff(2) != 2*time.Second || p.attempts() != 3 || p.maxWait() != 30*time.Second {
+		t.Errorf("default backoff = %v, %v, attempts %d, longest wait %v; want 1s, 2s, 3, 30s", p.backoff(1), p.backoff(2), p.attempts(), p.maxWait())
 	}
 }
 

@@ -157,7 +157,8 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// policy is the Client's retry policy.
+// policy is the Client's retry policy; what the Client leaves unset
+// takes Retry's defaults.
 func (c *Client) policy() Retry {
-	return Retry{Attempts: c.attempts(), Backoff: c.backoff, MaxWait: c.maxRetryAfter(), sleep: c.sleep}
+	return Retry{Attempts: c.Attempts, Backoff: c.Backoff, MaxWait: c.MaxRetryAfter, sleep: c.sleep}
 }

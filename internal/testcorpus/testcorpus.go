@@ -7,6 +7,7 @@ package testcorpus
 import (
 	"context"
 	"os"
+	"path"
 	"path/filepath"
 	"testing"
 
@@ -35,8 +36,12 @@ func ValidCopy(tb testing.TB) string {
 		if err := os.MkdirAll(filepath.Join(root, a.ID), 0o755); err != nil {
 			tb.Fatal(err)
 		}
+		// a.Path is the folder as reports show it (relative to the top of
+		// the corpus's git work tree, or to the current folder), not a
+		// path to open: the folder is read where the corpus is.
+		dir := filepath.Join(corpus, path.Base(a.Path))
 		for _, f := range []string{registry.ManifestFile, registry.IconFile} {
-			data, err := os.ReadFile(filepath.Join(a.Path, f))
+			data, err := os.ReadFile(filepath.Join(dir, f))
 			if err != nil {
 				tb.Fatal(err)
 			}

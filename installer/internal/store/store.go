@@ -293,8 +293,8 @@ func (s *Store) Installed(id string) ([]Receipt, error) {
 	return rs, nil
 }
 
-// NewerVersion orders by semver (numbers of any size); unparsable
-// versions sort after, by string.
+// NewerVersion orders by semver; unparsable versions (a part above
+// 2^53-1 included) sort after, by string.
 func NewerVersion(a, b string) bool {
 	c, ok := registry.CompareVersions(a, b)
 	_, okA := registry.CompareVersions(a, a)

@@ -45,12 +45,18 @@ func (f Files) Names() []string {
 	return names
 }
 
-// Render computes every output file from validated agents. It does not
-// touch the disk. schemas (file name -> content) are copied as they are,
+// Render computes every output file from validated agents, into memory
+// (the entries wait in the build's one store, an unlinked temporary
+// file). schemas (file name -> content) are copied as they are,
 // registry.schema.json widened for the variants' client-specific fields;
 // variants may be nil.
 func Render(agents []Agent, variants *validate.Variants, baseURL string, schemas map[string][]byte) (Files, error) {
-	c := newCollector(baseURL, variants, memoryStore())
+	store, err := newStore()
+	if err != nil {
+		return nil, err
+	}
+	defer store.close()
+	c := newCollector(baseURL, variants, store)
 	files := Files{}
 	for _, a := range agents {
 		id := a.Manifest.ID
@@ -79,10 +85,10 @@ func Render(agents []Agent, variants *validate.Variants, baseURL string, schemas
 }
 
 // collector renders each agent's entries once, as the agent is validated,
-// and keeps only those bytes, in an entryStore (a temporary file in a
-// build), plus a small record per agent and the manifest of an agent a
-// variant patches: a build's memory does not grow with the documents it
-// read, nor with the size of its indexes.
+// and keeps only those bytes, in an entryStore, plus a small record per
+// agent and the manifest of an agent a variant patches: a build's memory
+// does not grow with the documents it read, nor with the size of its
+// indexes.
 type collector struct {
 	base    string
 	vs      *validate.Variants
@@ -118,36 +124,35 @@ func newCollector(baseURL string, vs *validate.Variants, store *entryStore) *col
 	return c
 }
 
-// entryBufs hold an agent's entries while they are rendered.
-var entryBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
-
 func (c *collector) iconURL(id string) string { return c.base + "/" + id + ".svg" }
 
 // add renders an agent whose files are in dir; safe for concurrent use.
 func (c *collector) add(m *registry.Manifest, icon []byte) error {
-	bp := entryBufs.Get().(*[]byte)
-	defer entryBufs.Put(bp)
 	url := c.iconURL(m.ID)
-	b, _ := appendEntry((*bp)[:0], m, url, false)
+	e, _ := validate.IndexEntry(m, url, false)
+	b, err := encodeEntry(e)
+	if err != nil {
+		return err
+	}
 	// strings.Clone: the record must not keep alive whatever the
 	// manifest's strings were cut from.
 	r := entryRec{id: strings.Clone(m.ID), icon: icon, stable: int32(len(b))}
 	// Only a manifest with a preview can have it promoted.
 	if m.Preview != nil {
-		var promoted bool
-		if b, promoted = appendEntry(b, m, url, true); promoted {
-			r.preview = int32(len(b)) - r.stable
-		} else {
-			b = b[:r.stable]
+		if e, promoted := validate.IndexEntry(m, url, true); promoted {
+			p, err := encodeEntry(e)
+			if err != nil {
+				return err
+			}
+			r.preview = int32(len(p))
+			b = append(b, p...)
 		}
 	}
-	*bp = b
 	if c.patched[m.ID] {
 		r.m = m
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var err error
 	if r.off, err = c.store.append(b); err != nil {
 		return err
 	}

@@ -105,7 +105,6 @@ func generate(tb testing.TB, root, out string, mx *verify.Matrix) *Result {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	res.Report.Close()
 	return res
 }
 
