@@ -184,12 +184,17 @@ func SummaryLine(r *Report) string {
 			line += " (" + plural(aw, "warning") + ")"
 		}
 	default:
-		verb := "have"
-		if s.Invalid == 1 {
-			verb = "has"
+		// Agents with errors and agents with only warnings apart: "113
+		// have problems" after a list of mostly warnings reads as 113
+		// broken agents.
+		have := func(n int) string {
+			if n == 1 {
+				return "has"
+			}
+			return "have"
 		}
-		line = fmt.Sprintf("%d of %s %s problems: %s, %s", s.Invalid, plural(s.Agents, "agent"), verb,
-			plural(ae, "error"), plural(aw, "warning"))
+		line = fmt.Sprintf("%d of %s %s errors, %d %s only warnings: %s, %s", s.WithErrors, plural(s.Agents, "agent"), have(s.WithErrors),
+			s.WithOnlyWarnings, have(s.WithOnlyWarnings), plural(ae, "error"), plural(aw, "warning"))
 	}
 	for _, f := range files {
 		line += "; " + f

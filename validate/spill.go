@@ -147,6 +147,12 @@ func countRecs(recs []rec, strict bool) Summary {
 		if errs > 0 || (strict && warn > 0) {
 			sum.Invalid++
 		}
+		switch {
+		case errs > 0:
+			sum.WithErrors++
+		case warn > 0:
+			sum.WithOnlyWarnings++
+		}
 	}
 	sum.Agents = len(recs)
 	return sum
