@@ -91,6 +91,8 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("exit status %d, want %d", got, want)
 				}
 			},
+			// docjson HEADING: stdout has the shape of cli.md's example.
+			"docjson": cmdDocJSON,
 			// serve ok|corrupt|STATUS: what registry.json answers from now on.
 			"serve": func(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Value(serverKey).(*registryServer).setMode(args[0])
