@@ -134,7 +134,6 @@
     var s = status ? status.value : "";
     var by = sort.value;
     var shown = [];
-    var hidden = [];
     for (var i = 0; i < cards.length; i++) {
       var card = cards[i];
       var ok = matches(card, terms, platform.value, dist.value, s);
@@ -144,8 +143,6 @@
       if (ok) {
         shown.push({ card: card, pos: i, rank: terms.length ? rank(card, whole, terms) : 0,
           key: by === "id" ? card.getAttribute("data-agent-id") : by === "updated" ? card.getAttribute("data-updated") || "" : "" });
-      } else {
-        hidden.push(card);
       }
     }
     shown.sort(function (a, b) {
@@ -158,17 +155,18 @@
       }
       return a.pos - b.pos;
     });
-    var next = shown.map(function (x) {
-      return x.card;
-    }).concat(hidden);
-    // Move only the cards out of place: a search usually lifts a few
-    // cards to the top, and moving all 5,000 would restyle them all.
+    // Move only the shown cards that are out of place, and leave hidden
+    // cards wherever they are: a search usually lifts a few cards to the
+    // top, and moving thousands would restyle them all.
     var cursor = list.firstElementChild;
-    for (var k = 0; k < next.length; k++) {
-      if (next[k] === cursor) {
+    for (var k = 0; k < shown.length; k++) {
+      while (cursor && cursor.hidden) {
+        cursor = cursor.nextElementSibling;
+      }
+      if (shown[k].card === cursor) {
         cursor = cursor.nextElementSibling;
       } else {
-        list.insertBefore(next[k], cursor);
+        list.insertBefore(shown[k].card, cursor);
       }
     }
     count.textContent = shown.length === cards.length ? cards.length + " agents" : shown.length + " of " + cards.length + " agents";
