@@ -121,7 +121,7 @@ func TestRunTree(t *testing.T) {
 	if a := byID(t, rep, "empty"); !a.Valid || len(a.Problems) != 1 || a.Problems[0].Rule != RuleManifestMissing || a.Problems[0].Severity != SeverityWarning {
 		t.Errorf("empty: %+v", a.Problems)
 	}
-	if rep.Summary != (Summary{Agents: 4, Invalid: 2, Errors: rep.Summary.Errors, Warnings: 1}) || rep.Summary.Errors < 2 {
+	if rep.Summary != (Summary{Agents: 4, Invalid: 2, Errors: rep.Summary.Errors, Warnings: 1, WithErrors: 2, WithOnlyWarnings: 1}) || rep.Summary.Errors < 2 {
 		t.Errorf("summary %+v", rep.Summary)
 	}
 	if !rep.HasErrors() {
