@@ -154,8 +154,8 @@ func plural(n int, word string) string {
 
 // SummaryLine is the one-line verdict: "all 41 agents valid" or
 // "3 of 41 agents have errors, 1 has only warnings: 4 errors, 2 warnings",
-// and then, counted
-// apart, each registry file with problems ("; variants.json: 1 error").
+// and then, counted apart, each registry file with problems
+// ("; variants.json: 1 error").
 func SummaryLine(r *Report) string {
 	s := r.Summary
 	ae, aw := s.Errors, s.Warnings
