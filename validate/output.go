@@ -153,8 +153,9 @@ func plural(n int, word string) string {
 }
 
 // SummaryLine is the one-line verdict: "all 41 agents valid" or
-// "3 of 41 agents have problems: 4 errors, 2 warnings", and then, counted
-// apart, each registry file with problems ("; variants.json: 1 error").
+// "3 of 41 agents have errors, 1 has only warnings: 4 errors, 2 warnings",
+// and then, counted apart, each registry file with problems
+// ("; variants.json: 1 error").
 func SummaryLine(r *Report) string {
 	s := r.Summary
 	ae, aw := s.Errors, s.Warnings
@@ -184,12 +185,17 @@ func SummaryLine(r *Report) string {
 			line += " (" + plural(aw, "warning") + ")"
 		}
 	default:
-		verb := "have"
-		if s.Invalid == 1 {
-			verb = "has"
+		// Agents with errors and agents with only warnings apart: "113
+		// have problems" after a list of mostly warnings reads as 113
+		// broken agents.
+		have := func(n int) string {
+			if n == 1 {
+				return "has"
+			}
+			return "have"
 		}
-		line = fmt.Sprintf("%d of %s %s problems: %s, %s", s.Invalid, plural(s.Agents, "agent"), verb,
-			plural(ae, "error"), plural(aw, "warning"))
+		line = fmt.Sprintf("%d of %s %s errors, %d %s only warnings: %s, %s", s.WithErrors, plural(s.Agents, "agent"), have(s.WithErrors),
+			s.WithOnlyWarnings, have(s.WithOnlyWarnings), plural(ae, "error"), plural(aw, "warning"))
 	}
 	for _, f := range files {
 		line += "; " + f

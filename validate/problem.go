@@ -66,6 +66,11 @@ type Summary struct {
 	Invalid  int `json:"invalid"`
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
+
+	// For the summary line: agents with an error, and agents with
+	// warnings and no error (under --strict these are Invalid too).
+	WithErrors       int `json:"-"`
+	WithOnlyWarnings int `json:"-"`
 }
 
 // Report is the result of a validation run, agents sorted by id, then

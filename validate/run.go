@@ -314,6 +314,12 @@ func finish(results []*AgentResult, strict bool) *Report {
 		if !r.Valid {
 			rep.Summary.Invalid++
 		}
+		switch {
+		case hasSeverity(r.Problems, SeverityError):
+			rep.Summary.WithErrors++
+		case len(r.Problems) > 0:
+			rep.Summary.WithOnlyWarnings++
+		}
 	}
 	rep.Summary.Agents = len(results)
 	if rep.Agents == nil {

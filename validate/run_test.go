@@ -121,7 +121,7 @@ func TestRunTree(t *testing.T) {
 	if a := byID(t, rep, "empty"); !a.Valid || len(a.Problems) != 1 || a.Problems[0].Rule != RuleManifestMissing || a.Problems[0].Severity != SeverityWarning {
 		t.Errorf("empty: %+v", a.Problems)
 	}
-	if rep.Summary != (Summary{Agents: 4, Invalid: 2, Errors: rep.Summary.Errors, Warnings: 1}) || rep.Summary.Errors < 2 {
+	if rep.Summary != (Summary{Agents: 4, Invalid: 2, Errors: rep.Summary.Errors, Warnings: 1, WithErrors: 2, WithOnlyWarnings: 1}) || rep.Summary.Errors < 2 {
 		t.Errorf("summary %+v", rep.Summary)
 	}
 	if !rep.HasErrors() {
@@ -393,8 +393,9 @@ func TestSummaryLine(t *testing.T) {
 		{Summary{Agents: 41}, false, "all 41 agents valid"},
 		{Summary{Agents: 1}, false, "1 agent valid"},
 		{Summary{Agents: 41, Warnings: 2}, false, "all 41 agents valid (2 warnings)"},
-		{Summary{Agents: 41, Invalid: 3, Errors: 4, Warnings: 2}, false, "3 of 41 agents have problems: 4 errors, 2 warnings"},
-		{Summary{Agents: 41, Invalid: 1, Errors: 0, Warnings: 1}, true, "1 of 41 agents has problems: 0 errors, 1 warning (--strict counts warnings as errors)"},
+		{Summary{Agents: 41, Invalid: 3, Errors: 4, Warnings: 2, WithErrors: 3, WithOnlyWarnings: 1}, false, "3 of 41 agents have errors, 1 has only warnings: 4 errors, 2 warnings"},
+		{Summary{Agents: 145, Invalid: 18, Errors: 51, Warnings: 143, WithErrors: 18, WithOnlyWarnings: 95}, false, "18 of 145 agents have errors, 95 have only warnings: 51 errors, 143 warnings"},
+		{Summary{Agents: 41, Invalid: 1, Errors: 0, Warnings: 1, WithOnlyWarnings: 1}, true, "0 of 41 agents have errors, 1 has only warnings: 0 errors, 1 warning (--strict counts warnings as errors)"},
 		{Summary{}, false, "no agents found"},
 	}
 	for _, tt := range tests {

@@ -4,8 +4,10 @@
 #
 # Everything comes in through the environment, never through text pasted
 # into this script, so no input can become shell code:
-#   ACP_COMMAND     validate | build | verify
+#   ACP_COMMAND     validate | build | verify | matrix | site
 #   ACP_PATH        registry folder (default: the command's own default)
+#   ACP_OUT         --out, one argument (build, matrix, site)
+#   ACP_MATRIX      --matrix, one argument (site: the snapshot to show)
 #   ACP_SKIP_URLS   true | false
 #   ACP_STRICT      true | false
 #   ACP_ARGS        more arguments, split at whitespace (no quotes, globs or
@@ -43,9 +45,12 @@ note() { echo "acp-registry action: $*" >&2; }
 
 command=${ACP_COMMAND:-validate}
 case $command in
-validate | build | verify) ;;
-*) die 2 "input command must be validate, build or verify, not \"$command\"" ;;
+validate | build | verify | matrix | site) ;;
+*) die 2 "input command must be validate, build, verify, matrix or site, not \"$command\"" ;;
 esac
+if [ -n "${ACP_MATRIX:-}" ] && [ "$command" != site ]; then
+	die 2 "input matrix is the snapshot that command: site shows; drop it for command: $command"
+fi
 bool() { # name value: sets $flag to true or false
 	case $2 in
 	true | True | TRUE | yes | 1) flag=true ;;
@@ -226,6 +231,14 @@ fi
 if [ "$strict" = true ]; then
 	has --strict || die 2 "acp-registry $command has no --strict: drop strict"
 	args+=(--strict)
+fi
+if [ -n "${ACP_OUT:-}" ]; then
+	has --out || die 2 "acp-registry $command has no --out: drop out"
+	args+=(--out "$ACP_OUT")
+fi
+if [ -n "${ACP_MATRIX:-}" ]; then
+	has --matrix || die 2 "acp-registry $command has no --matrix: use a newer version"
+	args+=(--matrix "$ACP_MATRIX")
 fi
 args+=("${extra[@]}")
 [ -n "${ACP_PATH:-}" ] && args+=(-- "$ACP_PATH")

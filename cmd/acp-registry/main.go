@@ -25,7 +25,7 @@ const prog = "acp-registry"
 
 var program = cli.Program{
 	Name:  prog,
-	Short: "Validate, verify, build, update and publish an ACP agent registry",
+	Short: "Create (new), validate, build, verify, probe (matrix), update and publish an ACP agent registry, and write its catalog (site)",
 	Example: `  acp-registry new my-agent agents
   acp-registry validate
   acp-registry build --out dist`,

@@ -29,22 +29,30 @@ func newSiteCmd(s cli.Streams) *cobra.Command {
 		Long: `Validate the registry exactly as build does, then write a static catalog of
 its main index (the agents registry.json would hold) into --out:
 index.html with one card per agent (icon, name, version, description,
-distributions and platforms, license and links) and a search with filters
-(index.html?q=TERM applies it on load); agents/<id>.html with the agent's
-install and launch commands, its preview channel and, with --matrix (a
-protocol-matrix snapshot such as acp-registry matrix writes), its probe
-results; icons/<id>.svg, site.css, site.js and favicon.svg.
+distributions and platforms, license and links), a search that ranks id and
+name matches first, filters and a sort (index.html?q=TERM applies them on
+load); agents/<id>.html with the agent's install and launch commands, each
+with a copy button, and its preview channel; icons/<id>.svg, site.css,
+site.js, favicon.svg and .acp-registry-site, the mark of a catalog.
+
+With --matrix (a protocol-matrix snapshot such as acp-registry matrix
+writes) each card also shows the agent's latest result (works, needs
+sign-in, fails, not probed) with its date, the index filters by it, and the
+agent's page has its probe results.
 
 The pages load nothing from outside the folder and link relatively, so the
 folder works from file:// and from any static host. The folder is written
 beside --out and renamed into place; the same input gives the same bytes.
+An existing --out is replaced only when it is an earlier catalog (it holds
+.acp-registry-site and nothing a catalog does not write).
 
 REGISTRY defaults to ./agents if it exists, else the current folder.
 
 Exit status: 0 written, 3 validation found errors or variants.json is
 invalid (nothing written), 1 the output or --matrix could not be written or
 read, 2 bad usage (no --out, a REGISTRY without agents, or an --out that is
-the registry, the current folder, or a folder of other files).`,
+the registry, the current folder, or a folder whose replacement would
+delete a file that is not a catalog's: the message names it).`,
 		Example: `  acp-registry site --out site --skip-urls
   acp-registry site --out site --matrix .protocol-matrix/latest.json agents --json`,
 		Args: cobra.MaximumNArgs(1),

@@ -95,6 +95,8 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("exit status %d, want %d", got, want)
 				}
 			},
+			// docjson HEADING: stdout has the shape of cli.md's example.
+			"docjson": cmdDocJSON,
 			// serve ok|corrupt|STATUS: what registry.json answers from now on.
 			"serve": func(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Value(serverKey).(*registryServer).setMode(args[0])
@@ -255,6 +257,8 @@ func TestUsageMessages(t *testing.T) {
 		{"", []string{"list", "extra"}, "acp: list takes no arguments, got extra\n"},
 		{"", []string{"info", ""}, "acp: info needs one agent id, got an empty one\n"},
 		{"", []string{"install", "@1.0.0"}, "acp: install needs an agent id before @VERSION"},
+		{"", []string{"install", "claude-agent", "--version", "1.0.0"}, "acp: unknown flag: --version: name the version in the agent's id instead: acp install ID@VERSION"},
+		{"", []string{"install", "claude-agent", "--jsn"}, "acp: unknown flag: --jsn (did you mean --json?)"},
 		{"", []string{"search"}, "acp: search needs a term"},
 		{"", []string{"search", " "}, "acp: search needs a term"},
 		{"", []string{"upgrade"}, "acp: upgrade needs the agents to upgrade, or --all"},

@@ -130,6 +130,7 @@ func (r *registryServer) publish(version string) error {
 			map[string]any{
 				"id": "fake", "name": "Fake Agent", "version": version,
 				"description":  "A test agent that echoes its arguments",
+				"icon":         r.srv.URL + "/fake.svg",
 				"distribution": map[string]any{"binary": binary},
 			},
 			map[string]any{

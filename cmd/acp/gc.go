@@ -22,8 +22,10 @@ func newGCCmd(g *globalOpts) *cobra.Command {
 the previous one (kept for acp rollback, even with --force), and what
 interrupted installs and failed deletes left behind, and say what was
 removed, why, and how many bytes that freed. A version a running agent
-uses is kept (and said) unless --force. npm's and uv's download caches,
-shared by all agents, are not touched.`,
+uses is kept (and said) unless --force. The runtimes acp brought (Node.js
+and uv builds under its data folder) that no install uses any more are
+removed too; those an install uses are kept. npm's and uv's download
+caches, shared by all agents, are not touched.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			in, err := g.installer()

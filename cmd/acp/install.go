@@ -22,7 +22,8 @@ type installOpts struct {
 func newInstallCmd(g *globalOpts) *cobra.Command {
 	var o installOpts
 	cmd := &cobra.Command{
-		Use: "install ID[@VERSION] [--dist binary|npx|uvx] [--preview] [--force] [--json]",
+		Use:         "install ID[@VERSION] [--dist binary|npx|uvx] [--preview] [--force] [--json]",
+		Annotations: map[string]string{cli.FlagHint + "version": "name the version in the agent's id instead: acp install ID@VERSION"},
 		Example: `  acp install claude-agent
   acp install gemini --dist npx
   acp install "Claude Agent" --json`,

@@ -66,6 +66,9 @@ type agentRow struct {
 	Version       string          `json:"version"`
 	Description   string          `json:"description"`
 	Distributions []registry.Kind `json:"distributions"`
+	// Icon is the icon's URL as the registry gives it, "" when it names
+	// none: editors show it beside the name.
+	Icon string `json:"icon"`
 	// Installed is the version Resolve would launch, "" when none.
 	Installed string `json:"installed"`
 }
@@ -81,7 +84,7 @@ func rowFor(m *registry.Manifest, installed string) agentRow {
 	if kinds == nil {
 		kinds = []registry.Kind{}
 	}
-	return agentRow{ID: m.ID, Name: m.Name, Version: m.Version, Description: m.Description, Distributions: kinds, Installed: installed}
+	return agentRow{ID: m.ID, Name: m.Name, Version: m.Version, Description: m.Description, Distributions: kinds, Icon: m.Icon, Installed: installed}
 }
 
 // installedVersions maps agent ids to their current installed version.

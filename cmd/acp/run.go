@@ -25,7 +25,12 @@ func newRunCmd(g *globalOpts) *cobra.Command {
 		Long: `Launch an agent with the caller's stdin, stdout and stderr, installing
 it first if needed. ARGS after -- are appended to the agent's own args.
 acp exits with the agent's exit status. On Unix acp replaces itself with
-the agent, so the editor talks to the agent directly.`,
+the agent, so the editor talks to the agent directly.
+
+The agent speaks ACP: JSON-RPC 2.0 messages, one per line, on its stdin
+and stdout (its stderr is its log). acp run is the command an editor
+starts; typed at a terminal it waits for JSON. To see what an agent
+answers, use acp probe ID.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			n := cmd.ArgsLenAtDash()
 			if n < 0 {

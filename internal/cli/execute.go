@@ -5,9 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // Execute runs a cobra root and maps its outcome to an exit code. Flag and
@@ -36,7 +40,7 @@ type Options struct {
 // ExecuteWith is Execute with Options.
 func ExecuteWith(ctx context.Context, prog string, root *cobra.Command, stderr io.Writer, o Options) int {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &UsageError{Err: plainFlagError(err)}
+		return &UsageError{Err: suggestFlag(c, plainFlagError(err))}
 	})
 	cmd, err := root.ExecuteContextC(ctx)
 	var code int
@@ -84,6 +88,38 @@ func wantsJSON(cmd *cobra.Command, args []string) bool {
 		}
 	}
 	return false
+}
+
+// FlagHint prefixes a command annotation that answers a flag the command
+// does not have, e.g. Annotations[FlagHint+"version"] = "name the version
+// in the id: ID@VERSION" for people who expect --version.
+const FlagHint = "acp-flag-hint:"
+
+// suggestFlag adds "did you mean" to an unknown long flag, with the
+// command's flags (its own and inherited) that are a typo away or that the
+// word typed begins, as registry.Suggest judges closeness for agent ids.
+// (cobra suggests commands, never flags.)
+func suggestFlag(c *cobra.Command, err error) error {
+	var ne *pflag.NotExistError
+	if !errors.As(err, &ne) || !strings.HasPrefix(err.Error(), "unknown flag") {
+		return err
+	}
+	if hint := c.Annotations[FlagHint+ne.GetSpecifiedName()]; hint != "" {
+		return fmt.Errorf("%w: %s", err, hint)
+	}
+	var names []string
+	add := func(f *pflag.Flag) {
+		if !f.Hidden && !slices.Contains(names, f.Name) {
+			names = append(names, f.Name)
+		}
+	}
+	c.Flags().VisitAll(add)
+	c.InheritedFlags().VisitAll(add)
+	near := registry.Suggest(ne.GetSpecifiedName(), names, 3)
+	if len(near) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w (did you mean --%s?)", err, strings.Join(near, ", --"))
 }
 
 // plainFlagError words pflag's bad-value error, which ends with the

@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/spf13/pflag"
 )
@@ -32,3 +36,31 @@ func TestPlainFlagError(t *testing.T) {
 type nilWriter struct{}
 
 func (nilWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// An unknown flag a typo away from a real one (or the start of one) names
+// it; one near nothing gets no guess.
+func TestUnknownFlagSuggestsTheNearest(t *testing.T) {
+	for _, tc := range []struct{ arg, want string }{
+		{"--jsn", "unknown flag: --jsn (did you mean --json?)"},
+		{"--skip-url", "unknown flag: --skip-url (did you mean --skip-urls?)"},
+		{"--verbsoe", "unknown flag: --verbsoe (did you mean --verbose?)"}, // inherited
+		{"--zzz", "unknown flag: --zzz\n"},
+		{"--version=1.2.3", "unknown flag: --version: say ID@VERSION"},
+	} {
+		root := &cobra.Command{Use: "prog", SilenceErrors: true, SilenceUsage: true}
+		root.PersistentFlags().Bool("verbose", false, "")
+		sub := &cobra.Command{Use: "sub", RunE: func(*cobra.Command, []string) error { return nil },
+			Annotations: map[string]string{FlagHint + "version": "say ID@VERSION"}}
+		sub.Flags().Bool("json", false, "")
+		sub.Flags().Bool("skip-urls", false, "")
+		root.AddCommand(sub)
+		root.SetArgs([]string{"sub", tc.arg})
+		var stderr strings.Builder
+		if code := Execute(context.Background(), "prog", root, &stderr); code != ExitUsage {
+			t.Errorf("%s: exit %d, want %d", tc.arg, code, ExitUsage)
+		}
+		if !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%s: stderr %q, want %q", tc.arg, stderr.String(), tc.want)
+		}
+	}
+}

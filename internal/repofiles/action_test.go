@@ -3,6 +3,7 @@ package repofiles
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,7 +23,12 @@ import (
 // $FAKE_ARGS and exits with $FAKE_EXIT.
 const fakeRegistry = `#!/bin/sh
 if [ "$2" = "--help" ]; then
-	printf '  -h, --help              help for %s\n      --format string     output format\n      --skip-urls         skip network checks\n      --strict            count warnings as errors\n' "$1"
+	case $1 in
+	validate) printf '  -h, --help              help for %s\n      --format string     output format\n      --skip-urls         skip network checks\n      --strict            count warnings as errors\n' "$1" ;;
+	matrix) printf '  -h, --help              help for %s\n      --out string        folder\n' "$1" ;;
+	site) printf '  -h, --help              help for %s\n      --matrix string     snapshot\n      --out string        folder\n      --skip-urls         skip network checks\n' "$1" ;;
+	*) printf '  -h, --help              help for %s\n      --format string     output format\n      --skip-urls         skip network checks\n' "$1" ;;
+	esac
 	exit 0
 fi
 for a in "$@"; do printf '%s\n' "$a"; done > "$FAKE_ARGS"
@@ -176,6 +182,43 @@ func TestActionRunsCheckedReleaseWithInputsAsArguments(t *testing.T) {
 	}
 	if !strings.Contains(r.out, "sha256") || !strings.Contains(r.out, "checked") {
 		t.Errorf("the log does not say the checksum was checked:\n%s", r.out)
+	}
+}
+
+// command: matrix and command: site run with out and matrix as one
+// argument each, whatever they hold; matrix is refused for any other
+// command, and an input the command has no flag for is exit 2.
+func TestActionRunsMatrixAndSite(t *testing.T) {
+	srv := newReleaseServer(t, release("v1.2.3", ""))
+	base := map[string]string{"ACP_ACTION_REF": "v1.2.3", "ACP_ACTION_REPOSITORY": "owner/repo",
+		"ACP_RELEASES_URL": srv.URL + "/owner/repo/releases/download"}
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		code int
+		want []string
+	}{
+		{"matrix", map[string]string{"ACP_COMMAND": "matrix", "ACP_OUT": "protocol matrix", "ACP_PATH": "agents"}, 0,
+			[]string{"matrix", "--out", "protocol matrix", "--", "agents"}},
+		{"site", map[string]string{"ACP_COMMAND": "site", "ACP_OUT": "_site", "ACP_MATRIX": "m/$(x) latest.json", "ACP_SKIP_URLS": "true"}, 0,
+			[]string{"site", "--skip-urls", "--out", "_site", "--matrix", "m/$(x) latest.json"}},
+		{"matrix input for validate", map[string]string{"ACP_COMMAND": "validate", "ACP_MATRIX": "latest.json"}, 2, nil},
+		{"strict for site", map[string]string{"ACP_COMMAND": "site", "ACP_STRICT": "true"}, 2, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := maps.Clone(base)
+			maps.Copy(env, tc.env)
+			r := runAction(t, env)
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s", r.code, tc.code, r.out)
+			}
+			if !slices.Equal(r.args, tc.want) {
+				t.Errorf("acp-registry ran with %q, want %q", r.args, tc.want)
+			}
+			if tc.code != 0 && !strings.Contains(r.out, "::error") {
+				t.Errorf("no error annotation:\n%s", r.out)
+			}
+		})
 	}
 }
 

@@ -190,3 +190,51 @@ func exe() string {
 	}
 	return ""
 }
+
+// docs/catalog-workflow.yml is copied as it is into other registries: every
+// input it gives the action is one action.yml declares, and every command
+// it asks for is one run.sh runs (actionlint, in .ci/run, checks the rest).
+func TestCatalogWorkflowUsesTheActionAsDeclared(t *testing.T) {
+	var action struct {
+		Inputs map[string]any `yaml:"inputs"`
+	}
+	b, err := os.ReadFile(filepath.Join(Root(), "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &action); err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Uses string            `yaml:"uses"`
+				With map[string]string `yaml:"with"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	b, err = os.ReadFile(filepath.Join(Root(), "docs", "catalog-workflow.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatal(err)
+	}
+	commands := map[string]bool{}
+	for job, j := range wf.Jobs {
+		for _, s := range j.Steps {
+			if !strings.HasPrefix(s.Uses, "agentclientprotocol/acp-registry-go@") {
+				continue
+			}
+			for k := range s.With {
+				if _, ok := action.Inputs[k]; !ok {
+					t.Errorf("job %s gives the action input %q, which action.yml does not declare", job, k)
+				}
+			}
+			commands[s.With["command"]] = true
+		}
+	}
+	if !commands["matrix"] || !commands["site"] {
+		t.Errorf("the workflow runs the commands %v, want matrix and site", commands)
+	}
+}

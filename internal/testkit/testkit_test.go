@@ -44,3 +44,31 @@ func TestRequireCorpusFailsWhenCIRequiresIt(t *testing.T) {
 		}
 	}
 }
+
+// The shape check finds what a stale example gets wrong, and forgives
+// what may differ: values, nulls, a map's keys, array lengths.
+func TestJSONShapeDiff(t *testing.T) {
+	doc := `{"id": "x", "n": 1, "env": {}, "list": [{"a": true}], "maybe": null, "gone": "y"}`
+	real := `{"id": "z", "n": "1", "env": {"K": "v"}, "list": [{"a": false}, {"a": 1}, {"a": true, "b": 2}], "maybe": [1], "new": 3}`
+	got := JSONShapeDiff([]byte(doc), []byte(real))
+	want := []string{
+		"$.gone: documented, not printed",
+		"$.list[1].a: documented as bool, printed as number",
+		"$.list[2].b: printed, not documented",
+		"$.n: documented as number, printed as string",
+		"$.new: printed, not documented",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if d := JSONShapeDiff([]byte(doc), []byte(doc)); len(d) != 0 {
+		t.Errorf("an output differs from itself: %v", d)
+	}
+	md := "# T\n\n### `acp x --json`\n\nText.\n\n```json\n{\"a\": 1}\n```\n\n### `acp y --json`\n\n```json\n[]\n```\n"
+	if ex, err := DocJSONExample(md, "### `acp x --json`"); err != nil || ex != `{"a": 1}` {
+		t.Errorf("example of x: %q, %v", ex, err)
+	}
+	if _, err := DocJSONExample(md, "### `acp z --json`"); err == nil {
+		t.Error("a missing heading has an example")
+	}
+}

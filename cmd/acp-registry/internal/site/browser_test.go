@@ -169,9 +169,10 @@ func saveScreenshot(tb testing.TB, b *browser, name string, full bool) {
 		dir = tb.TempDir()
 	}
 	// Icons on screen load lazily, after the load event: wait for them.
-	icons := `Promise.all(Array.from(document.images).filter(i => !i.complete && i.getBoundingClientRect().top < innerHeight)
-		.map(i => new Promise(done => { i.onload = done; i.onerror = done; }))).then(() => true)`
-	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](icons, chromedp.EvalAwaitPromise)); err != nil {
+	// Polled, since where a card lies changes as the cards around it are
+	// laid out (content-visibility), and with it which icons load.
+	icons := `Array.from(document.images).every(i => i.complete || i.getBoundingClientRect().top >= innerHeight)`
+	if _, err := chromedp.Run(b.ctx, chromedp.Poll[bool](icons)); err != nil {
 		tb.Fatalf("screenshot %s: wait for the icons: %v", name, err)
 	}
 	shot := chromedp.CaptureScreenshot()

@@ -131,3 +131,12 @@ func genTree(tb testing.TB, n int) string {
 	}
 	return out
 }
+
+// byName are the ids in the index's order: by name ignoring case, then id.
+func byName(ms map[string]registry.Manifest) []string {
+	ids := sortedKeys(ms)
+	sort.SliceStable(ids, func(i, j int) bool {
+		return strings.ToLower(ms[ids[i]].Name) < strings.ToLower(ms[ids[j]].Name)
+	})
+	return ids
+}

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"html/template"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/build"
 	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/verify"
@@ -42,7 +44,7 @@ func render(cat *catalog, mx *verify.Matrix) (build.Files, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := build.Files{}
+	files := build.Files{Marker: []byte(markerText)}
 	for _, name := range staticFiles {
 		data, err := assets.ReadFile("assets/" + name)
 		if err != nil {
@@ -51,6 +53,7 @@ func render(cat *catalog, mx *verify.Matrix) (build.Files, error) {
 		files[name] = data
 	}
 	rows := matrixRows(mx)
+	verdicts := matrixVerdicts(mx)
 	cards := make([]card, len(cat.agents))
 	pages := make([][]byte, len(cat.agents))
 	errs := make([]error, len(cat.agents))
@@ -63,7 +66,7 @@ func render(cat *catalog, mx *verify.Matrix) (build.Files, error) {
 			var buf bytes.Buffer
 			for i := w; i < len(cat.agents); i += workers {
 				m := &cat.agents[i]
-				cards[i] = newCard(m)
+				cards[i] = newCard(m, verdicts)
 				p := page{Card: cards[i], Install: installs(m, false), Matrix: rows[m.ID], MatrixDate: matrixDate(mx)}
 				if pre := cat.preview[m.ID]; pre != nil {
 					p.Preview = &preview{Version: pre.Version, Install: installs(pre, true)}
@@ -84,7 +87,7 @@ func render(cat *catalog, mx *verify.Matrix) (build.Files, error) {
 		files["icons/"+m.ID+".svg"] = cat.icons[m.ID]
 	}
 	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "index.html", newIndex(cards)); err != nil {
+	if err := t.ExecuteTemplate(&buf, "index.html", newIndex(cards, mx)); err != nil {
 		return nil, fmt.Errorf("render index.html: %w", err)
 	}
 	files["index.html"] = buf.Bytes()
@@ -100,10 +103,19 @@ type card struct {
 	Authors                        []string
 	Dists                          []string // distribution kinds, in clients' order
 	Platforms                      []string // binary targets, sorted
+	PlatformNames                  []string // the same in words
 	Search                         string   // what the search matches, lowercased
+	NameKey                        string   // the name, lowercased: search ranks it and sorts by it
+
+	// With a protocol matrix: the agent's verdict, its label, the date of
+	// the probe, the version probed when it is not Version, and the date
+	// the matrix first saw Version (Updated; "" when unknown).
+	Verdict, VerdictLabel   string
+	ProbedAt, ProbedVersion string
+	Updated                 string
 }
 
-func newCard(m *registry.Manifest) card {
+func newCard(m *registry.Manifest, verdicts *snapshotRows) card {
 	c := card{ID: m.ID, Name: m.Name, Version: m.Version, Description: m.Description,
 		License: m.License, LicenseURL: m.LicenseURL, Website: m.Website, Repository: m.Repository, Authors: m.Authors}
 	for _, k := range kinds(m.Distribution) {
@@ -111,9 +123,82 @@ func newCard(m *registry.Manifest) card {
 	}
 	for _, p := range registry.SortedPlatforms(m.Distribution.Binary) {
 		c.Platforms = append(c.Platforms, string(p))
+		c.PlatformNames = append(c.PlatformNames, platformName(p))
 	}
 	c.Search = strings.ToLower(strings.Join([]string{m.ID, m.Name, m.Description}, "\n"))
+	c.NameKey = strings.ToLower(m.Name)
+	if verdicts == nil {
+		return c
+	}
+	v := verify.VerdictNotProbed
+	if r := verdicts.rows[m.ID]; r != nil {
+		v = r.Verdict()
+		// A row without its own time stamp (a version-1 snapshot) is
+		// from the snapshot's day.
+		if c.ProbedAt = day(r.ProbedAt); c.ProbedAt == "" {
+			c.ProbedAt = day(verdicts.date)
+		}
+		if r.RegistryVersion != m.Version {
+			c.ProbedVersion = r.RegistryVersion
+		} else {
+			// A row is reused while its version is unchanged, so its
+			// probedAt is the first daily run that saw this version.
+			c.Updated = c.ProbedAt
+		}
+	}
+	c.Verdict, c.VerdictLabel = string(v), verdictLabels[v]
 	return c
+}
+
+// verdictLabels are the verdicts in words, in the status filter's order.
+var verdictLabels = map[verify.Verdict]string{
+	verify.VerdictWorks: "works", verify.VerdictSignIn: "needs sign-in",
+	verify.VerdictFails: "fails", verify.VerdictNotProbed: "not probed",
+}
+
+var verdictOrder = []verify.Verdict{verify.VerdictWorks, verify.VerdictSignIn, verify.VerdictFails, verify.VerdictNotProbed}
+
+// day is the date of an RFC 3339 time stamp, or "" when s is not one.
+func day(s string) string {
+	if len(s) < 10 {
+		return ""
+	}
+	if _, err := time.Parse(time.DateOnly, s[:10]); err != nil {
+		return ""
+	}
+	return s[:10]
+}
+
+// platformNames are the binary targets as people name them.
+var platformNames = map[registry.Platform]string{
+	"darwin-aarch64": "macOS Apple silicon", "darwin-x86_64": "macOS Intel",
+	"linux-aarch64": "Linux ARM64", "linux-x86_64": "Linux x64",
+	"windows-aarch64": "Windows ARM64", "windows-x86_64": "Windows x64",
+}
+
+func platformName(p registry.Platform) string {
+	if n := platformNames[p]; n != "" {
+		return n
+	}
+	return string(p)
+}
+
+// snapshotRows are a snapshot's rows by agent id, and its date.
+type snapshotRows struct {
+	date string
+	rows map[string]*verify.MatrixRow
+}
+
+// matrixVerdicts indexes a snapshot's rows; nil without one.
+func matrixVerdicts(mx *verify.Matrix) *snapshotRows {
+	if mx == nil {
+		return nil
+	}
+	s := &snapshotRows{date: mx.Date, rows: make(map[string]*verify.MatrixRow, len(mx.Agents))}
+	for i := range mx.Agents {
+		s.rows[mx.Agents[i].ID] = &mx.Agents[i]
+	}
+	return s
 }
 
 func kinds(d registry.Distribution) []registry.Kind {
@@ -132,22 +217,47 @@ func kinds(d registry.Distribution) []registry.Kind {
 
 // index is what index.html shows.
 type index struct {
-	Cards     []card
-	Platforms []string // every binary target of the index, for the filter
+	Cards     []card   // by name, ignoring case, then id
+	Platforms []option // every binary target of the index, for the filter
 	Dists     []string
+	// With a protocol matrix: its date and the status filter's choices;
+	// Updated when some card has an Updated date to sort by.
+	MatrixDate string
+	Verdicts   []option
+	Updated    bool
 }
 
-func newIndex(cards []card) index {
+// option is a <select>'s choice: the value the address carries, and its
+// words.
+type option struct{ Value, Label string }
+
+func newIndex(cards []card, mx *verify.Matrix) index {
 	seen := map[string]bool{}
 	for _, c := range cards {
 		for _, p := range c.Platforms {
 			seen[p] = true
 		}
 	}
-	x := index{Cards: cards}
+	x := index{Cards: slices.Clone(cards)}
+	sort.SliceStable(x.Cards, func(i, j int) bool {
+		a, b := &x.Cards[i], &x.Cards[j]
+		if a.NameKey != b.NameKey {
+			return a.NameKey < b.NameKey
+		}
+		return a.ID < b.ID
+	})
 	for _, p := range registry.Platforms {
 		if seen[string(p)] {
-			x.Platforms = append(x.Platforms, string(p))
+			x.Platforms = append(x.Platforms, option{string(p), platformName(p)})
+		}
+	}
+	if mx != nil {
+		x.MatrixDate = mx.Date
+		for _, v := range verdictOrder {
+			x.Verdicts = append(x.Verdicts, option{string(v), verdictLabels[v]})
+		}
+		for _, c := range cards {
+			x.Updated = x.Updated || c.Updated != ""
 		}
 	}
 	for _, k := range registry.Kinds {
@@ -187,8 +297,8 @@ type command struct {
 
 // target is one platform's archive.
 type target struct {
-	Platform, Archive, SHA256, Line string
-	Env                             []string
+	Platform, PlatformName, Archive, SHA256, Line string
+	Env                                           []string
 }
 
 func installs(m *registry.Manifest, preview bool) install {
@@ -216,7 +326,7 @@ func installs(m *registry.Manifest, preview bool) install {
 	}
 	for _, plat := range registry.SortedPlatforms(d.Binary) {
 		t := d.Binary[plat]
-		in.Targets = append(in.Targets, target{Platform: string(plat), Archive: t.Archive, SHA256: t.SHA256,
+		in.Targets = append(in.Targets, target{Platform: string(plat), PlatformName: platformName(plat), Archive: t.Archive, SHA256: t.SHA256,
 			Line: launch.Quote(append([]string{t.Cmd}, t.Args...)), Env: envList(t.Env)})
 	}
 	return in

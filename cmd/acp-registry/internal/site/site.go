@@ -6,8 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/build"
@@ -16,9 +20,14 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
 
-// Marker is the file every catalog holds: an --out folder that has it is
-// an earlier catalog, which may be replaced.
-const Marker = "index.html"
+// Marker is the file Generate writes into every catalog: an --out folder
+// that has it, and nothing but a catalog's files, is an earlier catalog,
+// which may be replaced. (index.html alone proves nothing: a hand-made
+// site has one too.)
+const Marker = ".acp-registry-site"
+
+// markerText says what the marker is to whoever opens the folder.
+const markerText = "This folder is a catalog written by `acp-registry site`; the next run replaces it as a whole.\n"
 
 // Options configure Generate.
 type Options struct {
@@ -50,7 +59,7 @@ func Generate(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Validate == nil {
 		return nil, errors.New("site: no validator configured")
 	}
-	if err := build.CheckOut(opts.Root, opts.Out, Marker); err != nil {
+	if err := checkOut(opts.Root, opts.Out); err != nil {
 		return nil, fmt.Errorf("site %s: %w", opts.Root, err)
 	}
 	res := &Result{Out: opts.Out}
@@ -69,6 +78,76 @@ func Generate(ctx context.Context, opts Options) (*Result, error) {
 	res.Agents = len(cat.agents)
 	res.Files = files.Names()
 	return res, nil
+}
+
+// checkOut refuses an --out whose replacement would lose a file that no
+// catalog wrote: the registry or the current folder (build's checks), a
+// folder without Marker, or an earlier catalog that someone added a file
+// to. The error names the file.
+func checkOut(root, out string) error {
+	// "." exists in every folder: build's check of the registry and the
+	// current folder only; the rest is the catalog's own.
+	if err := build.CheckOut(root, out, "."); err != nil {
+		return err
+	}
+	st, err := os.Lstat(out)
+	if err != nil || !st.IsDir() {
+		return nil // missing, or not a folder (WriteDir says so)
+	}
+	_, err = os.Lstat(filepath.Join(out, Marker))
+	catalog := err == nil
+	// The file named: one a catalog would not have written, else (a
+	// folder without Marker) the first.
+	var lost, first string
+	err = filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(out, p)
+		rel = filepath.ToSlash(rel)
+		if rel == "." || (d.IsDir() && (rel == "agents" || rel == "icons")) {
+			return nil
+		}
+		if !isCatalogFile(rel, d) {
+			lost = rel
+			return fs.SkipAll
+		}
+		if first == "" && !catalog {
+			first = rel
+		}
+		return nil
+	})
+	if lost == "" {
+		lost = first
+	}
+	if err != nil {
+		return fmt.Errorf("%w: --out %s: %v", build.ErrOut, out, err)
+	}
+	switch {
+	case lost == "":
+		return nil
+	case !catalog:
+		return fmt.Errorf("%w: --out %s is not a catalog that acp-registry site wrote (it has no %s), and replacing it would delete %s: remove the folder or choose another --out", build.ErrOut, out, Marker, filepath.Join(out, filepath.FromSlash(lost)))
+	default:
+		return fmt.Errorf("%w: --out %s is an earlier catalog, but %s is no part of one and replacing the folder would delete it: move it elsewhere or choose another --out", build.ErrOut, out, filepath.Join(out, filepath.FromSlash(lost)))
+	}
+}
+
+// isCatalogFile: rel (slash-separated, below --out) is a name that
+// Generate writes, as a regular file.
+func isCatalogFile(rel string, d fs.DirEntry) bool {
+	if !d.Type().IsRegular() {
+		return false
+	}
+	switch dir, name := path.Split(rel); dir {
+	case "":
+		return name == Marker || name == "index.html" || slices.Contains(staticFiles, name)
+	case "agents/":
+		return strings.HasSuffix(name, ".html")
+	case "icons/":
+		return strings.HasSuffix(name, ".svg")
+	}
+	return false
 }
 
 // catalog is what the pages show: the main index's agents, sorted by id,

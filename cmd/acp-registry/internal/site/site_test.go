@@ -65,7 +65,7 @@ func TestGenerateWritesEveryAgent(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "site")
 	res := generate(t, root, out, nil)
 	tree := readTree(t, out)
-	expect := []string{"favicon.svg", "index.html", "site.css", "site.js"}
+	expect := []string{Marker, "favicon.svg", "index.html", "site.css", "site.js"}
 	for id := range want {
 		expect = append(expect, "agents/"+id+".html", "icons/"+id+".svg")
 		icon, err := os.ReadFile(filepath.Join(root, id, registry.IconFile))

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/spf13/cobra"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
+)
+
+// cliDoc is docs/cli.md, the contract the JSON examples are in.
+func cliDoc() (string, error) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
+	return string(b), err
+}
+
+// cmdDocJSON is the script command `docjson HEADING`: the last command's
+// stdout has the shape of the JSON example under HEADING in cli.md.
+func cmdDocJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: docjson HEADING")
+	}
+	doc, err := cliDoc()
+	ts.Check(err)
+	example, err := testkit.DocJSONExample(doc, args[0])
+	if err != nil {
+		ts.Fatalf("docs/cli.md: %v", err)
+	}
+	diffs := testkit.JSONShapeDiff([]byte(example), []byte(ts.ReadFile("stdout")))
+	if len(diffs) > 0 {
+		ts.Fatalf("docs/cli.md's example under %s does not have the output's shape:\n%s", args[0], strings.Join(diffs, "\n"))
+	}
+}
+
+// Every acp command that prints JSON has an example in cli.md, which
+// testdata/script/json_docs.txtar checks against the command's output.
+func TestEveryJSONCommandIsDocumented(t *testing.T) {
+	doc, err := cliDoc()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := os.ReadFile(filepath.Join("testdata", "script", "json_docs.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := &cobra.Command{Use: "acp"}
+	program.Setup(root, cli.Streams{In: strings.NewReader(""), Out: &strings.Builder{}, Err: &strings.Builder{}})
+	n := 0
+	for _, c := range root.Commands() {
+		if c.Flags().Lookup("json") == nil {
+			continue
+		}
+		n++
+		heading := regexp.MustCompile("(?m)^### `acp " + regexp.QuoteMeta(c.Name()) + "[^`\n]*--json`").FindString(doc)
+		if heading == "" {
+			t.Errorf("acp %s has --json, and docs/cli.md no heading \"### `acp %s … --json`\" with its example", c.Name(), c.Name())
+			continue
+		}
+		if _, err := testkit.DocJSONExample(doc, heading); err != nil {
+			t.Errorf("docs/cli.md: %v", err)
+		}
+		if !strings.Contains(string(script), "docjson '"+heading+"'") {
+			t.Errorf("json_docs.txtar does not check acp %s's example (docjson '%s')", c.Name(), heading)
+		}
+	}
+	if n < 10 {
+		t.Errorf("only %d commands with --json: the test looks at the wrong tree", n)
+	}
+}

@@ -1,0 +1,113 @@
+package testkit
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// DocJSONExample is the first ```json block after the heading line that
+// starts with heading (e.g. "### `acp list --json`") in the Markdown md,
+// before the next heading of any level.
+func DocJSONExample(md, heading string) (string, error) {
+	i := strings.Index(md, "\n"+heading)
+	if i < 0 {
+		return "", fmt.Errorf("no heading %q", heading)
+	}
+	rest := md[i+1+len(heading):]
+	if j := strings.Index(rest, "\n#"); j >= 0 {
+		rest = rest[:j]
+	}
+	_, block, ok := strings.Cut(rest, "\n```json\n")
+	if !ok {
+		return "", fmt.Errorf("%q has no ```json example", heading)
+	}
+	block, _, _ = strings.Cut(block, "\n```")
+	return block, nil
+}
+
+// JSONShapeDiff compares a documented JSON example with a real output,
+// by shape: the same keys at every level, both ways, with values of the
+// same kind (string, number, bool, object, array). null on either side
+// matches anything (a field that may be null), an empty object in the
+// example any object (a map whose keys are data, such as env), and each
+// element of a real array is compared with the example's first element.
+// It returns one line per difference, naming the path.
+func JSONShapeDiff(doc, real []byte) []string {
+	var d, r any
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return []string{"the example is not JSON: " + err.Error()}
+	}
+	if err := json.Unmarshal(real, &r); err != nil {
+		return []string{"the output is not JSON: " + err.Error()}
+	}
+	var out []string
+	shape(d, r, "$", &out)
+	return out
+}
+
+func kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "bool"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func shape(d, r any, path string, out *[]string) {
+	if d == nil || r == nil {
+		return
+	}
+	if kind(d) != kind(r) {
+		*out = append(*out, fmt.Sprintf("%s: documented as %s, printed as %s", path, kind(d), kind(r)))
+		return
+	}
+	switch d := d.(type) {
+	case map[string]any:
+		r := r.(map[string]any)
+		if len(d) == 0 {
+			return
+		}
+		keys := make([]string, 0, len(d)+len(r))
+		for k := range d {
+			keys = append(keys, k)
+		}
+		for k := range r {
+			if _, ok := d[k]; !ok {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			dv, inDoc := d[k]
+			rv, inReal := r[k]
+			switch {
+			case !inReal:
+				*out = append(*out, fmt.Sprintf("%s.%s: documented, not printed", path, k))
+			case !inDoc:
+				*out = append(*out, fmt.Sprintf("%s.%s: printed, not documented", path, k))
+			default:
+				shape(dv, rv, path+"."+k, out)
+			}
+		}
+	case []any:
+		r := r.([]any)
+		if len(d) == 0 {
+			return
+		}
+		for i, e := range r {
+			shape(d[0], e, fmt.Sprintf("%s[%d]", path, i), out)
+		}
+	}
+}
