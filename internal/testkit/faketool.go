@@ -85,7 +85,7 @@ func (f FakeTool) Put(t testing.TB, path string) string {
 	return path
 }
 
-// put links or copies self to path and writes the tool's description
+// put places self at path (linkOrCopy) and writes the tool's description
 // beside it.
 func (f FakeTool) put(self, path string) error {
 	data, err := json.Marshal(f)
@@ -95,10 +95,8 @@ func (f FakeTool) put(self, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	if os.Link(self, path) != nil {
-		if err := copyFile(self, path); err != nil {
-			return err
-		}
+	if err := linkOrCopy(self, path); err != nil {
+		return err
 	}
 	return os.WriteFile(describedAt(path), data, 0o644)
 }
@@ -287,4 +285,14 @@ func copyFile(from, to string) error {
 		return err
 	}
 	return os.WriteFile(to, data, fs.FileMode(0o755))
+}
+
+// linkOrCopy puts the running test binary self at path: a hard link where
+// that is cheap and harmless, a copy on Windows, where a file linked to a
+// running program cannot be deleted (t.TempDir's cleanup then fails).
+func linkOrCopy(self, path string) error {
+	if runtime.GOOS != "windows" && os.Link(self, path) == nil {
+		return nil
+	}
+	return copyFile(self, path)
 }
