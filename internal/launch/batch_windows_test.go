@@ -8,10 +8,23 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"unsafe"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
+
+// Re-run as the program a .cmd runs, this test binary prints its command
+// line as it got it: the test reads it back with the C runtime's rules
+// (argvParse), as node.exe, which npm's .cmd files run, does. (Go's own
+// os.Args reads "" inside quotes by the rule before 2008.)
+func init() {
+	if os.Getenv("ACP_ECHO_CMDLINE") == "1" {
+		_ = json.NewEncoder(os.Stdout).Encode(map[string]string{"line": syscall.UTF16ToString((*[1 << 20]uint16)(unsafe.Pointer(syscall.GetCommandLine()))[:])})
+		os.Exit(0)
+	}
+}
 
 // batchAgent is a .cmd file, as npm writes for an agent's bin, that runs
 // the echo program (this test binary) with its own arguments (%*).
@@ -39,7 +52,7 @@ func TestBatchAgentGetsHostileArgumentsVerbatim(t *testing.T) {
 				testkit.SkipUnderWine(t, "does not expand the empty substring %cd:~,% as cmd.exe does")
 			}
 			c := exec.Command(script, arg, "end")
-			c.Env = append(os.Environ(), "ACP_ECHO_ARGV=1")
+			c.Env = append(os.Environ(), "ACP_ECHO_CMDLINE=1")
 			var out strings.Builder
 			c.Stdout, c.Stderr = &out, &out
 			untie, err := StartTied(c)
@@ -48,12 +61,12 @@ func TestBatchAgentGetsHostileArgumentsVerbatim(t *testing.T) {
 			}
 			err = c.Wait()
 			untie()
-			var got struct{ Args []string }
+			var got struct{ Line string }
 			if err != nil || json.Unmarshal([]byte(out.String()), &got) != nil {
 				t.Fatalf("%v\n%s", err, out.String())
 			}
-			if want := []string{arg, "end"}; !slices.Equal(got.Args, want) {
-				t.Errorf("the agent got %q, want %q\n%s", got.Args, want, out.String())
+			if args, want := argvParse(got.Line)[1:], []string{arg, "end"}; !slices.Equal(args, want) {
+				t.Errorf("the agent got %q, want %q\n%s", args, want, got.Line)
 			}
 		})
 	}

@@ -26,9 +26,13 @@ func argvParse(s string) []string {
 			}
 			if i < len(s) && s[i] == '"' {
 				cur.WriteString(strings.Repeat(`\`, n/2))
-				if n%2 == 1 {
+				switch {
+				case n%2 == 1:
 					cur.WriteByte('"')
-				} else {
+				case inQuote && i+1 < len(s) && s[i+1] == '"': // "" inside quotes, as below
+					cur.WriteByte('"')
+					i++
+				default:
 					inQuote = !inQuote
 				}
 				have = true

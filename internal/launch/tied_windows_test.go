@@ -3,6 +3,7 @@ package launch
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -33,10 +34,10 @@ func init() {
 		os.Exit(2)
 	}
 	fmt.Println(in != 0, ping.Process.Pid)
-	if os.Getenv("ACP_TEST_TIED_EXIT") == "1" {
-		os.Exit(0)
+	if os.Getenv("ACP_TEST_TIED_EXIT") != "1" {
+		_, _ = io.Copy(io.Discard, os.Stdin) // until killed: the test holds the pipe
 	}
-	select {} // until killed
+	os.Exit(0)
 }
 
 // startTiedAgent starts the tied agent with StartTied and returns what it
@@ -81,12 +82,13 @@ func TestStartTiedEndsTheAgentWithItsLauncher(t *testing.T) {
 	if os.Getenv("ACP_TEST_TIED") == "holder" {
 		agent := exec.Command(os.Args[0])
 		agent.Env = append(os.Environ(), "ACP_TEST_TIED_AGENT=1")
-		agent.Stdout = os.Stdout
+		agent.Stdin, agent.Stdout = os.Stdin, os.Stdout
 		if _, err := StartTied(agent); err != nil {
 			fmt.Println("error", err)
 			os.Exit(2)
 		}
-		select {} // until killed
+		_, _ = io.Copy(io.Discard, os.Stdin) // until killed: the test holds the pipe
+		os.Exit(0)
 	}
 	holder := exec.Command(os.Args[0], "-test.run=^TestStartTiedEndsTheAgentWithItsLauncher$")
 	holder.Env = append(os.Environ(), "ACP_TEST_TIED=holder")
@@ -94,6 +96,11 @@ func TestStartTiedEndsTheAgentWithItsLauncher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	in, err := holder.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
 	if err := holder.Start(); err != nil {
 		t.Fatal(err)
 	}
