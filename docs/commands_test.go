@@ -121,9 +121,7 @@ func undocumentedCommands(progs map[string]map[string][]string, md string) []str
 // programs builds both programs and reads every command and flag from
 // their help.
 func programs(t *testing.T) map[string]map[string][]string {
-	if _, err := exec.LookPath("go"); err != nil {
-		testkit.SkipUnderWine(t, "has no go.exe in its prefix")
-	}
+	testkit.SkipUnderWineWithout(t, "go")
 	if testing.Short() {
 		t.Skip("builds both programs")
 	}

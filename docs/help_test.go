@@ -12,9 +12,7 @@ import (
 // builtHelp builds both programs and returns every help text: "" for the
 // program's own, else the command's name (cobra's completion included).
 func builtHelp(t *testing.T) map[string]map[string]string {
-	if _, err := exec.LookPath("go"); err != nil {
-		testkit.SkipUnderWine(t, "has no go.exe in its prefix")
-	}
+	testkit.SkipUnderWineWithout(t, "go")
 	if testing.Short() {
 		t.Skip("builds both programs")
 	}

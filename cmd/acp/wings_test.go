@@ -15,9 +15,7 @@ import (
 // (validate, icons) stay importable for other tools, so this test keeps
 // them out. See docs/architecture.md.
 func TestEditorWingLinksNoMaintainerPackage(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		testkit.SkipUnderWine(t, "has no go.exe in its prefix")
-	}
+	testkit.SkipUnderWineWithout(t, "go")
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
 		t.Fatalf("go list -deps: %v", err)

@@ -1,6 +1,9 @@
 package testkit
 
-import "testing"
+import (
+	"os/exec"
+	"testing"
+)
 
 // UnderWine reports whether this Windows test binary runs under Wine
 // (.ci/wine-tests.sh runs every package's tests there).
@@ -14,5 +17,15 @@ func SkipUnderWine(t testing.TB, why string) {
 	t.Helper()
 	if underWine() {
 		t.Skipf("under Wine, which %s: runs in the GitHub Windows job", why)
+	}
+}
+
+// SkipUnderWineWithout skips t under Wine when the program tool (go,
+// node) is not on PATH: the prefix has only what Wine brings. Elsewhere
+// the test runs, and fails as it would without tool.
+func SkipUnderWineWithout(t testing.TB, tool string) {
+	t.Helper()
+	if _, err := exec.LookPath(tool); err != nil {
+		SkipUnderWine(t, "has no "+tool+".exe in its prefix")
 	}
 }
