@@ -73,6 +73,16 @@ func TestWindowsRefusesToMoveARunningProgram(t *testing.T) {
 	if !errors.Is(msg, ErrInUse) || !strings.Contains(msg.Error(), "run acp uninstall demo again") || strings.Contains(msg.Error(), "acp gc") {
 		t.Errorf("the refusal reads %q", msg)
 	}
+	// install --force (and an upgrade that reinstalls) moves the old
+	// folder aside first: the same refusal, the same way on.
+	tmp := filepath.Join(filepath.Dir(version), ".tmp-1.0.0")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err = ReplaceDir(context.Background(), tmp, version)
+	if !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), "--force cannot either") {
+		t.Errorf("ReplaceDir over a running program's folder: %v", err)
+	}
 	if _, err := os.Stat(exe); err != nil {
 		t.Errorf("the refused delete left the running program's folder incomplete: %v", err)
 	}
