@@ -25,7 +25,6 @@
 #    binaries' copy of internal/syscall/windows.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
 start=$(date +%s)
 
 export WINEPREFIX=${WINEPREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/acp-wine/prefix}
