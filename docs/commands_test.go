@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 // helpOf runs a program's --help (or a command's) and returns its text.
@@ -119,6 +121,7 @@ func undocumentedCommands(progs map[string]map[string][]string, md string) []str
 // programs builds both programs and reads every command and flag from
 // their help.
 func programs(t *testing.T) map[string]map[string][]string {
+	testkit.SkipUnderWineWithout(t, "go")
 	if testing.Short() {
 		t.Skip("builds both programs")
 	}

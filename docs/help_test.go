@@ -5,11 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 // builtHelp builds both programs and returns every help text: "" for the
 // program's own, else the command's name (cobra's completion included).
 func builtHelp(t *testing.T) map[string]map[string]string {
+	testkit.SkipUnderWineWithout(t, "go")
 	if testing.Short() {
 		t.Skip("builds both programs")
 	}

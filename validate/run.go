@@ -397,6 +397,14 @@ func folderName(dir string) string {
 // causeOf drops the path an *fs.PathError repeats, so messages name the
 // path once.
 func causeOf(err error) error {
+	// Our words, not the OS's: Windows' "The system cannot find the file
+	// specified." would sit inside our sentence with its own full stop.
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errors.New("no such file or directory")
+	case errors.Is(err, fs.ErrPermission):
+		return errors.New("permission denied")
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

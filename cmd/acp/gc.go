@@ -77,7 +77,12 @@ func printRemoved(g *globalOpts, removed []installer.Removed) {
 		if what == "" {
 			what = filepath.Base(r.Path)
 		}
-		fmt.Fprintf(g.streams.Out, "removed %s %s (%s, %s)\n", t(r.Agent), t(what), t(r.Why), humanSize(r.Bytes))
+		if r.Agent != "" { // a leftover of no agent is named alone
+			what = t(r.Agent) + " " + t(what)
+		} else {
+			what = t(what)
+		}
+		fmt.Fprintf(g.streams.Out, "removed %s (%s, %s)\n", what, t(r.Why), humanSize(r.Bytes))
 	}
 }
 

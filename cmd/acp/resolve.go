@@ -76,7 +76,9 @@ func printResolved(g *globalOpts, spec *installer.LaunchSpec, asJSON bool, shell
 	}
 	line, err := launch.CommandLine(shell, spec.Command, spec.Args, spec.Env)
 	if err != nil {
-		return &cli.UsageError{Err: err}
+		// The install path, not the command line, is at fault (a % that
+		// cmd.exe would expand): no usage page.
+		return &cli.Error{Code: cli.CodeLaunchFailed, Err: fmt.Errorf("resolve %s: %w", spec.ID, err), Hint: "print the line for PowerShell (--shell powershell), or set ACP_HOME to a folder without %"}
 	}
 	_, err = fmt.Fprintln(g.streams.Out, safetext.Terminal(line))
 	return err

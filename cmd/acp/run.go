@@ -104,13 +104,11 @@ func launchAgent(ctx context.Context, g *globalOpts, spec *installer.LaunchSpec,
 	// The agent decides what Ctrl-C means: acp neither stops waiting for
 	// it nor exits on a second one.
 	defer cli.ForwardSignals(ctx)()
-	if err := c.Start(); err != nil {
-		return &cli.Error{Code: cli.CodeLaunchFailed, Err: fmt.Errorf("launch %s %s: %w", spec.ID, spec.Version, err)}
-	}
 	// No exec on Windows: an editor that kills acp.exe must take the
-	// agent, and all it started, along.
-	if err := launch.DieWithUs(c.Process); err != nil {
-		fmt.Fprintf(g.streams.Err, "warning: %s may outlive acp if acp is killed: %v\n", spec.ID, err)
+	// agent, and all it started, along (launch.StartTied).
+	untie, err := launch.StartTied(c)
+	if err != nil {
+		return &cli.Error{Code: cli.CodeLaunchFailed, Err: fmt.Errorf("launch %s %s: %w", spec.ID, spec.Version, err)}
 	}
 	done := make(chan struct{})
 	go func() {
@@ -125,6 +123,7 @@ func launchAgent(ctx context.Context, g *globalOpts, spec *installer.LaunchSpec,
 	}()
 	err = c.Wait()
 	close(done)
+	untie() // it ended on its own: what it left running lives on, as after an exec
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		return &cli.ExitError{Code: exitStatus(ee)}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -45,7 +46,13 @@ then break).`,
 			// What was removed is said even when a version was kept.
 			printRemoved(g, rep.Removed)
 			if errors.Is(err, installer.ErrInUse) {
-				return &cli.Error{Code: cli.CodeInUse, Err: err, Hint: "close the agent (or the editor running it) and run acp uninstall " + id + " again; --force removes it anyway"}
+				hint := "close the agent (or the editor running it) and run acp uninstall " + id + " again"
+				if !force && runtime.GOOS != "windows" {
+					// Windows refuses to delete a running program's files,
+					// --force or not: there it is no way on.
+					hint += "; --force removes it anyway"
+				}
+				return &cli.Error{Code: cli.CodeInUse, Err: err, Hint: hint}
 			}
 			if err != nil {
 				return err

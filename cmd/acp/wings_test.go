@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 // The editor starts acp on every agent launch: it must not link (or pay the
@@ -13,6 +15,7 @@ import (
 // (validate, icons) stay importable for other tools, so this test keeps
 // them out. See docs/architecture.md.
 func TestEditorWingLinksNoMaintainerPackage(t *testing.T) {
+	testkit.SkipUnderWineWithout(t, "go")
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
 		t.Fatalf("go list -deps: %v", err)

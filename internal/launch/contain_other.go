@@ -26,10 +26,9 @@ func startContained(path string, spec Spec, env []string, stdin io.Reader, stdou
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
 	c := &contained{cmd: cmd, foreground: foreground}
 	setSysProcAttr(cmd, foreground)
-	if err := cmd.Start(); err != nil {
+	if err := c.start(); err != nil {
 		return nil, err
 	}
-	c.afterStart()
 	return c, nil
 }
 

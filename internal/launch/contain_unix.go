@@ -20,7 +20,7 @@ func setSysProcAttr(cmd *exec.Cmd, foreground bool) {
 	}
 }
 
-func (c *contained) afterStart() {}
+func (c *contained) start() error { return c.cmd.Start() }
 
 func (c *contained) isolation() string { return "session" }
 

@@ -228,3 +228,77 @@ func legacyMangles(a string) bool {
 // verbatim (every inner quote follows a backslash, which legacy's scan
 // takes as escaping it).
 func legacyWord(a string) string { return argvQuoted(a) }
+
+// batCommandLine is the command line that has cmd.exe run the batch file
+// script with args delivered as they are, by the rules Rust's standard
+// library adopted after BatBadBut (CVE-2024-24576): cmd parses a batch
+// file's arguments itself, so argv quoting does not protect them. The
+// line is `cmd.exe /e:ON /v:OFF /d /c ""script" args"`: delayed expansion
+// (!VAR!) off, AutoRun off; an argument with anything but letters, digits
+// and #$*+-./:?@\_ is quoted, a " inside doubled, and each % becomes
+// %%cd:~,% (cmd expands the empty substring of %cd% and leaves the %, so
+// no %VAR% can form). A line break ends a command in cmd wherever it
+// stands: no quoting makes it safe, so an argument holding one is refused
+// (ErrBatchArgument), as is a script path that cannot be quoted.
+func batCommandLine(script string, args []string) (string, error) {
+	if strings.Contains(script, `"`) || strings.HasSuffix(script, `\`) {
+		return "", fmt.Errorf("%w: the batch file's path %q holds a \" or ends in \\", ErrBatchArgument, script)
+	}
+	var b strings.Builder
+	b.WriteString(`cmd.exe /e:ON /v:OFF /d /c ""`)
+	b.WriteString(script)
+	b.WriteByte('"')
+	for i, a := range args {
+		if strings.ContainsAny(a, "\r\n\x00") {
+			return "", fmt.Errorf("%w: %s is run by cmd.exe, which ends the command at a line break whatever the quoting, and argument %d holds one", ErrBatchArgument, filepathBase(script), i+1)
+		}
+		b.WriteByte(' ')
+		writeBatArg(&b, a)
+	}
+	b.WriteByte('"')
+	return b.String(), nil
+}
+
+func writeBatArg(b *strings.Builder, a string) {
+	quote := a == "" || strings.HasSuffix(a, `\`)
+	for _, r := range a {
+		if r < 0x80 && !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(`#$*+-./:?@\_`, r)) || unicode.IsControl(r) {
+			quote = true
+			break
+		}
+	}
+	if quote {
+		b.WriteByte('"')
+	}
+	slashes := 0
+	for _, r := range a {
+		switch r {
+		case '\\':
+			slashes++
+			b.WriteRune(r)
+			continue
+		case '"':
+			// The backslashes before it doubled, it doubled: inside quotes
+			// the program's argv parser reads "" as one ".
+			b.WriteString(strings.Repeat(`\`, slashes))
+			b.WriteByte('"')
+		case '%':
+			b.WriteString("%%cd:~,")
+		}
+		slashes = 0
+		b.WriteRune(r)
+	}
+	if quote {
+		b.WriteString(strings.Repeat(`\`, slashes)) // before the closing quote
+		b.WriteByte('"')
+	}
+}
+
+// filepathBase is the file name of a Windows path on any OS, for
+// messages about a batch file (the rules above are tested everywhere).
+func filepathBase(p string) string {
+	if i := strings.LastIndexAny(p, `\/`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

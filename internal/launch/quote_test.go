@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"errors"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -25,9 +26,13 @@ func argvParse(s string) []string {
 			}
 			if i < len(s) && s[i] == '"' {
 				cur.WriteString(strings.Repeat(`\`, n/2))
-				if n%2 == 1 {
+				switch {
+				case n%2 == 1:
 					cur.WriteByte('"')
-				} else {
+				case inQuote && i+1 < len(s) && s[i+1] == '"': // "" inside quotes, as below
+					cur.WriteByte('"')
+					i++
+				default:
 					inQuote = !inQuote
 				}
 				have = true
@@ -194,5 +199,28 @@ func TestPOSIXLine(t *testing.T) {
 	// A hostile key goes through env(1) as a quoted word.
 	if got, _ := CommandLine(ShellPOSIX, "/usr/bin/env", nil, map[string]string{"X;touch pwned": "1", "OK": "2"}); got != `env OK=2 'X;touch pwned=1' /usr/bin/env` {
 		t.Errorf("hostile key: %s", got)
+	}
+}
+
+// The command line a .cmd agent is run with (Windows' batchCommand), by
+// Rust's post-BatBadBut rules: cmd's own quoting, % broken up, line
+// breaks refused. TestBatchAgentGetsHostileArgumentsVerbatim runs these
+// through a real cmd.exe.
+func TestBatCommandLine(t *testing.T) {
+	got, err := batCommandLine(`C:\a b\agent.cmd`, []string{`q"&echo INJECTED`, `100%`, `plain`, ``, `x\`, `a\"b`, `!`, `^`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `cmd.exe /e:ON /v:OFF /d /c ""C:\a b\agent.cmd" "q""&echo INJECTED" "100%%cd:~,%" plain "" "x\\" "a\\""b" "!" "^""`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	for _, bad := range []string{"a\nb", "a\rb"} {
+		if _, err := batCommandLine(`C:\x\agent.cmd`, []string{"ok", bad}); !errors.Is(err, ErrBatchArgument) || !strings.Contains(err.Error(), "agent.cmd") || !strings.Contains(err.Error(), "argument 2") {
+			t.Errorf("%q: got %v, want ErrBatchArgument naming agent.cmd and argument 2", bad, err)
+		}
+	}
+	if _, err := batCommandLine(`C:\x"y\agent.cmd`, nil); !errors.Is(err, ErrBatchArgument) {
+		t.Errorf("a path holding a quote: got %v, want ErrBatchArgument", err)
 	}
 }

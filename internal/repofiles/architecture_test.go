@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 const module = "github.com/agentclientprotocol/acp-registry-go"
@@ -55,6 +57,7 @@ func mapRows(t *testing.T) map[string]mapRow {
 
 func goList(t *testing.T, args ...string) []string {
 	t.Helper()
+	testkit.SkipUnderWineWithout(t, "go")
 	cmd := exec.Command("go", append([]string{"list"}, args...)...)
 	cmd.Dir = Root()
 	out, err := cmd.Output()
@@ -101,6 +104,7 @@ func TestArchitectureMapListsEveryPackage(t *testing.T) {
 // "verify uses the installer" cannot outlive the import.
 func TestArchitectureMapImportsAreTheRealOnes(t *testing.T) {
 	rows := mapRows(t)
+	testkit.SkipUnderWineWithout(t, "go")
 	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}", "./...")
 	cmd.Dir = Root()
 	out, err := cmd.Output()

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 func readYAML(t *testing.T, name string, v any) {
@@ -150,6 +152,7 @@ func TestPreCommitHookValidatesTheRegistry(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds acp-registry")
 	}
+	testkit.SkipUnderWineWithout(t, "go")
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./cmd/acp-registry")
 	build.Dir = Root()

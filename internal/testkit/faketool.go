@@ -3,6 +3,7 @@ package testkit
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"os"
@@ -31,10 +32,14 @@ type FakeTool struct {
 	// Stdout and Stderr are printed before the steps.
 	Stdout, Stderr string     `json:",omitempty"`
 	Steps          []FakeStep `json:",omitempty"`
-	// Linger leaves a child holding the tool's stdout and stderr for 30
-	// seconds after the tool ends, as a lifecycle script's background
-	// process does.
+	// Linger leaves a child holding the tool's stdout and stderr after
+	// the tool ends, as a lifecycle script's background process does,
+	// until the test ends (Put's cleanup ends it and waits for it: on
+	// Windows a running program's file cannot be deleted) or 30 seconds.
 	Linger bool `json:",omitempty"`
+	// LingerUntil is the loopback address the Linger child listens to
+	// for its end (set by Put).
+	LingerUntil string `json:",omitempty"`
 	// Flood is printed over and over, FloodBytes bytes in all (the last
 	// copy cut short), as `yes | head -c` does.
 	Flood      string `json:",omitempty"`
@@ -79,13 +84,46 @@ func (f FakeTool) Put(t testing.TB, path string) string {
 		t.Fatal(err)
 	}
 	path = exeName(path)
+	if f.Linger {
+		f.LingerUntil = lingerListener(t)
+	}
 	if err := f.put(self, path); err != nil {
 		t.Fatal(err)
 	}
 	return path
 }
 
-// put links or copies self to path and writes the tool's description
+// lingerListener is where Linger children connect; when t ends, each is
+// told to go and waited for (its connection closing when it exits).
+func lingerListener(t testing.TB) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns := make(chan net.Conn, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				close(conns)
+				return
+			}
+			conns <- c
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		for c := range conns {
+			c.SetDeadline(time.Now().Add(10 * time.Second))
+			c.Write([]byte{1})
+			io.Copy(io.Discard, c) // until the child has exited
+			c.Close()
+		}
+	})
+	return ln.Addr().String()
+}
+
+// put places self at path (linkOrCopy) and writes the tool's description
 // beside it.
 func (f FakeTool) put(self, path string) error {
 	data, err := json.Marshal(f)
@@ -95,10 +133,8 @@ func (f FakeTool) put(self, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	if os.Link(self, path) != nil {
-		if err := copyFile(self, path); err != nil {
-			return err
-		}
+	if err := linkOrCopy(self, path); err != nil {
+		return err
 	}
 	return os.WriteFile(describedAt(path), data, 0o644)
 }
@@ -125,8 +161,15 @@ func exeName(path string) string {
 // (FakeTool.Put), and exits; otherwise it returns at once. Call it from an
 // init function of the test package.
 func RunFakeTool() {
-	if os.Getenv(lingerEnv) != "" {
-		time.Sleep(30 * time.Second) // the behaviour under test: a child that lives on
+	if addr := os.Getenv(lingerEnv); addr != "" {
+		// The behaviour under test: a child that lives on, until the test
+		// that made it ends (or 30 s).
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.SetReadDeadline(time.Now().Add(30 * time.Second))
+			c.Read(make([]byte, 1))
+		} else if addr == "none" { // put by a step, not by a test
+			time.Sleep(30 * time.Second)
+		}
 		os.Exit(0)
 	}
 	exe, err := os.Executable()
@@ -179,7 +222,11 @@ func (f FakeTool) run(exe string, args []string) error {
 	}
 	if f.Linger {
 		child := exec.Command(exe)
-		child.Env = append(os.Environ(), lingerEnv+"=1")
+		until := f.LingerUntil
+		if until == "" {
+			until = "none"
+		}
+		child.Env = append(os.Environ(), lingerEnv+"="+until)
 		child.Stdout, child.Stderr = os.Stdout, os.Stderr
 		if err := child.Start(); err != nil {
 			return err
@@ -248,7 +295,10 @@ func (s FakeStep) do(exe string, expand func(string) string) error {
 			return err
 		}
 		if os.Symlink(target, link) == nil {
-			return nil
+			if _, err := os.Lstat(link); err == nil {
+				return nil
+			}
+			// Wine reports success and makes nothing: copy, as below.
 		}
 		if !filepath.IsAbs(target) {
 			target = filepath.Join(filepath.Dir(link), target)
@@ -287,4 +337,14 @@ func copyFile(from, to string) error {
 		return err
 	}
 	return os.WriteFile(to, data, fs.FileMode(0o755))
+}
+
+// linkOrCopy puts the running test binary self at path: a hard link where
+// that is cheap and harmless, a copy on Windows, where a file linked to a
+// running program cannot be deleted (t.TempDir's cleanup then fails).
+func linkOrCopy(self, path string) error {
+	if runtime.GOOS != "windows" && os.Link(self, path) == nil {
+		return nil
+	}
+	return copyFile(self, path)
 }

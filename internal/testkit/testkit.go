@@ -97,7 +97,8 @@ func FakeNPM(t testing.TB) string {
 }
 
 // LinkSelf puts the running test binary at path (with ".exe" added on
-// Windows) and returns the path: a hard link, else a copy. A test package
+// Windows) and returns the path: a hard link, else (and always on
+// Windows) a copy. A test package
 // whose init acts on the name it was started under (a fake node, a fake
 // npm) then has a Go helper process where a shell script would not run on
 // Windows.
@@ -113,14 +114,7 @@ func LinkSelf(t testing.TB, path string) string {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if os.Link(self, path) == nil {
-		return path
-	}
-	data, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o755); err != nil {
+	if err := linkOrCopy(self, path); err != nil {
 		t.Fatal(err)
 	}
 	return path

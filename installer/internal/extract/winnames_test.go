@@ -56,7 +56,11 @@ func TestExtractRefusesWindowsDeviceNames(t *testing.T) {
 			t.Errorf("%s: a refused extraction left %s", name, dest)
 		}
 	}
-	// The same archive is fine where those names are plain files.
+	// The same archive is fine where those names are plain files (not
+	// on Windows, which cannot make them).
+	if runtime.GOOS == "windows" {
+		return
+	}
 	body := testarchive.HostileTar(t, []testarchive.Entry{testarchive.Executable("bin/agent", agentScript), testarchive.Regular("bin/aux.txt", "x")}, "gz")
 	p := filepath.Join(t.TempDir(), "a.tgz")
 	os.WriteFile(p, body, 0o644)

@@ -54,7 +54,7 @@ func TestNodeSearchLocations(t *testing.T) {
 	}
 	mac := strings.Join(NodeSearch("darwin", "/Users/me", func(string) string { return "" }), "\n")
 	for _, want := range []string{"/Users/me/.nvm/versions/node/*/bin/node", "/Users/me/Library/Application Support/fnm/node-versions/*/installation/bin/node", "/Users/me/.volta/tools/image/node/*/bin/node", "/opt/homebrew/bin/node", "/usr/local/opt/node*/bin/node"} {
-		if !strings.Contains(mac, filepath.FromSlash(want)) {
+		if !strings.Contains(filepath.ToSlash(mac), want) { // macOS paths, slashed on any host
 			t.Errorf("darwin search lacks %s", want)
 		}
 	}

@@ -141,7 +141,11 @@ func (s *Store) Remove(ctx context.Context, id string) (*GCReport, error) {
 		for _, k := range rep.Kept {
 			what = append(what, k.Version+" ("+k.Why+")")
 		}
-		err = errorf(ErrInUse, "uninstall %s: kept %s: close it and run acp uninstall %s again, or pass --force", id, strings.Join(what, ", "), id)
+		force := ", or pass --force"
+		if runtime.GOOS == "windows" || s.OSRefusesInUseDelete {
+			force = "" // the system refuses the delete anyway (deleteFailed)
+		}
+		err = errorf(ErrInUse, "uninstall %s: kept %s: close it and run acp uninstall %s again%s", id, strings.Join(what, ", "), id, force)
 	}
 	return rep, err
 }
@@ -500,12 +504,14 @@ func RemoveDir(ctx context.Context, p string) error {
 	return os.RemoveAll(p)
 }
 
-// deleteFailed words a failed delete: Windows refuses to delete the files
-// of a running program, and that deserves a sentence, not
-// "unlinkat …: Access is denied.".
+// deleteFailed words a failed delete: Windows refuses to delete, or even
+// to move, the files of a running program (TestWindowsRefusesToMoveARunningProgram),
+// --force or not, and that deserves a sentence, not "unlinkat …: Access
+// is denied.". The one way on is the same for uninstall, gc and a forced
+// install: close the agent and run the command again.
 func deleteFailed(what, p string, err error) error {
 	if isInUseErr(err) {
-		return errorf(ErrInUse, "%s: %s is in use by a running agent; close it and run acp gc", what, p)
+		return errorf(ErrInUse, "%s: %s is in use by a running agent, and the system does not delete a running program's files (--force cannot either): close the agent (or the editor running it) and run acp %s again", what, p, what)
 	}
 	return fmt.Errorf("%s: remove %s: %w", what, p, err)
 }

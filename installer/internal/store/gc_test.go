@@ -17,7 +17,7 @@ func TestDeleteRefusedBecauseInUseIsASentence(t *testing.T) {
 	}
 	p := filepath.Join("data", "agents", "demo", "1.0.0")
 	err := deleteFailed("uninstall demo", p, &os.PathError{Op: "unlinkat", Path: p + "/agent.exe", Err: errno})
-	if !errors.Is(err, ErrInUse) || err.Error() != "uninstall demo: "+p+" is in use by a running agent; close it and run acp gc" {
+	if !errors.Is(err, ErrInUse) || err.Error() != "uninstall demo: "+p+" is in use by a running agent, and the system does not delete a running program's files (--force cannot either): close the agent (or the editor running it) and run acp uninstall demo again" {
 		t.Errorf("err = %v", err)
 	}
 }

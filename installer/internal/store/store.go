@@ -446,7 +446,7 @@ func ReplaceDir(ctx context.Context, tmp, dir string) error {
 	if err := Rename(ctx, dir, aside); err != nil {
 		if isInUseErr(err) {
 			// Windows: a running agent's files cannot be moved.
-			return errorf(ErrInUse, "%s is in use by a running agent: close it and try again", dir)
+			return errorf(ErrInUse, "%s is in use by a running agent, and the system does not move a running program's files (--force cannot either): close the agent (or the editor running it) and try again", dir)
 		}
 		return fmt.Errorf("move the previous install aside: %w", err)
 	}

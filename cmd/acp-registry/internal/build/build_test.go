@@ -141,7 +141,7 @@ func TestBuildDryRunAndBadVariants(t *testing.T) {
 	var found bool
 	for _, f := range res.Report.Files {
 		for _, p := range f.Problems {
-			if p.File == filepath.Join(root, VariantsFile) && p.Line == 1 && p.Column == 21 && strings.Contains(p.Message, `"delta"`) {
+			if filepath.ToSlash(p.File) == filepath.ToSlash(filepath.Join(root, VariantsFile)) && p.Line == 1 && p.Column == 21 && strings.Contains(p.Message, `"delta"`) {
 				found = true
 			}
 		}

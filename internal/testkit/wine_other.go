@@ -1,0 +1,5 @@
+//go:build !windows
+
+package testkit
+
+func underWine() bool { return false }
