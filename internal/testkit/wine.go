@@ -5,10 +5,6 @@ import (
 	"testing"
 )
 
-// UnderWine reports whether this Windows test binary runs under Wine
-// (.ci/wine-tests.sh runs every package's tests there).
-func UnderWine() bool { return underWine() }
-
 // SkipUnderWine skips t under Wine, saying why: what Wine does not do as
 // Windows does (its cmd's % rules, its stub PowerShell, symbolic links
 // that report success and create nothing). The test still runs in the

@@ -60,10 +60,8 @@ func TestWindowsRefusesToMoveARunningProgram(t *testing.T) {
 	moved := os.Rename(version, version+"-moved")
 	t.Logf("rename of the folder of a running .exe: %v", moved)
 	if moved == nil {
-		if !testkit.UnderWine() {
-			t.Fatal("Windows moved the folder of a running program: deleteFailed's sentence (and docs/security.md) must change")
-		}
-		t.Skip("Wine moved the folder of a running program, which Windows refuses: the rest runs in the GitHub Windows job")
+		testkit.SkipUnderWine(t, "moves the folder of a running program, which Windows refuses")
+		t.Fatal("Windows moved the folder of a running program: deleteFailed's sentence (and docs/security.md) must change")
 	}
 	err = RemoveDir(context.Background(), version)
 	if err == nil || !isInUseErr(err) {
