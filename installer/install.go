@@ -312,69 +312,6 @@ func (in *Installer) readyCurrent(ctx context.Context, r *Receipt) (*Receipt, bo
 	return in.ready(ctx, r)
 }
 
-// ready completes an existing install's launch for this moment: an npx
-// agent gets the node to run it with (the recorded one while it exists and
-// satisfies the package, else another found now), with its warning; and
-// the env leaves out what no launch passes (dropEnv).
-func (in *Installer) ready(ctx context.Context, r *Receipt) (*Receipt, bool, error) {
-	r, ok, err := in.readyWith(ctx, r, in.host())
-	if err == nil {
-		in.dropEnv(r)
-	}
-	return r, ok, err
-}
-
-// dropEnv takes out of a launch the manifest's variables that the public
-// registry drops from every launch (registry.LaunchEnv), each with a
-// warning: on Progress and in the spec's Warnings (resolve --json). The
-// receipt on disk keeps what the manifest said; every launch spec the
-// installer hands out passes through here.
-func (in *Installer) dropEnv(r *Receipt) {
-	kept, warns := registry.LaunchEnv(r.ID, r.Launch.Env)
-	if len(warns) == 0 {
-		return
-	}
-	r.Launch.Env = kept
-	for _, w := range warns {
-		in.reporter().Warn(w)
-	}
-	r.Launch.Warnings = append(r.Launch.Warnings, warns...)
-}
-
-// readyWith is ready with h finding the node (doctor's cannot fetch one).
-func (in *Installer) readyWith(ctx context.Context, r *Receipt, h *runtimes.Host) (*Receipt, bool, error) {
-	if r.Distribution != registry.KindNpx || !nodeLaunch(r) {
-		return r, true, nil
-	}
-	if r.Runtime == nil {
-		// Installed before launches named node: run the package's
-		// script with a node instead of the .bin link, whose
-		// "#!/usr/bin/env node" needs node on PATH.
-		if err := in.upgradeLegacyNpx(r); err != nil {
-			return r, true, nil // keep the old launch: it works where PATH has node
-		}
-		if !nodeLaunch(r) {
-			return r, true, nil
-		}
-	}
-	name := r.Package
-	if s, err := registry.ParseNPM(r.Package); err == nil {
-		name = s.String()
-	}
-	rt, warn, err := h.FindNode(ctx, r.ID, name, r.Runtime.Requires, r.Runtime)
-	if err != nil {
-		return nil, true, err
-	}
-	r.Runtime = rt
-	r.Launch.Command = rt.Path
-	r.Launch.Warnings = nil
-	if warn != "" {
-		in.reporter().Warn(warn)
-		r.Launch.Warnings = []string{warn}
-	}
-	return r, true, nil
-}
-
 // nodeLaunch: the receipt's npx executable runs with a node (receipts
 // from before Launcher, too).
 func nodeLaunch(r *Receipt) bool {

@@ -334,7 +334,7 @@ func (h *Host) InstallNpm(ctx context.Context, agent string, pkg *registry.Packa
 	}
 	got := &Installed{Launcher: bin.Launcher}
 	if bin.Launcher == LaunchNode {
-		got.Runtime, got.Warning, err = h.FindNode(ctx, agent, spec.String(), info.nodeRange, nil)
+		got.Runtime, got.Warning, err = h.FindNode(ctx, agent, spec.String(), info.nodeRange)
 		if err != nil {
 			return nil, err
 		}
