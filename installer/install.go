@@ -28,6 +28,9 @@ func (in *Installer) choose(req Request) (Choice, error) {
 		// acp brings node and npm itself (see ManageRuntimes).
 		c, err = Choose(m, in.platform(), req.Dist, req.Preview, in.managedLookPath)
 	}
+	if errors.Is(err, ErrRunnerMissing) {
+		return Choice{}, in.runnerHint(err, req)
+	}
 	if err != nil {
 		return Choice{}, err
 	}
@@ -39,6 +42,32 @@ func (in *Installer) choose(req Request) (Choice, error) {
 	}
 	in.debugf("%s %s: distribution %s for %s (asked for %q; offered %v)", m.ID, c.Version, c.Kind, in.platform(), req.Dist, m.Distribution.Kinds())
 	return c, nil
+}
+
+// runnerHint gives Choose's runtime-missing its next step: what to
+// install, and where acp would fetch it from (issue 26).
+func (in *Installer) runnerHint(err error, req Request) error {
+	var ke *kindError
+	if !errors.As(err, &ke) || ke.Help != "" {
+		return err
+	}
+	h := in.host()
+	var hints []string
+	kinds := []registry.Kind{req.Dist}
+	if req.Dist == "" {
+		kinds = req.Agent.Distribution.Kinds()
+	}
+	for _, k := range kinds {
+		switch k {
+		case registry.KindNpx:
+			hints = append(hints, h.NodeHint(""))
+		case registry.KindUvx:
+			hints = append(hints, h.UVHint())
+		}
+	}
+	e := *ke
+	e.Help = strings.Join(hints, "; or ")
+	return &e
 }
 
 // managedLookPath is lookPath on a machine where acp brings the runtimes
@@ -273,7 +302,12 @@ func (in *Installer) installFirst(ctx context.Context, req Request, cs []Choice,
 		rep.Warn(fmt.Sprintf("%s: the %s distribution could not be fetched (%v); trying %s", req.Agent.ID, c.Kind, err, cs[i+1].Kind))
 	}
 	if err != nil && len(failures) > 1 {
-		err = &kindError{Msg: strings.Join(failures, "; and "), Kind: err}
+		e := &kindError{Msg: strings.Join(failures, "; and "), Kind: err}
+		var h interface{ Hint() string }
+		if errors.As(err, &h) {
+			e.Help = h.Hint() // the last failure's next step
+		}
+		err = e
 	}
 	return r, err
 }

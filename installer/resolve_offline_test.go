@@ -1,7 +1,10 @@
 package installer
 
 import (
+	"errors"
+
 	"context"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"net"
 	"path/filepath"
 	"strings"
@@ -94,6 +97,55 @@ func TestInstalledResolveFetchesNothing(t *testing.T) {
 		}
 		if n := m.conns() - before; n != 0 {
 			t.Errorf("five resolves made %d connections to %s", n, m.url)
+		}
+	}
+}
+
+func hintOf(err error) string {
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		return h.Hint()
+	}
+	return ""
+}
+
+// Issue 26: no node, no npm and no uv here, and neither can be
+// downloaded: runtime-missing (not network) with the next step in the
+// hint, and not remembered (installing node is the fix). With managed
+// runtimes off, the same code and the install pages.
+func TestRuntimeMissingSaysWhatToDo(t *testing.T) {
+	_, toolEnv := fakeHome(t)
+	mirror, conns := deadMirror(t, false)
+	in := managedInstaller(t, mirror, toolEnv)
+	in.UVMirror = mirror
+	_, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()})
+	if !errors.Is(err, ErrRuntimeMissing) || !strings.Contains(err.Error(), "no Node.js and no npm here, and Node.js could not be downloaded from "+mirror) {
+		t.Fatalf("npx: %v", err)
+	}
+	for _, want := range []string{"install Node.js (your package manager or nodejs.org)", "ACP_NODE_MIRROR to a mirror in nodejs.org's layout", "ACP_MANAGED_RUNTIMES=0 to use only your own"} {
+		if !strings.Contains(hintOf(err), want) {
+			t.Errorf("npx hint lacks %q: %q", want, hintOf(err))
+		}
+	}
+	before := conns()
+	if _, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()}); !errors.Is(err, ErrRuntimeMissing) || conns() == before {
+		t.Errorf("a missing runtime was remembered instead of tried again: %v", err)
+	}
+
+	_, _, err = in.Install(context.Background(), Request{Agent: uvxManifest("1.0.0")})
+	if !errors.Is(err, ErrRuntimeMissing) || !strings.Contains(err.Error(), "no uv here, and uv could not be downloaded from "+mirror) {
+		t.Fatalf("uvx: %v", err)
+	}
+	if h := hintOf(err); !strings.Contains(h, "https://docs.astral.sh/uv/getting-started/installation/") || !strings.Contains(h, "ACP_UV_MIRROR") {
+		t.Errorf("uvx hint: %q", h)
+	}
+
+	in.ManageRuntimes = false
+	for _, m := range []*registry.Manifest{claudeManifest(), uvxManifest("1.0.0")} {
+		_, _, err := in.Install(context.Background(), Request{Agent: m})
+		h := hintOf(err)
+		if !errors.Is(err, ErrRuntimeMissing) || !strings.Contains(h, "install ") || strings.Contains(h, "MIRROR") {
+			t.Errorf("%s without managed runtimes: %v (hint %q)", m.ID, err, h)
 		}
 	}
 }

@@ -26,9 +26,9 @@ func needNode(requires string) string {
 	return "Node.js " + r
 }
 
-// nodeHint is the next step when no node fits: install one, or let acp
+// NodeHint is the next step when no node fits: install one, or let acp
 // bring one (from a mirror of the user's), or keep acp to the machine's.
-func (h *Host) nodeHint(requires string) string {
+func (h *Host) NodeHint(requires string) string {
 	hint := "install " + needNode(requires) + " (your package manager or nodejs.org)"
 	if h.Managed != nil {
 		hint += ", or set ACP_NODE_MIRROR to a mirror in nodejs.org's layout, or ACP_MANAGED_RUNTIMES=0 to use only your own"
@@ -36,8 +36,8 @@ func (h *Host) nodeHint(requires string) string {
 	return hint
 }
 
-// uvHint is nodeHint for uv, with uv's own install page.
-func (h *Host) uvHint() string {
+// UVHint is NodeHint for uv, with uv's own install page.
+func (h *Host) UVHint() string {
 	hint := "install uv (https://docs.astral.sh/uv/getting-started/installation/)"
 	if h.Managed != nil {
 		hint += ", or set ACP_UV_MIRROR to a mirror in uv's release layout, or ACP_MANAGED_RUNTIMES=0 to use only your own"
@@ -63,7 +63,7 @@ func (h *Host) nodeMissing(id, pkg, requires string, searched []string, fetchErr
 	if fetchErr != nil {
 		what += fmt.Sprintf(", and Node.js could not be downloaded from %s: %v", download.Redact(h.Managed.NodeMirror), fetchErr)
 	}
-	return runtimeMissing(what, h.nodeHint(requires), fetchErr)
+	return runtimeMissing(what, h.NodeHint(requires), fetchErr)
 }
 
 // rangeName is requires as a message quotes it.

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
@@ -355,16 +356,27 @@ func (h *Host) InstallNpm(ctx context.Context, agent string, pkg *registry.Packa
 // a node of the usual locations, else the one of a Node.js acp installs.
 func (h *Host) npm(ctx context.Context, agent string) (string, error) {
 	npm, err := h.program(h.NPM, "npm", NodeHint)
-	if err == nil || !h.canManage() {
-		return npm, err
+	if err == nil {
+		return npm, nil
 	}
-	if np, nerr := h.NPMNear(ctx); nerr == nil {
+	if np, nerr := h.NPMNear(ctx); nerr == nil && h.Managed != nil {
 		return np, nil
 	}
-	if _, merr := h.EnsureNode(ctx, agent, ""); merr != nil {
-		return "", fmt.Errorf("no npm here, and acp could not install Node.js: %w", merr)
+	if !h.canManage() {
+		return "", runtimeMissing(err.Error(), h.NodeHint(""), nil)
 	}
-	return h.NPMNear(ctx)
+	_, merr := h.EnsureNode(ctx, agent, "")
+	if merr == nil {
+		return h.NPMNear(ctx)
+	}
+	if ctx.Err() != nil {
+		return "", kinds.Stopped(ctx)
+	}
+	here := "no Node.js and no npm here"
+	if found, _ := h.Nodes(ctx); len(found) > 0 {
+		here = fmt.Sprintf("no npm here (only node %s at %s, without its npm)", found[0].Version, found[0].Path)
+	}
+	return "", runtimeMissing(fmt.Sprintf("%s, and Node.js could not be downloaded from %s: %v", here, download.Redact(h.Managed.NodeMirror), merr), h.NodeHint(""), merr)
 }
 
 // nodePathEnv puts a node's folder first on npm's PATH: npm is itself a

@@ -74,18 +74,25 @@ func (h *Host) managedUV() string {
 // earlier, else the pinned release from the mirror.
 func (h *Host) uv(ctx context.Context, agent string) (string, error) {
 	p, err := h.program(h.UV, "uv", UVHint)
-	if err == nil || h.Managed == nil {
-		return p, err
+	if err == nil {
+		return p, nil
 	}
 	if m := h.managedUV(); m != "" {
 		return m, nil
 	}
 	if !h.canManage() {
-		return "", err
+		return "", runtimeMissing(err.Error(), h.UVHint(), nil)
 	}
 	m, merr := h.EnsureUV(ctx, agent)
 	if merr != nil {
-		return "", fmt.Errorf("no uv here, and acp could not install it: %w", merr)
+		if ctx.Err() != nil {
+			return "", kinds.Stopped(ctx)
+		}
+		mirror := h.Managed.UVMirror
+		if mirror == "" {
+			mirror = DefaultUVMirror
+		}
+		return "", runtimeMissing(fmt.Sprintf("no uv here, and uv could not be downloaded from %s: %v", download.Redact(mirror), merr), h.UVHint(), merr)
 	}
 	return m, nil
 }
