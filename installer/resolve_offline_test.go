@@ -5,55 +5,13 @@ import (
 
 	"context"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
-	"net"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
-
-// deadMirror is a Node.js mirror on loopback that nobody can use: it
-// refuses (takes each connection and closes it) or, with hang, takes
-// each connection and never answers. It counts the connections.
-func deadMirror(t testing.TB, hang bool) (url string, conns func() int64) {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n atomic.Int64
-	var mu sync.Mutex
-	var held []net.Conn
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range held {
-			c.Close()
-		}
-	})
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			n.Add(1)
-			if !hang {
-				c.Close()
-				continue
-			}
-			mu.Lock()
-			held = append(held, c)
-			mu.Unlock()
-		}
-	}()
-	return "http://" + l.Addr().String() + "/dist/", n.Load
-}
 
 // Issue 26: an installed agent resolves without the network, always. The
 // only node here is older than the package's engines.node and nodejs.org
@@ -65,7 +23,7 @@ func TestInstalledResolveFetchesNothing(t *testing.T) {
 	old := testkit.LinkSelf(t, filepath.Join(home, ".volta/tools/image/node/v94.0.0/bin/node"))
 	in := npxInstaller(t, shapedNPM(t, claudeShaped(">=95"), ""), toolEnv)
 	in.ManageRuntimes = true
-	refusing, refused := deadMirror(t, false)
+	refusing, refused := testkit.DeadServer(t, false)
 	in.NodeMirror = refusing
 	if _, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()}); err != nil {
 		t.Fatal(err)
@@ -73,7 +31,7 @@ func TestInstalledResolveFetchesNothing(t *testing.T) {
 	if refused() == 0 {
 		t.Fatal("the install did not try to bring Node.js ≥ 95 (the test's premise)")
 	}
-	hanging, answered := deadMirror(t, true)
+	hanging, answered := testkit.DeadServer(t, true)
 	for _, m := range []struct {
 		url   string
 		conns func() int64
@@ -115,7 +73,7 @@ func hintOf(err error) string {
 // runtimes off, the same code and the install pages.
 func TestRuntimeMissingSaysWhatToDo(t *testing.T) {
 	_, toolEnv := fakeHome(t)
-	mirror, conns := deadMirror(t, false)
+	mirror, conns := testkit.DeadServer(t, false)
 	in := managedInstaller(t, mirror, toolEnv)
 	in.UVMirror = mirror
 	_, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()})
