@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
 )
 
 // setupFake points acp at a fresh loopback registry and home.
@@ -176,4 +175,3 @@ func TestOfflineKeepsWhatIsInstalled(t *testing.T) {
 		t.Errorf("offline --force: exit %d\n%s", code, stderr.String())
 	}
 }
-
