@@ -250,6 +250,12 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		}
 	}
 	rep := in.reporter()
+	if problem := in.damaged(dir); problem != "" {
+		// Said, not done silently: a reinstall may take a minute, and
+		// the user should know why the agent is fetched again.
+		rep.Phase(id, progress.Repair, problem)
+		rep.Warn(fmt.Sprintf("%s %s is damaged (%s): installing it again", id, c.Version, problem))
+	}
 	r, err := in.installFirst(ctx, req, cs, dir, rep)
 	if err != nil {
 		err = fmt.Errorf("%s: %w", what, err)
@@ -310,6 +316,29 @@ func (in *Installer) installFirst(ctx context.Context, req Request, cs []Choice,
 		err = e
 	}
 	return r, err
+}
+
+// damaged says what is wrong with the install in dir when it is there
+// but cannot be launched ("" when it is whole, absent, or for another
+// platform).
+func (in *Installer) damaged(dir string) string {
+	if _, err := os.Lstat(dir); err != nil {
+		return ""
+	}
+	r, err := store.ReadReceipt(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "its " + store.ReceiptFile + " is missing"
+	}
+	if err != nil {
+		return "its " + store.ReceiptFile + " cannot be used"
+	}
+	if !in.fitsPlatform(r) {
+		return ""
+	}
+	if err := r.Check(); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // refuseInUse is the ErrInUse of a forced reinstall of a version that a

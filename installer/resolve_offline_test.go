@@ -2,6 +2,7 @@ package installer
 
 import (
 	"errors"
+	"os"
 
 	"context"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -105,5 +106,33 @@ func TestRuntimeMissingSaysWhatToDo(t *testing.T) {
 		if !errors.Is(err, ErrRuntimeMissing) || !strings.Contains(h, "install ") || strings.Contains(h, "MIRROR") {
 			t.Errorf("%s without managed runtimes: %v (hint %q)", m.ID, err, h)
 		}
+	}
+}
+
+// Issue 26: a resolve that finds the install damaged installs it again,
+// and says so: a repair phase naming what was wrong, and a line on
+// stderr (a warning event under --progress json).
+func TestResolveSaysItRepairs(t *testing.T) {
+	srv := newServer(t)
+	body := makeTar(t, []entry{exe("agent", agentScript)}, "gz")
+	in := newInstaller(t)
+	m := binaryManifest("demo", "1.0.0", srv.add("/a.tgz", body), "agent", sha(body))
+	if _, _, err := in.Install(context.Background(), Request{Agent: m}); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(in.Root, "agents", "demo", "1.0.0", "agent"))
+	var events strings.Builder
+	in.Progress = progress.NewJSON(&events)
+	idx := &registry.Index{Agents: []registry.Manifest{*m}}
+	spec, err := in.ResolveAgent(context.Background(), Query{ID: "demo"}, Sources{Registry: func(context.Context) (*registry.Index, error) { return idx, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(spec.Command); err != nil {
+		t.Fatalf("not repaired: %v", err)
+	}
+	got := events.String()
+	if !strings.Contains(got, `"phase":"repair"`) || !strings.Contains(got, "is missing") || !strings.Contains(got, `"event":"warning"`) || !strings.Contains(got, "demo 1.0.0 is damaged (") {
+		t.Errorf("the repair was not said:\n%s", got)
 	}
 }

@@ -284,7 +284,7 @@ func installs(ctx context.Context, g *globalOpts, add func(name, status, detail 
 		return
 	}
 	for _, b := range broken {
-		add("agent "+b.ID, statusFail, fmt.Sprintf("%s is broken (%s): run acp install %s --force to repair it", b.Version, b.Problem, b.ID))
+		add("agent "+b.ID, statusFail, fmt.Sprintf("%s is broken (%s): run acp install %s --force to repair it, or acp gc to remove it", b.Version, b.Problem, b.ID))
 	}
 }
 

@@ -61,6 +61,12 @@ func TestDoctorChecksInstalls(t *testing.T) {
 		Launch: installer.LaunchSpec{Command: filepath.Join(dir("gone-cmd", "3.0.0"), "agent")},
 	}, map[string]string{"agent": "#!/bin/sh\nexit 0\n"})
 	os.Remove(filepath.Join(dir("gone-cmd", "3.0.0"), "agent"))
+	// Issue 26: a receipt damaged after the install had no line at all.
+	writeInstall(t, home, installer.Receipt{
+		ID: "bad-receipt", Version: "4.0.0", Distribution: "binary", Target: "linux-x86_64",
+		Launch: installer.LaunchSpec{Command: filepath.Join(dir("bad-receipt", "4.0.0"), "agent")},
+	}, map[string]string{"agent": "#!/bin/sh\nexit 0\n"})
+	os.WriteFile(filepath.Join(dir("bad-receipt", "4.0.0"), "receipt.json"), []byte(`{"id":"bad-rec`), 0o644)
 
 	code, out, errOut := acpText(t, "doctor", "--json")
 	var rep doctorReport
@@ -79,6 +85,10 @@ func TestDoctorChecksInstalls(t *testing.T) {
 	}
 	if c := got["agent gone-cmd"]; c.Status != statusFail || !strings.Contains(c.Detail, "is missing") || !strings.Contains(c.Detail, "acp install gone-cmd --force") {
 		t.Errorf("deleted command: %+v", c)
+	}
+
+	if c := got["agent bad-receipt"]; c.Status != statusFail || !strings.Contains(c.Detail, "4.0.0 is broken (its receipt.json cannot be used") || !strings.Contains(c.Detail, "acp install bad-receipt --force") {
+		t.Errorf("broken receipt: %+v", c)
 	}
 
 	// What becomes of an agent acp run started when acp is killed.
