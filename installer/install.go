@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
@@ -204,11 +205,13 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		what += " for " + string(c.Target)
 	}
 	dir := in.store().VersionDir(id, c.Version)
+	inputs := ""
 	if !req.Force {
 		if r, err := store.ReadReceipt(dir); err == nil && in.satisfies(r, req) {
 			return in.readyCurrent(ctx, r)
 		}
-		if err := in.recalledFailure(id, c.Version); err != nil {
+		inputs = in.failureInputs(req, c)
+		if err := in.recalledFailure(id, c.Version, inputs); err != nil {
 			return nil, false, err
 		}
 	}
@@ -240,7 +243,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 			installed = true
 			return in.readyCurrent(ctx, r)
 		}
-		if err := in.recalledFailure(id, c.Version); err != nil {
+		if err := in.recalledFailure(id, c.Version, inputs); err != nil {
 			return nil, false, err
 		}
 	}
@@ -259,10 +262,15 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 	r, err := in.installFirst(ctx, req, cs, dir, rep)
 	if err != nil {
 		err = fmt.Errorf("%s: %w", what, err)
-		// Not remembered: an interruption, offline, and a missing node
-		// or uv (installing one is the fix, and checking is cheap).
-		if ctx.Err() == nil && !errors.Is(err, ErrNotInstalled) && !errors.Is(err, ErrRuntimeMissing) {
-			in.rememberFailure(id, c.Version, err)
+		// Not remembered: an interruption, offline, a missing node or
+		// uv (installing one is the fix, and checking is cheap), and
+		// what the user's own settings caused (npm's policy, a proxy):
+		// they fix it, and the next attempt must see their fix.
+		if ctx.Err() == nil && !errors.Is(err, ErrNotInstalled) && !errors.Is(err, ErrRuntimeMissing) && !errors.Is(err, kinds.ErrLocalSettings) {
+			if inputs == "" {
+				inputs = in.failureInputs(req, c)
+			}
+			in.rememberFailure(id, c.Version, inputs, err)
 		}
 		return nil, false, err
 	}

@@ -2,6 +2,7 @@ package installer
 
 import (
 	"errors"
+	"net/http"
 	"os"
 
 	"context"
@@ -134,5 +135,46 @@ func TestResolveSaysItRepairs(t *testing.T) {
 	got := events.String()
 	if !strings.Contains(got, `"phase":"repair"`) || !strings.Contains(got, "is missing") || !strings.Contains(got, `"event":"warning"`) || !strings.Contains(got, "demo 1.0.0 is damaged (") {
 		t.Errorf("the repair was not said:\n%s", got)
+	}
+}
+
+// Issue 26: a failure is remembered for what it was about. Once the
+// user changes what the attempt depended on (a mirror, a node on PATH,
+// their settings), the next install tries again at once instead of
+// replaying the old error for five minutes.
+func TestFailureForgottenWhenInputsChange(t *testing.T) {
+	srv := newServer(t)
+	url := srv.handle("/a.tgz", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "down", http.StatusServiceUnavailable) })
+	in := newInstaller(t)
+	in.CacheDir = t.TempDir()
+	m := binaryManifest("demo", "1.0.0", url, "agent", "")
+	tries := func() int { return srv.count("/a.tgz") }
+	if _, _, err := in.Install(context.Background(), Request{Agent: m}); !errors.Is(err, ErrDownload) {
+		t.Fatalf("err = %v", err)
+	}
+	node := filepath.Join(t.TempDir(), "node")
+	for _, change := range []struct {
+		what string
+		do   func()
+	}{
+		{"nothing", func() {}},
+		{"a Node.js mirror set", func() { in.NodeMirror = "http://127.0.0.1:9/dist/" }},
+		{"the config file changed", func() { in.Settings = "config.json 120 1764300000" }},
+		{"a node on PATH", func() {
+			in.LookPath = func(name string) (string, error) {
+				if name == "node" {
+					return node, nil
+				}
+				return "", errors.New("not found")
+			}
+		}},
+	} {
+		before := tries()
+		change.do()
+		_, _, err := in.Install(context.Background(), Request{Agent: m})
+		recalled := err != nil && strings.Contains(err.Error(), "this failed")
+		if want := change.what == "nothing"; recalled != want || (tries() == before) != want {
+			t.Errorf("after %s: recalled %v, %d downloads (%v)", change.what, recalled, tries()-before, err)
+		}
 	}
 }

@@ -94,7 +94,13 @@ func (h *Host) runTool(ctx context.Context, t toolRun) error {
 		e.Kind, e.Msg = kinds.ErrNotInstalled, fmt.Sprintf("%s failed offline (not in %s's cache: connect and install, or drop --offline)%s", t.what, name, said)
 	case networkFailure(lines):
 		e.Err = kinds.ErrDownload
-		e.Help = networkHint(t.phase, cmd.Env)
+		var proxied bool
+		e.Help, proxied = networkHint(t.phase, cmd.Env)
+		if proxied {
+			// The proxy is the user's setting: fixed, it must work at
+			// once, not after the failure memory.
+			e.Err = errors.Join(kinds.ErrDownload, kinds.ErrLocalSettings)
+		}
 	}
 	return e
 }
@@ -147,8 +153,8 @@ var proxyVars = []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy
 // networkHint says what to check when npm or uv could not reach their
 // registry: the proxy by name when one is set (a dead proxy left in the
 // environment is the usual cause), else the network. A proxy's user and
-// password are not repeated.
-func networkHint(phase string, env []string) string {
+// password are not repeated. proxied: a proxy is set.
+func networkHint(phase string, env []string) (hint string, proxied bool) {
 	tool := "npm"
 	if phase == progress.UV {
 		tool = "uv"
@@ -162,9 +168,9 @@ func networkHint(phase string, env []string) string {
 			u.User = nil
 			v = u.String()
 		}
-		return fmt.Sprintf("%s could not reach its registry through the proxy %s=%s: check that the proxy is running, or unset %s", tool, k, safetext.Terminal(v), k)
+		return fmt.Sprintf("%s could not reach its registry through the proxy %s=%s: check that the proxy is running, or unset %s", tool, k, safetext.Terminal(v), k), true
 	}
-	return fmt.Sprintf("%s could not reach its registry: check the network connection (or its registry setting), then try again; acp install --force retries at once", tool)
+	return fmt.Sprintf("%s could not reach its registry: check the network connection (or its registry setting), then try again; acp install --force retries at once", tool), false
 }
 
 // npmNetwork bounds npm's own retries and waits, which by default keep a
