@@ -113,6 +113,7 @@ func TestDoctorListsManagedRuntimes(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	// The test binary answers as node v99.1.0 there (faketools_test.go).
 	used := testkit.LinkSelf(t, filepath.Join(home, "runtimes", "node", "v99.1.0", "bin", "node"))
+	os.WriteFile(filepath.Join(filepath.Dir(used), "npm"), []byte("#!/bin/sh\n"), 0o755)
 	unused := filepath.Join(home, "runtimes", "uv", "0.10.10")
 	os.MkdirAll(unused, 0o755)
 	os.WriteFile(filepath.Join(unused, "uv"), nil, 0o755) // never run
@@ -138,7 +139,8 @@ func TestDoctorListsManagedRuntimes(t *testing.T) {
 	if c := got["runtime node v99.1.0"]; c.Status != statusOK || !strings.Contains(c.Detail, "used by demo@1.0.0") {
 		t.Errorf("node: %+v", c)
 	}
-	if c := got["runtime uv 0.10.10"]; !strings.Contains(c.Detail, "used by no install") {
+	// An empty file for uv: it does not run, and doctor says so (issue 26).
+	if c := got["runtime uv 0.10.10"]; c.Status != statusFail || !strings.Contains(c.Detail, "is broken") || !strings.Contains(c.Detail, "acp gc removes it") {
 		t.Errorf("uv: %+v", c)
 	}
 	if c := got["agent demo"]; c.Status != statusOK || !strings.Contains(c.Detail, "node 99.1.0") {

@@ -77,7 +77,7 @@ func (h *Host) uv(ctx context.Context, agent string) (string, error) {
 	if err == nil {
 		return p, nil
 	}
-	if m := h.managedUV(); m != "" {
+	if m := h.managedUV(); m != "" && CheckUVBuild(ctx, filepath.Dir(m)) == nil {
 		return m, nil
 	}
 	if !h.canManage() {
@@ -115,8 +115,15 @@ func (h *Host) EnsureUV(ctx context.Context, agent string) (string, error) {
 	base := strings.TrimSuffix(mirror, "/") + "/" + DefaultUVVersion + "/"
 	name := "uv-" + target + ext
 	dir := filepath.Join(m.Root, "uv", DefaultUVVersion)
-	if exists(filepath.Join(dir, uvExe())) {
-		return filepath.Join(dir, uvExe()), nil
+	if exists(dir) {
+		if err := CheckUVBuild(ctx, dir); err == nil {
+			return filepath.Join(dir, uvExe()), nil
+		} else {
+			h.reporter().Warn(fmt.Sprintf("the uv %s acp brought (%s) is broken (%v): installing it again", DefaultUVVersion, dir, err))
+			if err := os.RemoveAll(dir); err != nil {
+				return "", fmt.Errorf("remove the broken uv %s: %w", DefaultUVVersion, err)
+			}
+		}
 	}
 	work := filepath.Dir(dir)
 	if err := os.MkdirAll(work, 0o755); err != nil {
@@ -159,6 +166,9 @@ func (h *Host) EnsureUV(ctx context.Context, agent string) (string, error) {
 	}
 	if !exists(filepath.Join(top, uvExe())) {
 		return "", fmt.Errorf("uv %s: %s holds no %s", DefaultUVVersion, name, uvExe())
+	}
+	if err := CheckUVBuild(ctx, top); err != nil {
+		return "", h.badBuild(fmt.Sprintf("uv %s from %s", DefaultUVVersion, download.Redact(base+name)), err)
 	}
 	if err := os.Rename(top, dir); err != nil && !exists(filepath.Join(dir, uvExe())) {
 		return "", err
