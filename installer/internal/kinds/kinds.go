@@ -30,6 +30,9 @@ var (
 	// ErrLocalSettings marks a failure the user's own settings caused
 	// (npm's policy, a proxy that does not answer): never remembered.
 	ErrLocalSettings = errors.New("caused by local settings")
+	// ErrNpmPolicy: npm refused the install by its own settings
+	// (min-release-age, before, engine-strict, its platform check).
+	ErrNpmPolicy = errors.New("refused by npm's settings")
 )
 
 // Error carries a complete message and a sentinel kind: Error() is the

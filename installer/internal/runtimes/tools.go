@@ -37,9 +37,12 @@ type toolRun struct {
 	agent, phase string
 	what         string // "npm install @x/y@1.0.0", for messages
 	pkg          string // what is installed, for the reporter
-	prog         string
-	dir          string // working directory: the install's own, never the caller's
-	args, env    []string
+	// refusal, when set, reads a failed run's output for a failure of
+	// its own (npm's policy, a lifecycle script); nil: a plain one.
+	refusal   func(out string) *kinds.Error
+	prog      string
+	dir       string // working directory: the install's own, never the caller's
+	args, env []string
 }
 
 // runTool runs npm or uv in t.dir with its output kept (not shown: stdout
@@ -55,12 +58,7 @@ func (h *Host) runTool(ctx context.Context, t toolRun) error {
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, t.prog, t.args...)
 	base := h.toolBase()
-	add := make(map[string]string, len(t.env))
-	for _, kv := range t.env {
-		k, v, _ := strings.Cut(kv, "=")
-		add[k] = v
-	}
-	cmd.Env = launch.Merge(base, add)
+	cmd.Env = launch.Merge(base, envMap(t.env))
 	cmd.Dir = t.dir
 	h.debugf("run %s %s in %s, environment plus %s (stopped after %s)", t.prog, strings.Join(t.args, " "), t.dir, strings.Join(t.env, " "), timeout)
 	cmd.Stdout = tail
@@ -79,6 +77,11 @@ func (h *Host) runTool(ctx context.Context, t toolRun) error {
 		return fmt.Errorf("%s: %w", t.what, kinds.Stopped(ctx))
 	}
 	lines := tail.String()
+	if t.refusal != nil && !h.Offline {
+		if e := t.refusal(lines); e != nil {
+			return e
+		}
+	}
 	said := ""
 	if shown := errorLines(lines); shown != "" {
 		said = "; its last lines:\n" + safetext.Lines(shown, "  ")
@@ -103,6 +106,16 @@ func (h *Host) runTool(ctx context.Context, t toolRun) error {
 		}
 	}
 	return e
+}
+
+// envMap is KEY=VALUE pairs as a map (the last of a name wins).
+func envMap(env []string) map[string]string {
+	m := make(map[string]string, len(env))
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+	}
+	return m
 }
 
 // toolBase is the environment npm and uv start from: ToolEnv when set,
@@ -328,7 +341,10 @@ func (h *Host) InstallNpm(ctx context.Context, agent string, pkg *registry.Packa
 		env = append(env, "npm_config_cache="+filepath.Join(h.CacheDir, "npm"))
 	}
 	env = append(env, h.nodePathEnv(ctx, npm)...)
-	if err := h.runTool(ctx, toolRun{agent: agent, phase: progress.NPM, what: "npm install " + spec.String(), pkg: spec.String(), prog: npm, dir: tmp, args: args, env: env}); err != nil {
+	refusal := func(out string) *kinds.Error {
+		return h.npmRefusal(ctx, npm, spec.String(), tmp, launch.Merge(h.toolBase(), envMap(env)), out)
+	}
+	if err := h.runTool(ctx, toolRun{agent: agent, phase: progress.NPM, what: "npm install " + spec.String(), pkg: spec.String(), prog: npm, dir: tmp, args: args, env: env, refusal: refusal}); err != nil {
 		return nil, err
 	}
 	info, err := ReadNpmPackage(tmp, spec.Name)
