@@ -178,3 +178,31 @@ func TestFailureForgottenWhenInputsChange(t *testing.T) {
 		}
 	}
 }
+
+// When the node recorded at install is gone, resolve takes the best node
+// here without any download, and says so once (on the reporter and in
+// the spec's warnings), naming install --force.
+func TestRecordedNodeGoneSaidOnce(t *testing.T) {
+	home, toolEnv := fakeHome(t)
+	first := testkit.LinkSelf(t, filepath.Join(home, ".nvm/versions/node/v96.1.0/bin/node"))
+	in := npxInstaller(t, shapedNPM(t, claudeShaped(">=95"), ""), toolEnv)
+	if _, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()}); err != nil {
+		t.Fatal(err)
+	}
+	other := testkit.LinkSelf(t, filepath.Join(home, ".volta/tools/image/node/v95.0.0/bin/node"))
+	os.Remove(first)
+	mirror, conns := testkit.DeadServer(t, false)
+	in.ManageRuntimes, in.NodeMirror = true, mirror
+	var events strings.Builder
+	in.Progress = progress.NewJSON(&events)
+	spec, err := in.ResolveAgent(context.Background(), Query{ID: "claude-agent"}, Sources{})
+	if err != nil || spec.Command != other {
+		t.Fatalf("spec = %+v, %v; want %s", spec, err, other)
+	}
+	if len(spec.Warnings) != 1 || !strings.Contains(spec.Warnings[0], first+") is gone") || !strings.Contains(spec.Warnings[0], "acp install claude-agent --force") {
+		t.Errorf("warnings = %q", spec.Warnings)
+	}
+	if n := strings.Count(events.String(), "is gone"); n != 1 || conns() != 0 {
+		t.Errorf("said %d times, %d connections to the mirror:\n%s", n, conns(), events.String())
+	}
+}

@@ -383,38 +383,33 @@ func (h *Host) LaunchNode(ctx context.Context, id, pkg, requires string, recorde
 	if rec != nil && satisfiesEngine(c, rec.Version) {
 		return h.runtimeOf(*rec, requires), "", nil
 	}
-	for _, n := range found {
-		if satisfiesEngine(c, n.Version) {
-			return h.runtimeOf(n, requires), "", nil
+	var n *NodeFound
+	for i := range found {
+		if satisfiesEngine(c, found[i].Version) {
+			n = &found[i]
+			break
 		}
 	}
-	need := "Node.js"
-	if c != nil {
-		need = "Node.js " + strings.TrimSpace(requires)
-	}
-	n := rec
-	gone := ""
-	if n == nil {
-		if len(found) == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, "", kinds.Stopped(ctx)
-			}
-			return nil, "", h.localNodeMissing(id, pkg, requires, searched)
-		}
+	switch {
+	case n != nil:
+	case rec != nil:
+		n = rec
+	case len(found) > 0:
 		n = &found[0]
-		if recorded != nil && recorded.Path != "" && h.Node == "" {
-			gone = fmt.Sprintf("%s: the node it was installed with (%s) is gone; using %s %s (acp install %s --force records it)", id, recorded.Path, n.Path, n.Version, id)
+	default:
+		if err := ctx.Err(); err != nil {
+			return nil, "", kinds.Stopped(ctx)
 		}
+		return nil, "", h.localNodeMissing(id, pkg, requires, searched)
 	}
-	warn := gone
+	var warns []string
+	if rec == nil && recorded != nil && recorded.Path != "" && h.Node == "" {
+		warns = append(warns, fmt.Sprintf("%s: the node it was installed with (%s) is gone; using %s %s (acp install %s --force records it)", id, recorded.Path, n.Path, n.Version, id))
+	}
 	if !satisfiesEngine(c, n.Version) {
-		old := fmt.Sprintf("%s (%s) asks for node %s (its engines.node) but the newest node here is %s (%s): using it, as npm does; if the agent fails to start, install %s", id, pkg, strings.TrimSpace(requires), n.Version, n.Path, need)
-		if warn != "" {
-			warn += "; "
-		}
-		warn += old
+		warns = append(warns, fmt.Sprintf("%s (%s) asks for node %s (its engines.node) but the newest node here is %s (%s): using it, as npm does; if the agent fails to start, install %s", id, pkg, strings.TrimSpace(requires), n.Version, n.Path, rangeName(requires)))
 	}
-	return h.runtimeOf(*n, requires), warn, nil
+	return h.runtimeOf(*n, requires), strings.Join(warns, "; "), nil
 }
 
 // NPMNear finds npm beside a node of the usual install locations, for a
