@@ -353,12 +353,11 @@ func (h *Host) FindNode(ctx context.Context, id, pkg, requires string) (*Runtime
 }
 
 // LaunchNode is the node an installed npx agent launches with, as resolve
-// and run decide it: never a download, never a request. The node recorded
-// at install is used while it is there; a node on this machine that
-// satisfies requires is preferred to a recorded one that does not (the
-// user installed a newer node, as the warning asked). When the recorded
-// node is gone, the best node here stands in, and the warning says so
-// (install --force records it). No node at all is ErrRuntimeMissing.
+// and run decide it: never a download, never a request, and no search
+// while the node recorded at install is there (even one older than
+// requires, chosen then with a warning: install --force chooses again).
+// When the recorded node is gone, the best node here stands in, and the
+// warning says so. No node at all is ErrRuntimeMissing.
 func (h *Host) LaunchNode(ctx context.Context, id, pkg, requires string, recorded *Runtime) (*Runtime, string, error) {
 	c := engineConstraint(requires)
 	var rec *NodeFound // the recorded node, while its file is there
@@ -366,23 +365,22 @@ func (h *Host) LaunchNode(ctx context.Context, id, pkg, requires string, recorde
 		if fi, err := os.Stat(recorded.Path); err == nil && fi.Mode().IsRegular() {
 			v, verr := registry.ParseVersion(recorded.Version)
 			if verr == nil && fi.Size() == recorded.Size && fi.ModTime().Equal(recorded.ModTime) {
-				if satisfiesEngine(c, v) {
-					r := *recorded
-					r.Requires = requires
-					return &r, "", nil
-				}
-				// Known from the receipt: the search below need not run it.
-				h.rememberNode(recorded.Path, nodeProbe{size: recorded.Size, modTime: recorded.ModTime, version: v}, false)
-			}
-			if n, err := h.probeNode(ctx, recorded.Path); err == nil {
-				rec = &n
+				// The same file: its version is known from the receipt.
+				rec = &NodeFound{Path: recorded.Path, Version: v, size: recorded.Size, modTime: recorded.ModTime}
+			} else if n, err := h.probeNode(ctx, recorded.Path); err == nil {
+				rec = &n // node upgraded in place: asked once
 			}
 		}
 	}
-	found, searched := h.Nodes(ctx)
-	if rec != nil && satisfiesEngine(c, rec.Version) {
-		return h.runtimeOf(*rec, requires), "", nil
+	if rec != nil {
+		r := h.runtimeOf(*rec, requires)
+		r.Managed = r.Managed || recorded.Managed
+		if satisfiesEngine(c, rec.Version) {
+			return r, "", nil
+		}
+		return r, h.oldNodeWarning(id, pkg, requires, *rec), nil
 	}
+	found, searched := h.Nodes(ctx)
 	var n *NodeFound
 	for i := range found {
 		if satisfiesEngine(c, found[i].Version) {
@@ -392,8 +390,6 @@ func (h *Host) LaunchNode(ctx context.Context, id, pkg, requires string, recorde
 	}
 	switch {
 	case n != nil:
-	case rec != nil:
-		n = rec
 	case len(found) > 0:
 		n = &found[0]
 	default:
@@ -403,13 +399,18 @@ func (h *Host) LaunchNode(ctx context.Context, id, pkg, requires string, recorde
 		return nil, "", h.localNodeMissing(id, pkg, requires, searched)
 	}
 	var warns []string
-	if rec == nil && recorded != nil && recorded.Path != "" && h.Node == "" {
+	if recorded != nil && recorded.Path != "" && h.Node == "" {
 		warns = append(warns, fmt.Sprintf("%s: the node it was installed with (%s) is gone; using %s %s (acp install %s --force records it)", id, recorded.Path, n.Path, n.Version, id))
 	}
 	if !satisfiesEngine(c, n.Version) {
-		warns = append(warns, fmt.Sprintf("%s (%s) asks for node %s (its engines.node) but the newest node here is %s (%s): using it, as npm does; if the agent fails to start, install %s", id, pkg, strings.TrimSpace(requires), n.Version, n.Path, rangeName(requires)))
+		warns = append(warns, h.oldNodeWarning(id, pkg, requires, *n))
 	}
 	return h.runtimeOf(*n, requires), strings.Join(warns, "; "), nil
+}
+
+// oldNodeWarning says that n is older than requires and is used anyway.
+func (h *Host) oldNodeWarning(id, pkg, requires string, n NodeFound) string {
+	return fmt.Sprintf("%s (%s) asks for node %s (its engines.node) but the node it runs with is %s (%s): using it, as npm does; if the agent fails to start, install %s, then run acp install %s --force", id, pkg, strings.TrimSpace(requires), n.Version, n.Path, rangeName(requires), id)
 }
 
 // NPMNear finds npm beside a node of the usual install locations, for a
