@@ -62,8 +62,7 @@ func TestRunOnATerminalSaysWhatItIs(t *testing.T) {
 	if !strings.Contains(got, "endpoint for editors") || !strings.Contains(got, "acp probe fake") {
 		t.Errorf("first stderr line: %q", got)
 	}
-	master.Close() // the person goes away: the agent reads the end of its input
-	tty.Close()
+	master.Close() // the person goes away: the agent's reads end
 	<-done
 	for lines.Scan() {
 		if strings.Contains(lines.Text(), "endpoint for editors") {
