@@ -13,6 +13,11 @@
 #             vs bench/floor
 #   resolve   acp resolve ID --json of an installed agent
 #             vs bench/reader (read, decode and print one small JSON file)
+#   npxold    acp resolve ID --json of an installed npx agent whose
+#             engines.node (>=99) the machine's node does not meet, with
+#             ACP_NODE_MIRROR refusing (issue 26: no runtime is fetched)
+#             vs bench/reader of its receipt; needs node and npm (the
+#             install runs the real npm against a loopback registry)
 #   verify    acp-registry verify (default flags) of 10 agents that answer
 #             initialize after 1 s vs one such agent answering (1 s), and
 #             vs the ten started at once by sh, uncontained (a second row)
@@ -41,7 +46,7 @@ cd "$(dirname "$0")/.."
 agents=5000 mb=200 rounds=5 use_corpus=false
 # resolve first: it times a 2 ms process start, which the memory state
 # after build's thousands of files makes slower (more so than the reader's).
-cases=(resolve validate build verify install)
+cases=(resolve npxold validate build verify install)
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) agents=300 mb=20 rounds=3 ;;
@@ -51,7 +56,7 @@ while [ $# -gt 0 ]; do
 	--mb) mb=$2 && shift ;;
 	--cases) read -r -a cases <<<"$2" && shift ;;
 	*)
-		echo "usage: bench/run.sh [--quick] [--corpus] [--rounds N] [--agents N] [--mb N] [--cases \"resolve validate build verify install\"]" >&2
+		echo "usage: bench/run.sh [--quick] [--corpus] [--rounds N] [--agents N] [--mb N] [--cases \"resolve npxold validate build verify install\"]" >&2
 		exit 2
 		;;
 	esac
@@ -59,9 +64,9 @@ while [ $# -gt 0 ]; do
 done
 for c in "${cases[@]}"; do
 	case $c in
-	validate | build | resolve | verify | install) ;;
+	validate | build | resolve | npxold | verify | install) ;;
 	*)
-		echo "bench/run.sh: --cases: no case \"$c\" (validate, build, resolve, verify, install)" >&2
+		echo "bench/run.sh: --cases: no case \"$c\" (validate, build, resolve, npxold, verify, install)" >&2
 		exit 2
 		;;
 	esac
@@ -165,6 +170,29 @@ receipt=$(find "$work/home" -name receipt.json | head -n 1)
 }
 init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}'
 
+# npxold: an npx agent installed by the real npm from a loopback registry,
+# whose engines.node no node meets; Node.js cannot be fetched (a port
+# that refuses), so the install records this machine's node.
+dead_mirror=http://127.0.0.1:9/dist/
+if [[ " ${cases[*]} " == *" npxold "* ]]; then
+	if command -v node >/dev/null && command -v npm >/dev/null; then
+		fixture npm "$work/srv" "$url" old-engine
+		mkdir -p "$work/acpreg/old-engine"
+		printf '{"id": "old-engine", "name": "old-engine", "version": "1.0.0", "description": "bench agent", "license": "MIT",\n "distribution": {"npx": {"package": "old-engine@1.0.0"}}}\n' >"$work/acpreg/old-engine/agent.json"
+		ACP_HOME="$work/home" ACP_NODE_MIRROR=$dead_mirror npm_config_registry="$url/npm/" npm_config_cache="$work/npm-cache" \
+			acp install old-engine "${acp_flags[@]}" >/dev/null 2>"$work/npxold.log" || {
+			cat "$work/npxold.log" >&2
+			exit 1
+		}
+		receipt_npx=$work/home/agents/old-engine/1.0.0/receipt.json
+	else
+		log "npxold: no node and npm here: skipping"
+		kept=()
+		for c in "${cases[@]}"; do [ "$c" = npxold ] || kept+=("$c"); done
+		cases=("${kept[@]}")
+	fi
+fi
+
 # The fixtures were just written: on a disk file system their write-back
 # would run under the first rounds and slow whichever side it meets. A
 # user's registry was written long before validate reads it.
@@ -189,6 +217,8 @@ run_case() { # case side
 	build/ref) m "build ref" floor "$work/registry" ;;
 	resolve/ours) ACP_HOME="$work/home" m "resolve ours" acp resolve bench-agent --json ;;
 	resolve/ref) m "resolve ref" reader "$receipt" ;;
+	npxold/ours) ACP_HOME="$work/home" ACP_NODE_MIRROR=$dead_mirror m "npxold ours" acp resolve old-engine --json ;;
+	npxold/ref) m "npxold ref" reader "$receipt_npx" ;;
 	verify/ours) m "verify ours" acp-registry verify "$work/slow" ;;
 	verify/ref)
 		m "verify ref" sh -c 'printf "%s\n" "$1" | "$2"' sh "$init" "$work/agent/agent"
@@ -237,7 +267,7 @@ awk -F'\t' -v cases="${cases[*]}" '
 	}
 	END {
 		nc = split(cases, cs, " ")
-		ref["validate"] = "floor"; ref["build"] = "floor"; ref["resolve"] = "JSON reader"
+		ref["validate"] = "floor"; ref["build"] = "floor"; ref["resolve"] = "JSON reader"; ref["npxold"] = "JSON reader"
 		ref["verify"] = "one 1 s agent"; ref["install"] = "curl|tee sha256sum|tar"
 		printf "%-9s %-24s %12s %12s %7s %9s %18s\n", "case", "reference", "ours ms", "ref ms", "ratio", "cpu ratio", "peak RSS ours/ref"
 		for (i = 1; i <= nc; i++) {

@@ -49,12 +49,8 @@ func (in *Installer) CheckRuntime(ctx context.Context, r Receipt) RuntimeCheck {
 		if r.Runtime != nil {
 			c.Requires = r.Runtime.Requires
 		}
-		// A check says what resolve would find now; it fetches nothing.
-		h := in.host()
-		if h.Managed != nil {
-			h.Managed.Download = nil
-		}
-		got, _, err := in.readyWith(ctx, &r, h)
+		// A check says what resolve would find now (which fetches nothing).
+		got, _, err := in.ready(ctx, &r)
 		if err != nil {
 			c.Status, c.Message = "missing", err.Error()
 			return c

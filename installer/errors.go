@@ -73,3 +73,12 @@ var (
 	// A failure for a network reason also matches ErrDownload.
 	ErrInstallFailed = kinds.ErrInstallFailed
 )
+
+// Sentinels added with npm's own refusals (issue 26).
+var (
+	// ErrNpmPolicy: npm refused the install by its own settings
+	// (min-release-age, before, engine-strict) or its platform check
+	// (EBADPLATFORM); the message names the setting. Never remembered:
+	// the user changes the setting and tries again.
+	ErrNpmPolicy = kinds.ErrNpmPolicy
+)

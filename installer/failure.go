@@ -2,9 +2,12 @@ package installer
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -25,6 +28,31 @@ type failure struct {
 	Message string    `json:"message"`
 	Kinds   []string  `json:"kinds"`
 	Hint    string    `json:"hint,omitempty"`
+	// Inputs fingerprints what the attempt depended on (failureInputs):
+	// when any of it changes, the failure is forgotten.
+	Inputs string `json:"inputs"`
+}
+
+// failureInputs fingerprints what an install of req as c depends on
+// besides its id and version: what was asked (the archive or package, the
+// distribution), where runtimes come from (the mirrors), the machine's
+// runtimes and the settings npm and uv read, and the caller's Settings.
+// A failure is remembered for these inputs only (issue 26): the user
+// who installs Node.js, sets ACP_NODE_MIRROR or edits the config file
+// gets a new attempt, not the old error.
+func (in *Installer) failureInputs(req Request, c Choice) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s|%t|%s|%s|%s|%s|%t|%t|%t|%s|%s|%s|%q|%q|%q\n",
+		c.Kind, c.Preview, req.Dist, req.PackageOverride, in.NodeMirror, in.UVMirror,
+		in.ManageRuntimes, in.Offline, in.AllowPrivateURLs, in.NPM, in.UV, in.Node, in.NPMArgs, in.UVArgs, in.Settings)
+	if c.Binary != nil {
+		fmt.Fprintf(h, "%s %s %s\n", c.Target, c.Binary.Archive, c.Binary.SHA256)
+	}
+	if c.Package != nil {
+		fmt.Fprintf(h, "%s\n", c.Package.Package)
+	}
+	io.WriteString(h, in.host().Stamp())
+	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
 // rememberedKinds are the sentinels a remembered failure keeps, so that it
@@ -56,12 +84,12 @@ func (in *Installer) failureMemory() time.Duration {
 	return DefaultFailureMemory
 }
 
-func (in *Installer) rememberFailure(id, version string, err error) {
+func (in *Installer) rememberFailure(id, version, inputs string, err error) {
 	p := in.failureFile(id, version)
 	if p == "" {
 		return
 	}
-	f := failure{At: in.now().UTC(), Message: err.Error(), Kinds: []string{}}
+	f := failure{At: in.now().UTC(), Message: err.Error(), Kinds: []string{}, Inputs: inputs}
 	var h interface{ Hint() string }
 	if errors.As(err, &h) {
 		f.Hint = h.Hint()
@@ -99,7 +127,7 @@ func (in *Installer) forgetFailure(id, version string) {
 
 // recalledFailure returns the failure of a recent attempt, worded as such,
 // or nil when there is none (or it is older than FailureMemory).
-func (in *Installer) recalledFailure(id, version string) error {
+func (in *Installer) recalledFailure(id, version, inputs string) error {
 	p := in.failureFile(id, version)
 	if p == "" {
 		return nil
@@ -110,6 +138,10 @@ func (in *Installer) recalledFailure(id, version string) error {
 	}
 	var f failure
 	if json.Unmarshal(data, &f) != nil || f.Message == "" {
+		return nil
+	}
+	if f.Inputs != inputs {
+		in.debugf("%s %s failed before with other inputs (a runtime, mirror or setting changed): trying again", id, version)
 		return nil
 	}
 	age := in.now().Sub(f.At)

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
@@ -28,6 +29,9 @@ func (in *Installer) choose(req Request) (Choice, error) {
 		// acp brings node and npm itself (see ManageRuntimes).
 		c, err = Choose(m, in.platform(), req.Dist, req.Preview, in.managedLookPath)
 	}
+	if errors.Is(err, ErrRunnerMissing) {
+		return Choice{}, in.runnerHint(err, req)
+	}
 	if err != nil {
 		return Choice{}, err
 	}
@@ -39,6 +43,32 @@ func (in *Installer) choose(req Request) (Choice, error) {
 	}
 	in.debugf("%s %s: distribution %s for %s (asked for %q; offered %v)", m.ID, c.Version, c.Kind, in.platform(), req.Dist, m.Distribution.Kinds())
 	return c, nil
+}
+
+// runnerHint gives Choose's runtime-missing its next step: what to
+// install, and where acp would fetch it from (issue 26).
+func (in *Installer) runnerHint(err error, req Request) error {
+	var ke *kindError
+	if !errors.As(err, &ke) || ke.Help != "" {
+		return err
+	}
+	h := in.host()
+	var hints []string
+	kinds := []registry.Kind{req.Dist}
+	if req.Dist == "" {
+		kinds = req.Agent.Distribution.Kinds()
+	}
+	for _, k := range kinds {
+		switch k {
+		case registry.KindNpx:
+			hints = append(hints, h.NodeHint(""))
+		case registry.KindUvx:
+			hints = append(hints, h.UVHint())
+		}
+	}
+	e := *ke
+	e.Help = strings.Join(hints, "; or ")
+	return &e
 }
 
 // managedLookPath is lookPath on a machine where acp brings the runtimes
@@ -175,11 +205,13 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		what += " for " + string(c.Target)
 	}
 	dir := in.store().VersionDir(id, c.Version)
+	inputs := ""
 	if !req.Force {
 		if r, err := store.ReadReceipt(dir); err == nil && in.satisfies(r, req) {
 			return in.readyCurrent(ctx, r)
 		}
-		if err := in.recalledFailure(id, c.Version); err != nil {
+		inputs = in.failureInputs(req, c)
+		if err := in.recalledFailure(id, c.Version, inputs); err != nil {
 			return nil, false, err
 		}
 	}
@@ -211,7 +243,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 			installed = true
 			return in.readyCurrent(ctx, r)
 		}
-		if err := in.recalledFailure(id, c.Version); err != nil {
+		if err := in.recalledFailure(id, c.Version, inputs); err != nil {
 			return nil, false, err
 		}
 	}
@@ -221,13 +253,24 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		}
 	}
 	rep := in.reporter()
+	if problem := in.damaged(dir); problem != "" {
+		// Said, not done silently: a reinstall may take a minute, and
+		// the user should know why the agent is fetched again.
+		rep.Phase(id, progress.Repair, problem)
+		rep.Warn(fmt.Sprintf("%s %s is damaged (%s): installing it again", id, c.Version, problem))
+	}
 	r, err := in.installFirst(ctx, req, cs, dir, rep)
 	if err != nil {
 		err = fmt.Errorf("%s: %w", what, err)
-		// Not remembered: an interruption, offline, and a missing node
-		// or uv (installing one is the fix, and checking is cheap).
-		if ctx.Err() == nil && !errors.Is(err, ErrNotInstalled) && !errors.Is(err, ErrRuntimeMissing) {
-			in.rememberFailure(id, c.Version, err)
+		// Not remembered: an interruption, offline, a missing node or
+		// uv (installing one is the fix, and checking is cheap), and
+		// what the user's own settings caused (npm's policy, a proxy):
+		// they fix it, and the next attempt must see their fix.
+		if ctx.Err() == nil && !errors.Is(err, ErrNotInstalled) && !errors.Is(err, ErrRuntimeMissing) && !errors.Is(err, kinds.ErrLocalSettings) {
+			if inputs == "" {
+				inputs = in.failureInputs(req, c)
+			}
+			in.rememberFailure(id, c.Version, inputs, err)
 		}
 		return nil, false, err
 	}
@@ -273,9 +316,37 @@ func (in *Installer) installFirst(ctx context.Context, req Request, cs []Choice,
 		rep.Warn(fmt.Sprintf("%s: the %s distribution could not be fetched (%v); trying %s", req.Agent.ID, c.Kind, err, cs[i+1].Kind))
 	}
 	if err != nil && len(failures) > 1 {
-		err = &kindError{Msg: strings.Join(failures, "; and "), Kind: err}
+		e := &kindError{Msg: strings.Join(failures, "; and "), Kind: err}
+		var h interface{ Hint() string }
+		if errors.As(err, &h) {
+			e.Help = h.Hint() // the last failure's next step
+		}
+		err = e
 	}
 	return r, err
+}
+
+// damaged says what is wrong with the install in dir when it is there
+// but cannot be launched ("" when it is whole, absent, or for another
+// platform).
+func (in *Installer) damaged(dir string) string {
+	if _, err := os.Lstat(dir); err != nil {
+		return ""
+	}
+	r, err := store.ReadReceipt(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "its " + store.ReceiptFile + " is missing"
+	}
+	if err != nil {
+		return "its " + store.ReceiptFile + " cannot be used"
+	}
+	if !in.fitsPlatform(r) {
+		return ""
+	}
+	if err := r.Check(); err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // refuseInUse is the ErrInUse of a forced reinstall of a version that a
@@ -310,69 +381,6 @@ func (in *Installer) readyCurrent(ctx context.Context, r *Receipt) (*Receipt, bo
 		}
 	}
 	return in.ready(ctx, r)
-}
-
-// ready completes an existing install's launch for this moment: an npx
-// agent gets the node to run it with (the recorded one while it exists and
-// satisfies the package, else another found now), with its warning; and
-// the env leaves out what no launch passes (dropEnv).
-func (in *Installer) ready(ctx context.Context, r *Receipt) (*Receipt, bool, error) {
-	r, ok, err := in.readyWith(ctx, r, in.host())
-	if err == nil {
-		in.dropEnv(r)
-	}
-	return r, ok, err
-}
-
-// dropEnv takes out of a launch the manifest's variables that the public
-// registry drops from every launch (registry.LaunchEnv), each with a
-// warning: on Progress and in the spec's Warnings (resolve --json). The
-// receipt on disk keeps what the manifest said; every launch spec the
-// installer hands out passes through here.
-func (in *Installer) dropEnv(r *Receipt) {
-	kept, warns := registry.LaunchEnv(r.ID, r.Launch.Env)
-	if len(warns) == 0 {
-		return
-	}
-	r.Launch.Env = kept
-	for _, w := range warns {
-		in.reporter().Warn(w)
-	}
-	r.Launch.Warnings = append(r.Launch.Warnings, warns...)
-}
-
-// readyWith is ready with h finding the node (doctor's cannot fetch one).
-func (in *Installer) readyWith(ctx context.Context, r *Receipt, h *runtimes.Host) (*Receipt, bool, error) {
-	if r.Distribution != registry.KindNpx || !nodeLaunch(r) {
-		return r, true, nil
-	}
-	if r.Runtime == nil {
-		// Installed before launches named node: run the package's
-		// script with a node instead of the .bin link, whose
-		// "#!/usr/bin/env node" needs node on PATH.
-		if err := in.upgradeLegacyNpx(r); err != nil {
-			return r, true, nil // keep the old launch: it works where PATH has node
-		}
-		if !nodeLaunch(r) {
-			return r, true, nil
-		}
-	}
-	name := r.Package
-	if s, err := registry.ParseNPM(r.Package); err == nil {
-		name = s.String()
-	}
-	rt, warn, err := h.FindNode(ctx, r.ID, name, r.Runtime.Requires, r.Runtime)
-	if err != nil {
-		return nil, true, err
-	}
-	r.Runtime = rt
-	r.Launch.Command = rt.Path
-	r.Launch.Warnings = nil
-	if warn != "" {
-		in.reporter().Warn(warn)
-		r.Launch.Warnings = []string{warn}
-	}
-	return r, true, nil
 }
 
 // nodeLaunch: the receipt's npx executable runs with a node (receipts

@@ -23,10 +23,19 @@ type ManagedRuntime struct {
 	Version string   `json:"version"` // "v22.12.0"
 	Path    string   `json:"path"`
 	UsedBy  []string `json:"usedBy"` // "<id>@<version>"
+	// Problem says why the runtime cannot be used ("" when it can): it
+	// does not run, lacks npm, or links out of its folder. doctor
+	// flags it, install --force replaces it, gc removes it.
+	Problem string `json:"problem,omitempty"`
 }
 
-// ManagedRuntimes lists the runtimes acp installed, by name then version.
+// ManagedRuntimes lists the runtimes acp installed, by name then version,
+// each checked (ManagedRuntime.Problem: it runs each one's --version).
 func (in *Installer) ManagedRuntimes() ([]ManagedRuntime, error) {
+	return in.managedRuntimes(context.Background())
+}
+
+func (in *Installer) managedRuntimes(ctx context.Context) ([]ManagedRuntime, error) {
 	root := filepath.Join(in.Root, runtimesDir)
 	names, err := os.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -52,7 +61,18 @@ func (in *Installer) ManagedRuntimes() ([]ManagedRuntime, error) {
 			if users == nil {
 				users = []string{}
 			}
-			out = append(out, ManagedRuntime{Name: n.Name(), Version: v.Name(), Path: filepath.Join(root, n.Name(), v.Name()), UsedBy: users})
+			rt := ManagedRuntime{Name: n.Name(), Version: v.Name(), Path: filepath.Join(root, n.Name(), v.Name()), UsedBy: users}
+			var perr error
+			switch rt.Name {
+			case "node":
+				perr = in.host().CheckNodeBuild(ctx, rt.Path)
+			case "uv":
+				perr = runtimes.CheckUVBuild(ctx, rt.Path)
+			}
+			if perr != nil {
+				rt.Problem = perr.Error()
+			}
+			out = append(out, rt)
 		}
 	}
 	return out, nil
@@ -101,7 +121,7 @@ const runtimeGrace = 15 * time.Minute
 
 // gcRuntimes removes the managed runtimes no install's receipt names.
 func (in *Installer) gcRuntimes(ctx context.Context, rep *GCReport) error {
-	rts, err := in.ManagedRuntimes()
+	rts, err := in.managedRuntimes(ctx)
 	if err != nil {
 		return err
 	}
@@ -113,8 +133,17 @@ func (in *Installer) gcRuntimes(ctx context.Context, rep *GCReport) error {
 		if fi, err := os.Stat(rt.Path); err == nil && time.Since(fi.ModTime()) < runtimeGrace {
 			continue
 		}
-		if len(rt.UsedBy) == 0 {
-			if err := st.RemoveLeftover(ctx, rep, "", rt.Path, "managed runtime "+rt.Name+" "+rt.Version+" that no install uses"); first == nil {
+		why := ""
+		switch {
+		case rt.Problem != "":
+			// Useless to the installs that name it: they find another
+			// node at resolve, and install --force brings a whole one.
+			why = "managed runtime " + rt.Name + " " + rt.Version + " that is broken (" + rt.Problem + ")"
+		case len(rt.UsedBy) == 0:
+			why = "managed runtime " + rt.Name + " " + rt.Version + " that no install uses"
+		}
+		if why != "" {
+			if err := st.RemoveLeftover(ctx, rep, "", rt.Path, why); first == nil {
 				first = err
 			}
 		}

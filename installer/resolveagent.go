@@ -95,14 +95,6 @@ func (in *Installer) ResolveAgent(ctx context.Context, q Query, src Sources) (*L
 	return normalized(spec), nil
 }
 
-// InstalledSpec is ResolveAgent's fast path alone: the launch spec of
-// q.ID's current install when it fits q and is still whole, read from its
-// receipt with no registry; nil and no error otherwise (a name, not an
-// id; not installed; another distribution).
-func (in *Installer) InstalledSpec(ctx context.Context, q Query) (*LaunchSpec, error) {
-	return in.installedSpec(ctx, q.ID, q)
-}
-
 // installedSpec is the launch spec of id's current install when it fits
 // the query and is still whole; nil otherwise (and then the registry
 // decides). It is checked as any resolve is (for npx, the node the

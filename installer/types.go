@@ -105,7 +105,13 @@ type Installer struct {
 	CacheDir string
 	// FailureMemory is how long a failed install is reported again at
 	// once instead of retried (Request.Force retries). Default 5 minutes.
+	// Only while what it depended on is unchanged: see Settings.
 	FailureMemory time.Duration
+	// Settings names the caller's own settings that shape an install
+	// beyond these fields (acp: its config file's path, size and time).
+	// A remembered failure is forgotten when they change, as when a
+	// mirror is set or a node appears on PATH.
+	Settings string
 
 	// retryWait replaces the pause between download attempts (tests).
 	retryWait func(attempt int) time.Duration

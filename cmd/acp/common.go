@@ -197,8 +197,30 @@ func (g *globalOpts) newInstaller() (*installer.Installer, error) {
 		ManageRuntimes: g.getenv(installer.EnvManagedRuntimes) != "0",
 		NodeMirror:     g.getenv(installer.EnvNodeMirror),
 		UVMirror:       g.getenv(installer.EnvUVMirror),
+		Settings:       g.confStamp(),
 		Debug:          g.debugHook(),
 	}, nil
+}
+
+// confStamp is the config file's fileStamp ("" without one).
+func (g *globalOpts) confStamp() string {
+	if g.conf == nil {
+		return ""
+	}
+	return fileStamp(g.conf.Path)
+}
+
+// fileStamp names a file's state (path, size, time), "" when it is not
+// there: a remembered failure is forgotten when the config file changes.
+func fileStamp(p string) string {
+	if p == "" {
+		return ""
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return p + " -"
+	}
+	return fmt.Sprintf("%s %d %d", p, fi.Size(), fi.ModTime().UnixNano())
 }
 
 // allowPrivate is whether downloads may reach private addresses: asked for

@@ -284,7 +284,7 @@ func installs(ctx context.Context, g *globalOpts, add func(name, status, detail 
 		return
 	}
 	for _, b := range broken {
-		add("agent "+b.ID, statusFail, fmt.Sprintf("%s is broken (%s): run acp install %s --force to repair it", b.Version, b.Problem, b.ID))
+		add("agent "+b.ID, statusFail, fmt.Sprintf("%s is broken (%s): run acp install %s --force to repair it, or acp gc to remove it", b.Version, b.Problem, b.ID))
 	}
 }
 
@@ -300,6 +300,10 @@ func managedRuntimes(in *installer.Installer, add func(name, status, detail stri
 		return
 	}
 	for _, rt := range rts {
+		if rt.Problem != "" {
+			add("runtime "+rt.Name+" "+rt.Version, statusFail, rt.Path+" is broken ("+rt.Problem+"): acp install --force ID replaces it for an agent that uses it, acp gc removes it")
+			continue
+		}
 		used := "used by " + strings.Join(rt.UsedBy, ", ")
 		if len(rt.UsedBy) == 0 {
 			used = "used by no install (acp gc removes it)"

@@ -62,6 +62,12 @@ func TestDoctorChecksInstalls(t *testing.T) {
 		Launch: installer.LaunchSpec{Command: filepath.Join(dir("gone-cmd", "3.0.0"), "agent")},
 	}, map[string]string{"agent": "#!/bin/sh\nexit 0\n"})
 	os.Remove(filepath.Join(dir("gone-cmd", "3.0.0"), "agent"))
+	// Issue 26: a receipt damaged after the install had no line at all.
+	writeInstall(t, home, installer.Receipt{
+		ID: "bad-receipt", Version: "4.0.0", Distribution: "binary", Target: "linux-x86_64",
+		Launch: installer.LaunchSpec{Command: filepath.Join(dir("bad-receipt", "4.0.0"), "agent")},
+	}, map[string]string{"agent": "#!/bin/sh\nexit 0\n"})
+	os.WriteFile(filepath.Join(dir("bad-receipt", "4.0.0"), "receipt.json"), []byte(`{"id":"bad-rec`), 0o644)
 
 	code, out, errOut := acpText(t, "doctor", "--json")
 	var rep doctorReport
@@ -80,6 +86,10 @@ func TestDoctorChecksInstalls(t *testing.T) {
 	}
 	if c := got["agent gone-cmd"]; c.Status != statusFail || !strings.Contains(c.Detail, "is missing") || !strings.Contains(c.Detail, "acp install gone-cmd --force") {
 		t.Errorf("deleted command: %+v", c)
+	}
+
+	if c := got["agent bad-receipt"]; c.Status != statusFail || !strings.Contains(c.Detail, "4.0.0 is broken (its receipt.json cannot be used") || !strings.Contains(c.Detail, "acp install bad-receipt --force") {
+		t.Errorf("broken receipt: %+v", c)
 	}
 
 	// What becomes of an agent acp run started when acp is killed.
@@ -108,6 +118,7 @@ func TestDoctorListsManagedRuntimes(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	// The test binary answers as node v99.1.0 there (faketools_test.go).
 	used := testkit.LinkSelf(t, filepath.Join(home, "runtimes", "node", "v99.1.0", "bin", "node"))
+	os.WriteFile(filepath.Join(filepath.Dir(used), "npm"), []byte("#!/bin/sh\n"), 0o755)
 	unused := filepath.Join(home, "runtimes", "uv", "0.10.10")
 	os.MkdirAll(unused, 0o755)
 	os.WriteFile(filepath.Join(unused, "uv"), nil, 0o755) // never run
@@ -133,7 +144,8 @@ func TestDoctorListsManagedRuntimes(t *testing.T) {
 	if c := got["runtime node v99.1.0"]; c.Status != statusOK || !strings.Contains(c.Detail, "used by demo@1.0.0") {
 		t.Errorf("node: %+v", c)
 	}
-	if c := got["runtime uv 0.10.10"]; !strings.Contains(c.Detail, "used by no install") {
+	// An empty file for uv: it does not run, and doctor says so (issue 26).
+	if c := got["runtime uv 0.10.10"]; c.Status != statusFail || !strings.Contains(c.Detail, "is broken") || !strings.Contains(c.Detail, "acp gc removes it") {
 		t.Errorf("uv: %+v", c)
 	}
 	if c := got["agent demo"]; c.Status != statusOK || !strings.Contains(c.Detail, "node 99.1.0") {

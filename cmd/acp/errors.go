@@ -22,6 +22,7 @@ var errorKinds = []cli.Kind{
 	{Err: installer.ErrVersionMismatch, Code: cli.CodeVersionNotFound},
 	{Err: installer.ErrNotInstalled, Code: cli.CodeNotInstalled},
 	{Err: installer.ErrRuntimeMissing, Code: cli.CodeRuntimeMissing}, // = ErrRunnerMissing
+	{Err: installer.ErrNpmPolicy, Code: cli.CodeNpmPolicy},
 	{Err: installer.ErrNoDistribution, Code: cli.CodeNoBuild},
 	{Err: source.ErrInvalid, Code: cli.CodeRegistryInvalid},
 	{Err: installer.ErrBadManifest, Code: cli.CodeRegistryInvalid},

@@ -166,9 +166,21 @@ func TestEveryErrorCode(t *testing.T) {
 	t.Run("runtime-missing", func(t *testing.T) {
 		t.Setenv("PATH", t.TempDir())
 		t.Setenv(installer.EnvManagedRuntimes, "0") // acp would bring uv otherwise
-		acpJSON(t, cli.CodeRuntimeMissing, r, "install", "uv-only", "--json")
+		e := acpJSON(t, cli.CodeRuntimeMissing, r, "install", "uv-only", "--json")
+		if !strings.Contains(e.Hint, "https://docs.astral.sh/uv/getting-started/installation/") {
+			t.Errorf("no uv's install page in the hint: %+v", e)
+		}
 		t.Setenv(installer.EnvManagedRuntimes, "1")
 		acpJSON(t, cli.CodeRuntimeMissing, r, "--offline", "install", "uv-only", "--json")
+		// uv cannot be downloaded either (issue 26: it was network, with
+		// no hint).
+		dead := httptest.NewServer(http.NotFoundHandler())
+		dead.Close()
+		t.Setenv(installer.EnvUVMirror, dead.URL+"/")
+		e = acpJSON(t, cli.CodeRuntimeMissing, r, "install", "uv-only", "--json")
+		if !strings.Contains(e.Message, "no uv here, and uv could not be downloaded from "+dead.URL) || !strings.Contains(e.Hint, "docs.astral.sh/uv") || !strings.Contains(e.Hint, "ACP_UV_MIRROR") {
+			t.Errorf("uv not downloadable: %+v", e)
+		}
 	})
 	t.Run("registry-unavailable", func(t *testing.T) {
 		t.Setenv("ACP_HOME", t.TempDir())

@@ -41,9 +41,6 @@ var program = cli.Program{
 
 // run is the whole program; tests call it directly and through testscript.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if quickResolve(ctx, args, cli.Streams{In: stdin, Out: stdout, Err: stderr}) {
-		return 0
-	}
 	return program.Run(ctx, args, stdin, stdout, stderr)
 }
 

@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
-	"github.com/agentclientprotocol/acp-registry-go/internal/config"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 )
 
@@ -82,69 +79,6 @@ func printResolved(g *globalOpts, spec *installer.LaunchSpec, asJSON bool, shell
 	}
 	_, err = fmt.Fprintln(g.streams.Out, safetext.Terminal(line))
 	return err
-}
-
-// quickResolve answers `acp resolve ID [--json]` of an installed agent
-// before cobra builds its tree of thirteen commands and their flags, which
-// costs an editor's every agent launch a tenth of the command's time
-// (issue 23). It answers only that plain case, as resolve's RunE would,
-// and reports false for anything else: another flag or argument, an
-// environment setting that could make the command fail or print events,
-// an agent that is not installed or does not launch. The full program
-// then runs from the start (and reads the receipt again). A write error
-// on stdout falls back too, so that the full program reports it as it
-// does any failure; stdout that failed once fails again.
-func quickResolve(ctx context.Context, args []string, s cli.Streams) bool {
-	id, asJSON, ok := quickResolveArgs(args)
-	if !ok {
-		return false
-	}
-	g := &globalOpts{streams: s, conf: config.Default(), errOut: s.Err, progress: progress.Auto, lockWait: defaultLockWait}
-	// Settings that could make the command fail, print events or say
-	// more (from the environment or the config file) are the full
-	// program's to apply.
-	for _, name := range []string{envProgress, envRegistryTimeout, envLockWait, envVerbose, envQuiet} {
-		if g.getenv(name) != "" {
-			return false
-		}
-	}
-	if g.conf.Err() != nil {
-		return false
-	}
-	g.offline = truthy(g.getenv(envOffline))
-	shell, err := parseShell("")
-	if err != nil {
-		return false
-	}
-	in, err := g.installer()
-	if err != nil {
-		return false
-	}
-	in.LockWait = g.lockWait
-	spec, err := in.InstalledSpec(ctx, installer.Query{ID: id})
-	if spec == nil || err != nil {
-		return false
-	}
-	return printResolved(g, spec, asJSON, shell) == nil
-}
-
-// quickResolveArgs reads exactly "resolve ID", "resolve ID --json" and
-// "resolve --json ID".
-func quickResolveArgs(args []string) (id string, asJSON bool, ok bool) {
-	if len(args) < 2 || len(args) > 3 || args[0] != "resolve" {
-		return "", false, false
-	}
-	for _, a := range args[1:] {
-		switch {
-		case a == "--json" && !asJSON:
-			asJSON = true
-		case id == "" && a != "" && !strings.HasPrefix(a, "-"):
-			id = a
-		default:
-			return "", false, false
-		}
-	}
-	return id, asJSON, id != ""
 }
 
 func parseShell(s string) (string, error) {

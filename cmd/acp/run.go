@@ -13,6 +13,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
+	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 )
 
 func newRunCmd(g *globalOpts) *cobra.Command {
@@ -47,6 +48,11 @@ answers, use acp probe ID.`,
 			spec, err := resolveAgent(cmd.Context(), g, args[0], o)
 			if err != nil {
 				return err
+			}
+			if g.streams.InIsTerminal() {
+				// Someone typing at an agent gets JSON-RPC parse errors
+				// and no idea why (issue 26): one line says what this is.
+				fmt.Fprintf(g.streams.Err, "acp: %s speaks ACP (JSON-RPC on stdin and stdout): it is an endpoint for editors to launch, not a chat; to try it here, run acp probe %s\n", safetext.Terminal(spec.ID), safetext.Terminal(spec.ID))
 			}
 			return launchAgent(cmd.Context(), g, spec, args[1:])
 		},

@@ -13,8 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 )
 
 // setupFake points acp at a fresh loopback registry and home.
@@ -175,52 +173,5 @@ func TestOfflineKeepsWhatIsInstalled(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), []string{"install", "fake", "--force"}, strings.NewReader(""), &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "--force reinstalls from the network") {
 		t.Errorf("offline --force: exit %d\n%s", code, stderr.String())
-	}
-}
-
-// The quick path (quickResolve, before cobra) prints what the full
-// program prints for an installed agent, and leaves every other case to
-// the full program, which then reports it as before.
-func TestQuickResolveAnswersAsTheFullProgram(t *testing.T) {
-	setupFake(t)
-	acpOK(t, "install", "fake")
-	full := func(args ...string) (string, int) {
-		var stdout, stderr bytes.Buffer
-		code := program.Run(context.Background(), args, strings.NewReader(""), &stdout, &stderr)
-		return stdout.String() + stderr.String(), code
-	}
-	quick := func(args ...string) (string, bool) {
-		var stdout, stderr bytes.Buffer
-		ok := quickResolve(context.Background(), args, cli.Streams{In: strings.NewReader(""), Out: &stdout, Err: &stderr})
-		return stdout.String() + stderr.String(), ok
-	}
-	for _, args := range [][]string{{"resolve", "fake", "--json"}, {"resolve", "--json", "fake"}, {"resolve", "fake"}} {
-		got, ok := quick(args...)
-		want, code := full(args...)
-		if !ok || code != 0 || got != want || got == "" {
-			t.Errorf("acp %q: quick path answered %v:\n%s\nthe full program (exit %d):\n%s", args, ok, got, code, want)
-		}
-	}
-	for _, args := range [][]string{
-		{"resolve", "missing", "--json"},              // not installed: the full program says so
-		{"resolve", "fake", "--json", "--no-install"}, // a flag it does not read
-		{"resolve", "fake", "--json=true"},
-		{"resolve", "fake", "other"},
-		{"resolve", "", "--json"},
-		{"resolve", "--json", "--json", "fake"},
-		{"--offline", "resolve", "fake"},
-		{"install", "fake"},
-	} {
-		if out, ok := quick(args...); ok || out != "" {
-			t.Errorf("acp %q: the quick path answered (%v) %q; want the full program to", args, ok, out)
-		}
-	}
-	t.Setenv("ACP_PROGRESS", "bogus") // the full program refuses it: exit 2
-	if out, ok := quick("resolve", "fake", "--json"); ok || out != "" {
-		t.Errorf("ACP_PROGRESS=bogus: the quick path answered %q", out)
-	}
-	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"resolve", "fake", "--json"}, nil, &stdout, &stderr); code != 2 {
-		t.Errorf("ACP_PROGRESS=bogus: exit %d, want 2 as before\n%s", code, stderr.String())
 	}
 }

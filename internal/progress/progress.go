@@ -47,6 +47,9 @@ const (
 	NPM      = "npm"
 	UV       = "uv"
 	Done     = "done"
+	// Repair: an install found damaged (its command or receipt gone) is
+	// installed again; the message says what was wrong.
+	Repair = "repair"
 )
 
 // Event is one line of --progress json.

@@ -382,7 +382,7 @@ func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*regi
 	// fix (the network, a server error) is remembered only while a copy
 	// can stand in for the registry; where the command would fail with it
 	// (an explicit URL with nothing cached), the user's retry is a retry.
-	if f, ok := c.readFailure(raw); ok && (f.Invalid || f.Permanent || cached != nil || (isDefault && o.Embedded != nil)) {
+	if f, ok := c.readFailure(raw); ok && f.Proxy == proxySettings() && (f.Invalid || f.Permanent || cached != nil || (isDefault && o.Embedded != nil)) {
 		if ago := age(o.Now(), f.FailedAt); ago < o.RetryAfter {
 			cause := fmt.Errorf("fetch %s failed %s ago (%s); the next attempt is in %s", redacted(raw), roundAgo(ago), f.Error, roundAgo(o.RetryAfter-ago))
 			if f.Invalid {
@@ -424,7 +424,11 @@ func (o Options) loadURL(ctx context.Context, raw string, isDefault bool) (*regi
 	if ctx.Err() != nil {
 		return nil, "", err // interrupted: not the network's fault
 	}
-	c.writeFailure(failure{URL: raw, FailedAt: o.Now().UTC(), Error: trimFetch(err, raw), Invalid: errors.Is(err, ErrInvalid), Permanent: errors.Is(err, errPermanent)})
+	// A proxy that does not answer is the user's setting, not the
+	// registry's failure: fixed, it must work at once (issue 26).
+	if !strings.Contains(err.Error(), "proxyconnect") {
+		c.writeFailure(failure{URL: raw, FailedAt: o.Now().UTC(), Error: trimFetch(err, raw), Invalid: errors.Is(err, ErrInvalid), Permanent: errors.Is(err, errPermanent), Proxy: proxySettings()})
+	}
 	return o.useCache(raw, isDefault, cached, m, err)
 }
 
@@ -612,6 +616,20 @@ type failure struct {
 	Invalid bool `json:"invalid,omitempty"`
 	// Permanent: an answer a retry will not change (errPermanent).
 	Permanent bool `json:"permanent,omitempty"`
+	// Proxy is a digest of the proxy settings the fetch went through
+	// (proxySettings): a failure is forgotten when they change.
+	Proxy string `json:"proxy,omitempty"`
+}
+
+// proxySettings are the variables Go's HTTP client takes a proxy from,
+// as they are now.
+func proxySettings() string {
+	h := sha256.New()
+	for _, k := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"} {
+		fmt.Fprintf(h, "%s=%s\n", k, os.Getenv(k))
+	}
+	// A digest: a proxy URL may carry a password.
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 func (o Options) cacheFor(raw string, isDefault bool) cache {

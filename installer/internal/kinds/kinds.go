@@ -27,6 +27,12 @@ var (
 	ErrLocked             = errors.New("agent is locked by another process")
 	ErrInUse              = errors.New("install in use")
 	ErrInstallFailed      = errors.New("install failed")
+	// ErrLocalSettings marks a failure the user's own settings caused
+	// (npm's policy, a proxy that does not answer): never remembered.
+	ErrLocalSettings = errors.New("caused by local settings")
+	// ErrNpmPolicy: npm refused the install by its own settings
+	// (min-release-age, before, engine-strict, its platform check).
+	ErrNpmPolicy = errors.New("refused by npm's settings")
 )
 
 // Error carries a complete message and a sentinel kind: Error() is the

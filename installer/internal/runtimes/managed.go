@@ -155,8 +155,16 @@ func (h *Host) EnsureNode(ctx context.Context, agent, requires string) (*Runtime
 	}
 	tag := "v" + v.String()
 	dir := filepath.Join(work, tag)
-	if rt, err := h.managedRuntime(ctx, dir, requires); err == nil {
-		return rt, nil
+	if exists(dir) {
+		if err := h.CheckNodeBuild(ctx, dir); err == nil {
+			return h.managedRuntime(ctx, dir, requires)
+		} else {
+			// Broken (an older acp kept a build without npm): replaced.
+			h.reporter().Warn(fmt.Sprintf("the Node.js %s acp brought (%s) is broken (%v): installing it again", tag, dir, err))
+			if err := os.RemoveAll(dir); err != nil {
+				return nil, fmt.Errorf("remove the broken Node.js %s: %w", tag, err)
+			}
+		}
 	}
 	name := "node-" + tag + "-" + plat + ext
 	sum, err := h.releaseSum(ctx, agent, base+tag+"/SHASUMS256.txt", name, tmp)
@@ -176,12 +184,26 @@ func (h *Host) EnsureNode(ctx context.Context, agent, requires string) (*Runtime
 	if _, err := os.Stat(managedNodeExe(top)); err != nil {
 		return nil, fmt.Errorf("install Node.js %s: %s holds no %s", tag, name, filepath.Base(managedNodeExe(top)))
 	}
+	if err := h.CheckNodeBuild(ctx, top); err != nil {
+		return nil, h.badBuild(fmt.Sprintf("Node.js %s from %s", tag, download.Redact(base+tag+"/"+name)), err)
+	}
 	// Another install may have put the same version in place meanwhile:
 	// its copy is as good as ours.
 	if err := os.Rename(top, dir); err != nil && !exists(dir) {
 		return nil, err
 	}
 	return h.managedRuntime(ctx, dir, requires)
+}
+
+// badBuild is the error of a runtime build that failed its check: the
+// mirror's to fix, so the kind says install-failed (or unsafe-archive
+// for links out), with the reason.
+func (h *Host) badBuild(what string, err error) error {
+	kind := kinds.ErrInstallFailed
+	if errors.Is(err, kinds.ErrUnsafeArchive) {
+		kind = kinds.ErrUnsafeArchive
+	}
+	return &kinds.Error{Msg: fmt.Sprintf("%s is not a usable build: %v", what, err), Kind: kind, Err: err, Help: "check ACP_NODE_MIRROR / ACP_UV_MIRROR: the mirror's build is incomplete or altered"}
 }
 
 var timeNow = time.Now

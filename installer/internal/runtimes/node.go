@@ -301,30 +301,14 @@ func satisfiesEngine(c *registry.Range, v *registry.Version) bool {
 	return false
 }
 
-// FindNode returns the node an npx agent of pkg should launch with: the
-// recorded one while it still satisfies requires, else the newest that
-// does (managed ones included), else one acp installs (EnsureNode, when
+// FindNode is the node a new npx install of pkg records, decided once at
+// install (and upgrade, install --force): the newest that satisfies
+// requires (managed ones included), else one acp brings (EnsureNode, when
 // it may), else (with a warning) the newest there is. No node at all is
-// ErrRuntimeMissing naming the version needed and where it looked.
-func (h *Host) FindNode(ctx context.Context, id, pkg, requires string, recorded *Runtime) (*Runtime, string, error) {
+// ErrRuntimeMissing naming the version needed, where it looked and what
+// to do. Resolve and run never come here: see LaunchNode.
+func (h *Host) FindNode(ctx context.Context, id, pkg, requires string) (*Runtime, string, error) {
 	c := engineConstraint(requires)
-	if recorded != nil && recorded.Path != "" {
-		if v, err := registry.ParseVersion(recorded.Version); err == nil {
-			if h.Node == "" && satisfiesEngine(c, v) {
-				if fi, err := os.Stat(recorded.Path); err == nil && fi.Size() == recorded.Size && fi.ModTime().Equal(recorded.ModTime) {
-					r := *recorded
-					r.Requires = requires
-					return &r, "", nil
-				}
-			}
-			// The search below asks every node its version; the recorded
-			// one answered at install and is still that file while its
-			// size and time are. Running it again would cost an old node's
-			// users more than the rest of their resolve (a new acp process
-			// each launch).
-			h.rememberNode(recorded.Path, nodeProbe{size: recorded.Size, modTime: recorded.ModTime, version: v}, false)
-		}
-	}
 	found, searched := h.Nodes(ctx)
 	for _, n := range found {
 		if satisfiesEngine(c, n.Version) {
@@ -341,9 +325,15 @@ func (h *Host) FindNode(ctx context.Context, id, pkg, requires string, recorded 
 		if err == nil {
 			return rt, "", nil
 		}
-		// A mirror that serves other bytes than it lists, or a stop,
-		// ends the install; a network failure leaves the old node.
-		if len(found) == 0 || errors.Is(err, kinds.ErrChecksum) || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			return nil, "", kinds.Stopped(ctx)
+		}
+		// A mirror that serves other bytes than it lists ends the
+		// install; a network failure leaves the old node.
+		if len(found) == 0 {
+			return nil, "", h.nodeMissing(id, pkg, requires, searched, err)
+		}
+		if errors.Is(err, kinds.ErrChecksum) {
 			return nil, "", fmt.Errorf("%s (%s) needs %s, and acp could not bring it: %w", id, pkg, need, err)
 		}
 		managedErr = err
@@ -352,7 +342,7 @@ func (h *Host) FindNode(ctx context.Context, id, pkg, requires string, recorded 
 		if err := ctx.Err(); err != nil {
 			return nil, "", kinds.Stopped(ctx)
 		}
-		return nil, "", kinds.Errorf(kinds.ErrRunnerMissing, "%s (%s) needs %s, and no node was found (looked on %s): install it from https://nodejs.org", id, pkg, need, strings.Join(searched, ", "))
+		return nil, "", h.nodeMissing(id, pkg, requires, searched, nil)
 	}
 	n := found[0]
 	warn := fmt.Sprintf("%s (%s) asks for node %s (its engines.node) but the newest node here is %s (%s): using it, as npm does; if the agent fails to start, install %s", id, pkg, strings.TrimSpace(requires), n.Version, n.Path, need)
@@ -360,6 +350,67 @@ func (h *Host) FindNode(ctx context.Context, id, pkg, requires string, recorded 
 		warn += fmt.Sprintf(" (acp could not install it: %v)", managedErr)
 	}
 	return h.runtimeOf(n, requires), warn, nil
+}
+
+// LaunchNode is the node an installed npx agent launches with, as resolve
+// and run decide it: never a download, never a request, and no search
+// while the node recorded at install is there (even one older than
+// requires, chosen then with a warning: install --force chooses again).
+// When the recorded node is gone, the best node here stands in, and the
+// warning says so. No node at all is ErrRuntimeMissing.
+func (h *Host) LaunchNode(ctx context.Context, id, pkg, requires string, recorded *Runtime) (*Runtime, string, error) {
+	c := engineConstraint(requires)
+	var rec *NodeFound // the recorded node, while its file is there
+	if recorded != nil && recorded.Path != "" && h.Node == "" {
+		if fi, err := os.Stat(recorded.Path); err == nil && fi.Mode().IsRegular() {
+			v, verr := registry.ParseVersion(recorded.Version)
+			if verr == nil && fi.Size() == recorded.Size && fi.ModTime().Equal(recorded.ModTime) {
+				// The same file: its version is known from the receipt.
+				rec = &NodeFound{Path: recorded.Path, Version: v, size: recorded.Size, modTime: recorded.ModTime}
+			} else if n, err := h.probeNode(ctx, recorded.Path); err == nil {
+				rec = &n // node upgraded in place: asked once
+			}
+		}
+	}
+	if rec != nil {
+		r := h.runtimeOf(*rec, requires)
+		r.Managed = r.Managed || recorded.Managed
+		if satisfiesEngine(c, rec.Version) {
+			return r, "", nil
+		}
+		return r, h.oldNodeWarning(id, pkg, requires, *rec), nil
+	}
+	found, searched := h.Nodes(ctx)
+	var n *NodeFound
+	for i := range found {
+		if satisfiesEngine(c, found[i].Version) {
+			n = &found[i]
+			break
+		}
+	}
+	switch {
+	case n != nil:
+	case len(found) > 0:
+		n = &found[0]
+	default:
+		if err := ctx.Err(); err != nil {
+			return nil, "", kinds.Stopped(ctx)
+		}
+		return nil, "", h.localNodeMissing(id, pkg, requires, searched)
+	}
+	var warns []string
+	if recorded != nil && recorded.Path != "" && h.Node == "" {
+		warns = append(warns, fmt.Sprintf("%s: the node it was installed with (%s) is gone; using %s %s (acp install %s --force records it)", id, recorded.Path, n.Path, n.Version, id))
+	}
+	if !satisfiesEngine(c, n.Version) {
+		warns = append(warns, h.oldNodeWarning(id, pkg, requires, *n))
+	}
+	return h.runtimeOf(*n, requires), strings.Join(warns, "; "), nil
+}
+
+// oldNodeWarning says that n is older than requires and is used anyway.
+func (h *Host) oldNodeWarning(id, pkg, requires string, n NodeFound) string {
+	return fmt.Sprintf("%s (%s) asks for node %s (its engines.node) but the node it runs with is %s (%s): using it, as npm does; if the agent fails to start, install %s, then run acp install %s --force", id, pkg, strings.TrimSpace(requires), n.Version, n.Path, rangeName(requires), id)
 }
 
 // NPMNear finds npm beside a node of the usual install locations, for a

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
@@ -36,9 +37,12 @@ type toolRun struct {
 	agent, phase string
 	what         string // "npm install @x/y@1.0.0", for messages
 	pkg          string // what is installed, for the reporter
-	prog         string
-	dir          string // working directory: the install's own, never the caller's
-	args, env    []string
+	// refusal, when set, reads a failed run's output for a failure of
+	// its own (npm's policy, a lifecycle script); nil: a plain one.
+	refusal   func(out string) *kinds.Error
+	prog      string
+	dir       string // working directory: the install's own, never the caller's
+	args, env []string
 }
 
 // runTool runs npm or uv in t.dir with its output kept (not shown: stdout
@@ -54,12 +58,7 @@ func (h *Host) runTool(ctx context.Context, t toolRun) error {
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, t.prog, t.args...)
 	base := h.toolBase()
-	add := make(map[string]string, len(t.env))
-	for _, kv := range t.env {
-		k, v, _ := strings.Cut(kv, "=")
-		add[k] = v
-	}
-	cmd.Env = launch.Merge(base, add)
+	cmd.Env = launch.Merge(base, envMap(t.env))
 	cmd.Dir = t.dir
 	h.debugf("run %s %s in %s, environment plus %s (stopped after %s)", t.prog, strings.Join(t.args, " "), t.dir, strings.Join(t.env, " "), timeout)
 	cmd.Stdout = tail
@@ -78,6 +77,11 @@ func (h *Host) runTool(ctx context.Context, t toolRun) error {
 		return fmt.Errorf("%s: %w", t.what, kinds.Stopped(ctx))
 	}
 	lines := tail.String()
+	if t.refusal != nil && !h.Offline {
+		if e := t.refusal(lines); e != nil {
+			return e
+		}
+	}
 	said := ""
 	if shown := errorLines(lines); shown != "" {
 		said = "; its last lines:\n" + safetext.Lines(shown, "  ")
@@ -93,9 +97,25 @@ func (h *Host) runTool(ctx context.Context, t toolRun) error {
 		e.Kind, e.Msg = kinds.ErrNotInstalled, fmt.Sprintf("%s failed offline (not in %s's cache: connect and install, or drop --offline)%s", t.what, name, said)
 	case networkFailure(lines):
 		e.Err = kinds.ErrDownload
-		e.Help = networkHint(t.phase, cmd.Env)
+		var proxied bool
+		e.Help, proxied = networkHint(t.phase, cmd.Env)
+		if proxied {
+			// The proxy is the user's setting: fixed, it must work at
+			// once, not after the failure memory.
+			e.Err = errors.Join(kinds.ErrDownload, kinds.ErrLocalSettings)
+		}
 	}
 	return e
+}
+
+// envMap is KEY=VALUE pairs as a map (the last of a name wins).
+func envMap(env []string) map[string]string {
+	m := make(map[string]string, len(env))
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+	}
+	return m
 }
 
 // toolBase is the environment npm and uv start from: ToolEnv when set,
@@ -146,8 +166,8 @@ var proxyVars = []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy
 // networkHint says what to check when npm or uv could not reach their
 // registry: the proxy by name when one is set (a dead proxy left in the
 // environment is the usual cause), else the network. A proxy's user and
-// password are not repeated.
-func networkHint(phase string, env []string) string {
+// password are not repeated. proxied: a proxy is set.
+func networkHint(phase string, env []string) (hint string, proxied bool) {
 	tool := "npm"
 	if phase == progress.UV {
 		tool = "uv"
@@ -161,9 +181,9 @@ func networkHint(phase string, env []string) string {
 			u.User = nil
 			v = u.String()
 		}
-		return fmt.Sprintf("%s could not reach its registry through the proxy %s=%s: check that the proxy is running, or unset %s", tool, k, safetext.Terminal(v), k)
+		return fmt.Sprintf("%s could not reach its registry through the proxy %s=%s: check that the proxy is running, or unset %s", tool, k, safetext.Terminal(v), k), true
 	}
-	return fmt.Sprintf("%s could not reach its registry: check the network connection (or its registry setting), then try again; acp install --force retries at once", tool)
+	return fmt.Sprintf("%s could not reach its registry: check the network connection (or its registry setting), then try again; acp install --force retries at once", tool), false
 }
 
 // npmNetwork bounds npm's own retries and waits, which by default keep a
@@ -321,7 +341,10 @@ func (h *Host) InstallNpm(ctx context.Context, agent string, pkg *registry.Packa
 		env = append(env, "npm_config_cache="+filepath.Join(h.CacheDir, "npm"))
 	}
 	env = append(env, h.nodePathEnv(ctx, npm)...)
-	if err := h.runTool(ctx, toolRun{agent: agent, phase: progress.NPM, what: "npm install " + spec.String(), pkg: spec.String(), prog: npm, dir: tmp, args: args, env: env}); err != nil {
+	refusal := func(out string) *kinds.Error {
+		return h.npmRefusal(ctx, npm, spec.String(), tmp, launch.Merge(h.toolBase(), envMap(env)), out)
+	}
+	if err := h.runTool(ctx, toolRun{agent: agent, phase: progress.NPM, what: "npm install " + spec.String(), pkg: spec.String(), prog: npm, dir: tmp, args: args, env: env, refusal: refusal}); err != nil {
 		return nil, err
 	}
 	info, err := ReadNpmPackage(tmp, spec.Name)
@@ -334,7 +357,7 @@ func (h *Host) InstallNpm(ctx context.Context, agent string, pkg *registry.Packa
 	}
 	got := &Installed{Launcher: bin.Launcher}
 	if bin.Launcher == LaunchNode {
-		got.Runtime, got.Warning, err = h.FindNode(ctx, agent, spec.String(), info.nodeRange, nil)
+		got.Runtime, got.Warning, err = h.FindNode(ctx, agent, spec.String(), info.nodeRange)
 		if err != nil {
 			return nil, err
 		}
@@ -355,16 +378,27 @@ func (h *Host) InstallNpm(ctx context.Context, agent string, pkg *registry.Packa
 // a node of the usual locations, else the one of a Node.js acp installs.
 func (h *Host) npm(ctx context.Context, agent string) (string, error) {
 	npm, err := h.program(h.NPM, "npm", NodeHint)
-	if err == nil || !h.canManage() {
-		return npm, err
+	if err == nil {
+		return npm, nil
 	}
-	if np, nerr := h.NPMNear(ctx); nerr == nil {
+	if np, nerr := h.NPMNear(ctx); nerr == nil && h.Managed != nil {
 		return np, nil
 	}
-	if _, merr := h.EnsureNode(ctx, agent, ""); merr != nil {
-		return "", fmt.Errorf("no npm here, and acp could not install Node.js: %w", merr)
+	if !h.canManage() {
+		return "", runtimeMissing(err.Error(), h.NodeHint(""), nil)
 	}
-	return h.NPMNear(ctx)
+	_, merr := h.EnsureNode(ctx, agent, "")
+	if merr == nil {
+		return h.NPMNear(ctx)
+	}
+	if ctx.Err() != nil {
+		return "", kinds.Stopped(ctx)
+	}
+	here := "no Node.js and no npm here"
+	if found, _ := h.Nodes(ctx); len(found) > 0 {
+		here = fmt.Sprintf("no npm here (only node %s at %s, without its npm)", found[0].Version, found[0].Path)
+	}
+	return "", runtimeMissing(fmt.Sprintf("%s, and Node.js could not be downloaded from %s: %v", here, download.Redact(h.Managed.NodeMirror), merr), h.NodeHint(""), merr)
 }
 
 // nodePathEnv puts a node's folder first on npm's PATH: npm is itself a

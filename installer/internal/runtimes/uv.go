@@ -74,18 +74,25 @@ func (h *Host) managedUV() string {
 // earlier, else the pinned release from the mirror.
 func (h *Host) uv(ctx context.Context, agent string) (string, error) {
 	p, err := h.program(h.UV, "uv", UVHint)
-	if err == nil || h.Managed == nil {
-		return p, err
+	if err == nil {
+		return p, nil
 	}
-	if m := h.managedUV(); m != "" {
+	if m := h.managedUV(); m != "" && CheckUVBuild(ctx, filepath.Dir(m)) == nil {
 		return m, nil
 	}
 	if !h.canManage() {
-		return "", err
+		return "", runtimeMissing(err.Error(), h.UVHint(), nil)
 	}
 	m, merr := h.EnsureUV(ctx, agent)
 	if merr != nil {
-		return "", fmt.Errorf("no uv here, and acp could not install it: %w", merr)
+		if ctx.Err() != nil {
+			return "", kinds.Stopped(ctx)
+		}
+		mirror := h.Managed.UVMirror
+		if mirror == "" {
+			mirror = DefaultUVMirror
+		}
+		return "", runtimeMissing(fmt.Sprintf("no uv here, and uv could not be downloaded from %s: %v", download.Redact(mirror), merr), h.UVHint(), merr)
 	}
 	return m, nil
 }
@@ -108,8 +115,15 @@ func (h *Host) EnsureUV(ctx context.Context, agent string) (string, error) {
 	base := strings.TrimSuffix(mirror, "/") + "/" + DefaultUVVersion + "/"
 	name := "uv-" + target + ext
 	dir := filepath.Join(m.Root, "uv", DefaultUVVersion)
-	if exists(filepath.Join(dir, uvExe())) {
-		return filepath.Join(dir, uvExe()), nil
+	if exists(dir) {
+		if err := CheckUVBuild(ctx, dir); err == nil {
+			return filepath.Join(dir, uvExe()), nil
+		} else {
+			h.reporter().Warn(fmt.Sprintf("the uv %s acp brought (%s) is broken (%v): installing it again", DefaultUVVersion, dir, err))
+			if err := os.RemoveAll(dir); err != nil {
+				return "", fmt.Errorf("remove the broken uv %s: %w", DefaultUVVersion, err)
+			}
+		}
 	}
 	work := filepath.Dir(dir)
 	if err := os.MkdirAll(work, 0o755); err != nil {
@@ -152,6 +166,9 @@ func (h *Host) EnsureUV(ctx context.Context, agent string) (string, error) {
 	}
 	if !exists(filepath.Join(top, uvExe())) {
 		return "", fmt.Errorf("uv %s: %s holds no %s", DefaultUVVersion, name, uvExe())
+	}
+	if err := CheckUVBuild(ctx, top); err != nil {
+		return "", h.badBuild(fmt.Sprintf("uv %s from %s", DefaultUVVersion, download.Redact(base+name)), err)
 	}
 	if err := os.Rename(top, dir); err != nil && !exists(filepath.Join(dir, uvExe())) {
 		return "", err

@@ -489,9 +489,14 @@ func (s *Store) BrokenInstalls() ([]BrokenInstall, error) {
 			if !v.IsDir() || strings.HasPrefix(v.Name(), ".") {
 				continue
 			}
-			r, err := ReadReceipt(filepath.Join(s.AgentDir(a.Name()), v.Name()))
+			dir := filepath.Join(s.AgentDir(a.Name()), v.Name())
+			r, err := ReadReceipt(dir)
 			if err != nil {
-				continue // no receipt: an install that never finished, gc's business
+				// A version folder appears whole (renamed into place with
+				// its receipt): one without a readable receipt was damaged
+				// after, and would be reinstalled by the next resolve.
+				out = append(out, BrokenInstall{ID: a.Name(), Version: v.Name(), Problem: receiptProblem(dir, err)})
+				continue
 			}
 			if cerr := r.Check(); cerr != nil {
 				out = append(out, BrokenInstall{ID: r.ID, Version: r.Version, Problem: cerr.Error()})
@@ -499,4 +504,12 @@ func (s *Store) BrokenInstalls() ([]BrokenInstall, error) {
 		}
 	}
 	return out, nil
+}
+
+// receiptProblem says what is wrong with dir's receipt, for doctor.
+func receiptProblem(dir string, err error) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return "its " + ReceiptFile + " is missing"
+	}
+	return "its " + ReceiptFile + " cannot be used: " + err.Error()
 }
