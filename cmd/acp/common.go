@@ -198,7 +198,16 @@ func (g *globalOpts) newInstaller() (*installer.Installer, error) {
 		NodeMirror:     g.getenv(installer.EnvNodeMirror),
 		UVMirror:       g.getenv(installer.EnvUVMirror),
 		Debug:          g.debugHook(),
+		// npm installs from the registry acp checks versions against.
+		NPMArgs: npmRegistryArgs(g.getenv(envNPMRegistry)),
 	}, nil
+}
+
+func npmRegistryArgs(url string) []string {
+	if url == "" {
+		return nil
+	}
+	return []string{"--registry", url}
 }
 
 // allowPrivate is whether downloads may reach private addresses: asked for

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/config"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/internal/project"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 )
 
@@ -27,7 +29,7 @@ type resolveOpts struct {
 func newResolveCmd(g *globalOpts) *cobra.Command {
 	var o resolveOpts
 	cmd := &cobra.Command{
-		Use: "resolve ID [--dist binary|npx|uvx] [--preview] [--no-install] [--json] [--shell sh|cmd|powershell]",
+		Use: "resolve ID[@VERSION] [--dist binary|npx|uvx] [--preview] [--no-install] [--json] [--shell sh|cmd|powershell] [--project DIR]",
 		Example: `  acp resolve claude-agent --json
   acp resolve gemini --no-install`,
 		Short: "Print how to launch an agent, installing it first unless --no-install",
@@ -54,6 +56,7 @@ Windows (--shell cmd for cmd.exe).`,
 		},
 	}
 	addResolveFlags(cmd, &o)
+	addProjectFlag(cmd, g)
 	addDownloadFlags(cmd, g)
 	cmd.Flags().BoolVar(&o.noInstall, "no-install", false, "fail instead of installing when the agent is not installed")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the launch spec as JSON")
@@ -107,6 +110,14 @@ func quickResolve(ctx context.Context, args []string, s cli.Streams) bool {
 		}
 	}
 	if g.conf.Err() != nil {
+		return false
+	}
+	// A project's pin or a user's settings for the agent: the full
+	// program applies them.
+	if _, ok := g.conf.Agent(id); ok || g.conf.Err() != nil {
+		return false
+	}
+	if wd, err := os.Getwd(); err != nil || project.Around(wd) {
 		return false
 	}
 	g.offline = truthy(g.getenv(envOffline))
@@ -167,9 +178,23 @@ func addResolveFlags(cmd *cobra.Command, o *resolveOpts) {
 	cmd.Flags().BoolVar(&o.preview, "preview", false, "use the agent's preview version")
 }
 
-// resolveAgent returns the launch spec of id (installer.ResolveAgent:
-// the installed current version wins without reading the registry).
+// resolveAgent returns the launch spec of id: ID@VERSION or a project's
+// locked version (resolvePinned), else the registry's (resolveLatest);
+// with the user's and a trusted project's settings applied.
 func resolveAgent(ctx context.Context, g *globalOpts, id string, o resolveOpts) (*installer.LaunchSpec, error) {
+	spec, err := resolvePinned(ctx, g, id, o)
+	if spec == nil && err == nil {
+		spec, err = resolveLatest(ctx, g, id, o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return applySettings(g, spec)
+}
+
+// resolveLatest returns the launch spec of id (installer.ResolveAgent:
+// the installed current version wins without reading the registry).
+func resolveLatest(ctx context.Context, g *globalOpts, id string, o resolveOpts) (*installer.LaunchSpec, error) {
 	dist, err := parseDist(o.dist)
 	if err != nil {
 		return nil, err

@@ -30,6 +30,7 @@ const (
 	CodeInterrupted         ErrorCode = "interrupted"           // Ctrl-C or SIGTERM
 	CodeInUse               ErrorCode = "in-use"                // a running agent uses the version (uninstall, install --force)
 	CodeIO                  ErrorCode = "io"                    // acp-registry: a file or folder could not be read or written
+	CodeProjectInvalid      ErrorCode = "project-invalid"       // acp.json or acp.lock unusable, or the lock out of date
 )
 
 // Codes maps every code to its exit status: usage exits 2, every other
@@ -40,7 +41,7 @@ var Codes = map[ErrorCode]int{
 	CodeRegistryUnavailable: ExitFailure, CodeRegistryInvalid: ExitFailure, CodeNetwork: ExitFailure,
 	CodeIntegrity: ExitFailure, CodeUnsafeArchive: ExitFailure, CodeInstallFailed: ExitFailure,
 	CodeLaunchFailed: ExitFailure, CodeProbeFailed: ExitFailure, CodeInterrupted: ExitFailure,
-	CodeInUse: ExitFailure, CodeIO: ExitFailure,
+	CodeInUse: ExitFailure, CodeIO: ExitFailure, CodeProjectInvalid: ExitFailure,
 }
 
 // Error is a failure with its code, and what to tell the user beyond the
