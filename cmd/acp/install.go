@@ -131,7 +131,7 @@ func installProject(ctx context.Context, g *globalOpts, dist registry.Kind, o in
 		return err
 	}
 	if p == nil {
-		return cli.Usagef("install needs an agent id (acp install ID), or a project: a folder holding acp.json (acp add ID makes one), or --project DIR")
+		return cli.Usagef("install needs one agent id, or a project's acp.json in this folder or a parent (acp add ID makes one; --project DIR names its folder)")
 	}
 	got, err := projectInstall(ctx, g, p, dist, o.force)
 	if err != nil {

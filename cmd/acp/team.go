@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,6 +39,9 @@ range allows, with its integrity. Other agents keep their locked versions.`,
 				return cli.Usagef("add needs an agent id before @RANGE, e.g. acp add pi-acp@^0.0.23")
 			}
 			p, err := g.project()
+			if err != nil && g.projectDir != "" && !fileExists(filepath.Join(g.projectDir, project.FileName)) {
+				p, err = nil, nil // acp add makes the project --project names
+			}
 			if err != nil {
 				return err
 			}
@@ -180,6 +184,11 @@ deterministic: sorted keys, one agent a block.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print acp.lock's content")
 	addProjectFlag(cmd, g)
 	return cmd
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func printLock(g *globalOpts, lock *project.Lock) {

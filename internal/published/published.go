@@ -38,6 +38,9 @@ type NotFoundError struct {
 }
 
 func (e *NotFoundError) Error() string {
+	if e.BinaryOnly {
+		return fmt.Sprintf("%s@%s: the registry offers %s %s only", e.ID, e.Version, e.ID, strings.Join(e.Known, " (preview ")+strings.Repeat(")", len(e.Known)-1))
+	}
 	return fmt.Sprintf("%s@%s: no such version in %s", e.ID, e.Version, strings.Join(e.Looked, " or "))
 }
 
