@@ -57,7 +57,7 @@ func setup(root *cobra.Command, s cli.Streams) cli.Options {
 		newUpgradeCmd(g), newRollbackCmd(g), newUninstallCmd(g), newGCCmd(g),
 		newDoctorCmd(g),
 		newAddCmd(g), newRemoveCmd(g), newLockCmd(g), newOutdatedCmd(g), newTrustCmd(g),
-		newConfigCmd(g),
+		newConfigCmd(g), newEditorCmd(g),
 	)
 	// Each Use line spells out its flags; cobra would add a second "[flags]".
 	for _, c := range root.Commands() {
