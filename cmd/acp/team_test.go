@@ -335,3 +335,48 @@ func TestProjectSettingsNeedTrust(t *testing.T) {
 		t.Fatalf("reserved config name: exit %d %s", code, errOut)
 	}
 }
+
+// acp editor zed on a settings file with comments and unrelated keys:
+// --dry-run writes nothing; the run adds entries that launch acp run ID
+// and keeps a backup; a second run changes nothing; --remove gives the
+// file back byte for byte.
+func TestEditorZedRoundTrip(t *testing.T) {
+	t.Setenv("ACP_HOME", t.TempDir())
+	orig, err := os.ReadFile(filepath.Join("..", "..", "internal", "editorconf", "testdata", "zed-settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "settings.json")
+	os.WriteFile(f, orig, 0o644)
+	diff := acpOK(t, "editor", "zed", "pi-acp", "gemini", "--file", f, "--dry-run")
+	if !strings.Contains(diff, `+    "pi-acp (acp)": {"type": "custom", "command": `) || !strings.Contains(diff, `"args": ["run", "pi-acp"]}`) {
+		t.Fatalf("dry-run diff:\n%s", diff)
+	}
+	if got, _ := os.ReadFile(f); string(got) != string(orig) {
+		t.Fatal("--dry-run wrote the file")
+	}
+	var rep editorReport
+	if err := json.Unmarshal([]byte(acpOK(t, "editor", "zed", "pi-acp", "gemini", "--file", f, "--json")), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Changed || strings.Join(rep.Added, ",") != "gemini,pi-acp" || rep.Backup == "" {
+		t.Fatalf("report %+v", rep)
+	}
+	if b, _ := os.ReadFile(rep.Backup); string(b) != string(orig) {
+		t.Fatal("the backup is not the old file")
+	}
+	wired, _ := os.ReadFile(f)
+	if out := acpOK(t, "editor", "zed", "pi-acp", "gemini", "--file", f); !strings.Contains(out, "nothing to change") {
+		t.Fatalf("second run: %s", out)
+	}
+	if again, _ := os.ReadFile(f); string(again) != string(wired) {
+		t.Fatal("a second run changed the file")
+	}
+	acpOK(t, "editor", "zed", "--remove", "--file", f)
+	if got, _ := os.ReadFile(f); string(got) != string(orig) {
+		t.Fatalf("--remove did not give the file back:\n%s", got)
+	}
+	if out := acpOK(t, "editor", "neovim", "pi-acp"); !strings.Contains(out, `"run", "pi-acp"`) {
+		t.Fatalf("neovim snippet:\n%s", out)
+	}
+}
