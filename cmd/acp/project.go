@@ -376,3 +376,72 @@ func needProject(g *globalOpts, cmd string) (*project.Project, error) {
 	}
 	return p, nil
 }
+
+// projectInfo is what acp info shows of a project's pin and settings.
+type projectInfo struct {
+	File     string            `json:"file"`
+	Range    string            `json:"range"`
+	Locked   string            `json:"locked,omitempty"`
+	Settings *project.Settings `json:"settings,omitempty"`
+	Trusted  bool              `json:"trusted"`
+}
+
+// addSettingsInfo adds the user's settings and the project's pin to info.
+func addSettingsInfo(g *globalOpts, info *infoDoc) error {
+	id := info.Agent.ID
+	if s, ok, err := g.userSettings(id); err != nil {
+		return err
+	} else if ok && !s.Empty() {
+		info.Settings = &s
+	}
+	p, err := g.project()
+	if err != nil || p == nil {
+		return err
+	}
+	rng, pinned := p.File.Agents[id]
+	s, hasSettings := p.File.Settings[id]
+	if !pinned && !hasSettings {
+		return nil
+	}
+	pi := &projectInfo{File: filepath.ToSlash(p.Path()), Range: rng}
+	if lock, err := project.ReadLock(p.Dir); err == nil && lock != nil {
+		pi.Locked = lock.Agents[id].Version
+	}
+	if hasSettings && !s.Empty() {
+		pi.Settings = &s
+		tr, err := g.trust()
+		if err != nil {
+			return err
+		}
+		if pi.Trusted, err = tr.Trusted(p); err != nil {
+			return err
+		}
+	}
+	info.Project = pi
+	return nil
+}
+
+// markPinned sets each row's pinned version in a project.
+func markPinned(g *globalOpts, rows []agentRow) error {
+	p, err := g.project()
+	if err != nil || p == nil {
+		return err
+	}
+	lock, err := project.ReadLock(p.Dir)
+	if err != nil {
+		return err
+	}
+	for i := range rows {
+		rng, ok := p.File.Agents[rows[i].ID]
+		if !ok {
+			continue
+		}
+		rows[i].Pinned = rng
+		if lock != nil {
+			if e, ok := lock.Agents[rows[i].ID]; ok {
+				rows[i].Pinned = e.Version
+			}
+		}
+	}
+	return nil
+}

@@ -179,6 +179,23 @@ func TestProjectPinLockInstallResolve(t *testing.T) {
 	if !strings.Contains(string(args), "-- pinned-agent@1.1.0") || !strings.Contains(string(args), "--registry "+npm.srv.URL) {
 		t.Fatalf("npm ran with %s", args)
 	}
+	// list and info show the pin beside the registry's version.
+	var list agentList
+	if err := json.Unmarshal([]byte(acpOK(t, "list", "--json", "--project", proj)), &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range list.Agents {
+		if (r.ID == "pinned") != (r.Pinned == "1.1.0") {
+			t.Fatalf("list row %+v", r)
+		}
+	}
+	var info infoDoc
+	if err := json.Unmarshal([]byte(acpOK(t, "info", "pinned", "--json", "--project", proj)), &info); err != nil {
+		t.Fatal(err)
+	}
+	if info.Project == nil || info.Project.Locked != "1.1.0" || info.Project.Range != "^1.0.0" || len(info.Installed) != 1 || !info.Installed[0].Pinned || info.Installed[0].Current {
+		t.Fatalf("info: %+v %+v", info.Project, info.Installed)
+	}
 	spec, _ := resolvedSpec(t, "pinned", "--project", proj)
 	if spec.Version != "1.1.0" {
 		t.Fatalf("resolve in the project: %s, want the locked 1.1.0", spec.Version)
@@ -322,6 +339,13 @@ func TestProjectSettingsNeedTrust(t *testing.T) {
 	}
 	if fi, err := os.Stat(os.Getenv("ACP_CONFIG")); err != nil || (runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600) {
 		t.Fatalf("config file: %v %v", fi.Mode(), err)
+	}
+	var info infoDoc
+	if err := json.Unmarshal([]byte(acpOK(t, "info", "pinned", "--json", "--project", proj)), &info); err != nil {
+		t.Fatal(err)
+	}
+	if info.Settings == nil || info.Settings.Env["MY_MODEL"] != "m-1" || info.Project == nil || info.Project.Trusted || info.Project.Settings == nil {
+		t.Fatalf("info settings: %+v %+v", info.Settings, info.Project)
 	}
 	if got := acpOK(t, "config", "get", "agents.pinned.args"); got != "--fast\n--x\n" {
 		t.Fatalf("config get: %q", got)
