@@ -26,7 +26,7 @@ import (
 const EnvPath = "ACP_CONFIG"
 
 // Keys are the keys a config file may hold, each standing for ACP_<KEY>.
-var Keys = []string{"agent_limits", "home", "lock_wait", "managed_runtimes", "node_mirror", "offline", "platform", "progress", "quiet", "registry", "registry_timeout", "uv_mirror", "verbose"}
+var Keys = []string{"agent_limits", "home", "lock_wait", "managed_runtimes", "node_mirror", "npm_registry", "offline", "platform", "progress", "pypi_url", "quiet", "registry", "registry_timeout", "uv_mirror", "verbose"}
 
 // maxSize is far beyond any config file: a larger one is not ours.
 const maxSize = 1 << 20
