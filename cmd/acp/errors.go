@@ -23,6 +23,7 @@ var errorKinds = []cli.Kind{
 	{Err: registry.ErrNotFound, Code: cli.CodeAgentNotFound},
 	{Err: installer.ErrVersionMismatch, Code: cli.CodeVersionNotFound},
 	{Err: published.ErrVersionNotFound, Code: cli.CodeVersionNotFound},
+	{Err: published.ErrOffline, Code: cli.CodeNetwork, Hint: "this needs npm's or PyPI's answer: drop --offline (or ACP_OFFLINE)"},
 	{Err: project.ErrLockMismatch, Code: cli.CodeIntegrity, Hint: "acp.lock records other bytes than the package registry gives now: check why (a republished package, another registry), then acp upgrade or acp lock to record what is published"},
 	{Err: project.ErrInvalid, Code: cli.CodeProjectInvalid},
 	{Err: project.ErrStale, Code: cli.CodeProjectInvalid, Hint: "acp lock brings acp.lock in step with acp.json"},

@@ -50,7 +50,7 @@ func (g *globalOpts) project() (*project.Project, error) {
 
 // finder asks npm and PyPI for published versions.
 func (g *globalOpts) finder() *published.Finder {
-	return &published.Finder{Remote: &remote.Client{NPMRegistry: g.getenv(envNPMRegistry), PyPIURL: g.getenv(envPyPIURL)}}
+	return &published.Finder{Remote: &remote.Client{NPMRegistry: g.getenv(envNPMRegistry), PyPIURL: g.getenv(envPyPIURL)}, Offline: g.offline}
 }
 
 // trust is the record of trusted projects in the data folder.
@@ -77,6 +77,12 @@ func splitVersion(arg string) (id, version string, err error) {
 // installRelease installs m at version (any version published for it);
 // with a lock entry, what is found must be what the lock records.
 func installRelease(ctx context.Context, g *globalOpts, m *registry.Manifest, version string, lock *project.Locked, dist registry.Kind, force bool) (*installer.Receipt, *published.Release, bool, error) {
+	if g.offline && !force {
+		// What is installed and fits the lock needs no npm or PyPI.
+		if rc := installedFit(g, m.ID, version, lock, dist); rc != nil {
+			return rc, &published.Release{ID: m.ID, Version: rc.Version, RegistryVersion: m.Version}, true, nil
+		}
+	}
 	rel, err := g.finder().Release(ctx, m, version)
 	if err != nil {
 		return nil, nil, false, err
@@ -96,6 +102,33 @@ func installRelease(ctx context.Context, g *globalOpts, m *registry.Manifest, ve
 	}
 	rc, already, err := g.install(ctx, in, req)
 	return rc, rel, already, err
+}
+
+// installedFit is the receipt of id at version when it is installed (for
+// this platform, and for an npx lock with the lock's integrity); nil
+// otherwise.
+func installedFit(g *globalOpts, id, version string, lock *project.Locked, dist registry.Kind) *installer.Receipt {
+	in, err := g.installer()
+	if err != nil {
+		return nil
+	}
+	req := installer.Request{Agent: &registry.Manifest{ID: id, Version: version}, Dist: dist}
+	if lock != nil && lock.Npx != nil {
+		req.Integrity = lock.Npx.Integrity
+	}
+	if _, err := in.Resolve(context.Background(), req, installer.NoInstall); err != nil {
+		return nil
+	}
+	rs, err := in.Installed(id)
+	if err != nil {
+		return nil
+	}
+	for i := range rs {
+		if registry.SameVersion(rs[i].Version, version) {
+			return &rs[i]
+		}
+	}
+	return nil
 }
 
 // offRegistryNote says that an install is not the registry's version.

@@ -28,6 +28,12 @@ type npmFake struct {
 	requests  int
 }
 
+func (f *npmFake) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.requests
+}
+
 func integrityOf(s string) string {
 	sum := sha512.Sum512([]byte(s))
 	return "sha512-" + base64.StdEncoding.EncodeToString(sum[:])
@@ -402,5 +408,25 @@ func TestEditorZedRoundTrip(t *testing.T) {
 	}
 	if out := acpOK(t, "editor", "neovim", "pi-acp"); !strings.Contains(out, `"run", "pi-acp"`) {
 		t.Fatalf("neovim snippet:\n%s", out)
+	}
+}
+
+// --offline asks npm nothing: a locked version that is installed is
+// reported, one that is not is refused without a request.
+func TestProjectOffline(t *testing.T) {
+	npm, proj := setupProject(t)
+	acpOK(t, "add", "pinned@1.0.0", "--project", proj)
+	npmInstalls(t, npm.integrity["1.0.0"])
+	acpOK(t, "install", "--project", proj)
+	before := npm.count()
+	if out := acpOK(t, "--offline", "install", "--project", proj); !strings.Contains(out, "already installed pinned 1.0.0") {
+		t.Fatalf("offline install: %s", out)
+	}
+	code, out, _ := acpRun("--offline", "install", "pinned@1.1.0", "--json")
+	if c, _, hint := errorDoc(t, out); code != 1 || c != "network" || !strings.Contains(hint, "drop --offline") {
+		t.Fatalf("offline, not installed: exit %d %s %s", code, c, hint)
+	}
+	if n := npm.count(); n != before {
+		t.Fatalf("npm was asked %d times under --offline", n-before)
 	}
 }

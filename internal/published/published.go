@@ -97,9 +97,22 @@ type PyPIRelease struct {
 // Off says whether the release is not one the registry offers.
 func (r *Release) Off() bool { return r.Channel == "" }
 
+// ErrOffline: the answer needs npm or PyPI, and the caller is offline.
+var ErrOffline = errors.New("offline")
+
 // Finder asks the package registries.
 type Finder struct {
 	Remote *remote.Client
+	// Offline makes every question to npm or PyPI the error ErrOffline
+	// (acp --offline touches no network).
+	Offline bool
+}
+
+func (f *Finder) offline(what string) error {
+	if f.Offline {
+		return fmt.Errorf("%s: --offline (or ACP_OFFLINE) forbids asking the package registry: %w", what, ErrOffline)
+	}
+	return nil
 }
 
 // Release finds m at version. The registry's own versions need npm or
@@ -199,6 +212,9 @@ func (f *Finder) npm(ctx context.Context, pkg *registry.Package, version string)
 		return nil, nil, fmt.Errorf("npx package %q: %w", pkg.Package, err)
 	}
 	where := "npm package " + spec.Name
+	if err := f.offline("look up " + where); err != nil {
+		return nil, nil, err
+	}
 	doc, err := f.Remote.NPMPackument(ctx, spec.Name)
 	if errors.Is(err, remote.ErrNotFound) {
 		return nil, nil, &NotFoundError{Version: version, Looked: []string{where}}
@@ -244,6 +260,9 @@ func (f *Finder) pypi(ctx context.Context, pkg *registry.Package, version string
 		return nil, nil, fmt.Errorf("uvx package %q: %w", pkg.Package, err)
 	}
 	where := "PyPI project " + spec.Name
+	if err := f.offline("look up " + where); err != nil {
+		return nil, nil, err
+	}
 	doc, err := f.Remote.PyPIProject(ctx, spec.Name)
 	if errors.Is(err, remote.ErrNotFound) {
 		return nil, nil, &NotFoundError{Version: version, Looked: []string{where}}
@@ -298,6 +317,9 @@ func (f *Finder) Versions(ctx context.Context, m *registry.Manifest) ([]string, 
 		if err != nil {
 			return nil, fmt.Errorf("npx package %q: %w", d.Npx.Package, err)
 		}
+		if err := f.offline("look up npm package " + spec.Name); err != nil {
+			return nil, err
+		}
 		doc, err := f.Remote.NPMPackument(ctx, spec.Name)
 		if err != nil {
 			return nil, err
@@ -310,6 +332,9 @@ func (f *Finder) Versions(ctx context.Context, m *registry.Manifest) ([]string, 
 		spec, err := registry.ParsePyPI(d.Uvx.Package)
 		if err != nil {
 			return nil, fmt.Errorf("uvx package %q: %w", d.Uvx.Package, err)
+		}
+		if err := f.offline("look up PyPI project " + spec.Name); err != nil {
+			return nil, err
 		}
 		doc, err := f.Remote.PyPIProject(ctx, spec.Name)
 		if err != nil {
