@@ -2,8 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +22,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/registry/source"
 )
 
 // The package registries acp asks for published versions and their
@@ -48,9 +54,78 @@ func (g *globalOpts) project() (*project.Project, error) {
 	return g.proj, g.projErr
 }
 
-// finder asks npm and PyPI for published versions.
+// finder asks npm and PyPI for published versions, and the registry's
+// archive for older binaries.
 func (g *globalOpts) finder() *published.Finder {
-	return &published.Finder{Remote: &remote.Client{NPMRegistry: g.getenv(envNPMRegistry), PyPIURL: g.getenv(envPyPIURL)}, Offline: g.offline}
+	c := &remote.Client{NPMRegistry: g.getenv(envNPMRegistry), PyPIURL: g.getenv(envPyPIURL)}
+	var once struct {
+		done bool
+		ms   []registry.Manifest
+		err  error
+	}
+	return &published.Finder{Remote: c, Offline: g.offline, Archive: func(ctx context.Context) ([]registry.Manifest, error) {
+		if !once.done {
+			once.done = true
+			once.ms, once.err = g.registryArchive(ctx, c)
+		}
+		return once.ms, once.err
+	}}
+}
+
+// archiveName is the registry's archive of older versions, beside
+// registry.json.
+const archiveName = "registry-archive.json"
+
+// registryArchive reads registry-archive.json beside the registry acp
+// reads (a URL's last element replaced, a file's sibling, a folder's
+// child); nil when there is none. Entries that are not valid manifests
+// are left out: the file is as untrusted as the registry.
+func (g *globalOpts) registryArchive(ctx context.Context, c *remote.Client) ([]registry.Manifest, error) {
+	if g.offline {
+		return nil, nil
+	}
+	src := g.registrySource()
+	if src == "" {
+		src = source.DefaultURL
+	}
+	var doc struct {
+		Agents []registry.Manifest `json:"agents"`
+	}
+	if u, err := url.Parse(src); err == nil && (u.Scheme == "https" || u.Scheme == "http") {
+		u.Path = path.Join(path.Dir(u.Path), archiveName)
+		u.RawQuery = ""
+		g.debugf("registry archive: %s", remote.RedactURL(u.String()))
+		if err := c.GetJSON(ctx, u.String(), remote.Trusted, &doc); err != nil {
+			if errors.Is(err, remote.ErrNotFound) {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("read the registry's %s: %w", archiveName, err)
+		}
+	} else {
+		file := filepath.Join(src, archiveName)
+		if fi, err := os.Stat(src); err == nil && !fi.IsDir() {
+			file = filepath.Join(filepath.Dir(src), archiveName)
+		}
+		data, err := registry.ReadRegular(file, remote.MaxDocumentSize)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+	}
+	kept := doc.Agents[:0]
+	for _, m := range doc.Agents {
+		if err := registry.CheckIndexAgent(&m); err != nil {
+			g.debugf("registry archive: %s %s left out: %v", m.ID, m.Version, err)
+			continue
+		}
+		kept = append(kept, m)
+	}
+	return kept, nil
 }
 
 // trust is the record of trusted projects in the data folder.
@@ -348,6 +423,7 @@ func mapsKeys[V any](m map[string]V) func(func(string) bool) {
 func lockProject(ctx context.Context, g *globalOpts, p *project.Project, old *project.Lock, upgrade bool) (*project.Lock, error) {
 	lock := &project.Lock{Agents: map[string]project.Locked{}}
 	var idx *registry.Index
+	f := g.finder()
 	for _, id := range slices.Sorted(mapsKeys(p.File.Agents)) {
 		rng := p.File.Agents[id]
 		if old != nil && !upgrade {
@@ -366,7 +442,6 @@ func lockProject(ctx context.Context, g *globalOpts, p *project.Project, old *pr
 		if err != nil {
 			return nil, err
 		}
-		f := g.finder()
 		version := ""
 		if registry.ExactNPMVersion(rng) || registry.SameVersion(rng, m.Version) {
 			version = rng

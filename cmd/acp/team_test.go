@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -428,5 +430,43 @@ func TestProjectOffline(t *testing.T) {
 	}
 	if n := npm.count(); n != before {
 		t.Fatalf("npm was asked %d times under --offline", n-before)
+	}
+}
+
+// A binary agent at an older version installs when the registry's
+// registry-archive.json gives that version with a sha256; a target the
+// archive gives without one is refused.
+func TestBinaryFromTheRegistryArchive(t *testing.T) {
+	setupProject(t)
+	r, err := newRegistryServer() // serves the fake agent's binary at /fake-1.2.0
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.srv.Close)
+	exe, err := fakeAgentBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(exe)
+	target := func(sha string) map[string]any {
+		return map[string]any{"linux-x86_64": map[string]any{"archive": r.srv.URL + "/fake-1.2.0", "cmd": "./bin/fake-agent.exe", "sha256": sha}}
+	}
+	archive, _ := json.Marshal(map[string]any{"agents": []any{
+		map[string]any{"id": "bin-only", "name": "Binary Only", "version": "2.0.0", "description": "old", "distribution": map[string]any{"binary": target(hex.EncodeToString(sum[:]))}},
+		map[string]any{"id": "bin-only", "name": "Binary Only", "version": "1.0.0", "description": "older", "distribution": map[string]any{"binary": target("")}},
+	}})
+	if err := os.WriteFile(filepath.Join(filepath.Dir(os.Getenv("ACP_REGISTRY")), "registry-archive.json"), archive, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := acpOK(t, "install", "bin-only@2.0.0")
+	if !strings.Contains(out, "installed bin-only 2.0.0 (binary)") || !strings.Contains(out, "not the registry's version (the registry offers 3.0.0)") {
+		t.Fatalf("install from the archive: %s", out)
+	}
+	if spec, _ := resolvedSpec(t, "bin-only@2.0.0"); spec.Version != "2.0.0" || spec.Distribution != "binary" {
+		t.Fatalf("resolve: %+v", spec)
+	}
+	code, out, _ := acpRun("install", "bin-only@1.0.0", "--json")
+	if c, msg, _ := errorDoc(t, out); code != 1 || c != "version-not-found" || !strings.Contains(msg, "registry-archive.json") {
+		t.Fatalf("an archived version without sha256: exit %d %s %s", code, c, msg)
 	}
 }

@@ -39,7 +39,11 @@ type NotFoundError struct {
 
 func (e *NotFoundError) Error() string {
 	if e.BinaryOnly {
-		return fmt.Sprintf("%s@%s: the registry offers %s %s only", e.ID, e.Version, e.ID, strings.Join(e.Known, " (preview ")+strings.Repeat(")", len(e.Known)-1))
+		msg := fmt.Sprintf("%s@%s: the registry offers %s %s only", e.ID, e.Version, e.ID, strings.Join(e.Known, " (preview ")+strings.Repeat(")", len(e.Known)-1))
+		if len(e.Looked) > 1 {
+			msg += ", and its registry-archive.json has no build of " + e.Version + " with a sha256"
+		}
+		return msg
 	}
 	return fmt.Sprintf("%s@%s: no such version in %s", e.ID, e.Version, strings.Join(e.Looked, " or "))
 }
@@ -48,7 +52,7 @@ func (e *NotFoundError) Error() string {
 func (e *NotFoundError) Hint() string {
 	var b strings.Builder
 	if e.BinaryOnly {
-		b.WriteString("binary agents install at versions an index acp knows gives a sha256 for (the registry's current and preview versions); ")
+		b.WriteString("binary agents install at versions an index acp knows gives a sha256 for (the registry's current and preview versions, and its registry-archive.json when it publishes one); ")
 	}
 	if len(e.Known) > 0 {
 		fmt.Fprintf(&b, "published versions include %s: acp install %s@%s", strings.Join(e.Known, ", "), e.ID, e.Known[0])
@@ -106,6 +110,29 @@ type Finder struct {
 	// Offline makes every question to npm or PyPI the error ErrOffline
 	// (acp --offline touches no network).
 	Offline bool
+	// Archive returns the registry's archive of older versions
+	// (registry-archive.json: manifests as in registry.json, an id at
+	// several versions), nil when the registry publishes none. Binaries
+	// install at an archived version whose targets give a sha256.
+	Archive func(ctx context.Context) ([]registry.Manifest, error)
+}
+
+// archived is m's entry at version in the archive, nil when there is
+// none (or no archive).
+func (f *Finder) archived(ctx context.Context, m *registry.Manifest, version string) (*registry.Manifest, error) {
+	if f.Archive == nil || !hasBinary(m) {
+		return nil, nil // an agent without binaries needs no archive
+	}
+	ms, err := f.Archive(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ms {
+		if ms[i].ID == m.ID && registry.SameVersion(ms[i].Version, version) {
+			return &ms[i], nil
+		}
+	}
+	return nil, nil
 }
 
 func (f *Finder) offline(what string) error {
@@ -129,14 +156,33 @@ func (f *Finder) Release(ctx context.Context, m *registry.Manifest, version stri
 		rel.Channel, rel.Version, dist = "preview", m.Preview.Version, m.Preview.Distribution
 	default:
 		dist = packagesOf(m)
-		if dist.Npx == nil && dist.Uvx == nil {
-			return nil, &NotFoundError{ID: m.ID, Version: version, Looked: []string{"the registry"}, Known: registryVersions(m), BinaryOnly: true}
+		old, err := f.archived(ctx, m, version)
+		if err != nil {
+			return nil, err
+		}
+		if old != nil {
+			// Only targets the archive gives a sha256 for: acp installs
+			// no other version's bytes unchecked.
+			dist.Binary = map[registry.Platform]registry.BinaryTarget{}
+			for p, t := range old.Distribution.Binary {
+				if validSHA256(strings.ToLower(t.SHA256)) {
+					dist.Binary[p] = t
+				}
+			}
+			rel.Version = old.Version
+		}
+		if dist.Npx == nil && dist.Uvx == nil && len(dist.Binary) == 0 {
+			looked := []string{"the registry"}
+			if f.Archive != nil {
+				looked = append(looked, "its registry-archive.json")
+			}
+			return nil, &NotFoundError{ID: m.ID, Version: version, Looked: looked, Known: registryVersions(m), BinaryOnly: true}
 		}
 	}
 	out := *m
 	out.Version, out.Preview = rel.Version, nil
 	out.Distribution = registry.Distribution{}
-	if rel.Channel != "" && len(dist.Binary) > 0 {
+	if len(dist.Binary) > 0 {
 		out.Distribution.Binary = dist.Binary
 		rel.Binary = map[registry.Platform]string{}
 		for p, t := range dist.Binary {
@@ -188,6 +234,10 @@ func packagesOf(m *registry.Manifest) registry.Distribution {
 		}
 	}
 	return d
+}
+
+func hasBinary(m *registry.Manifest) bool {
+	return len(m.Distribution.Binary) > 0 || (m.Preview != nil && len(m.Preview.Distribution.Binary) > 0)
 }
 
 func registryVersions(m *registry.Manifest) []string {
@@ -310,6 +360,17 @@ func (f *Finder) Versions(ctx context.Context, m *registry.Manifest) ([]string, 
 	seen := map[string]bool{}
 	for _, v := range registryVersions(m) {
 		seen[v] = true
+	}
+	if f.Archive != nil && hasBinary(m) {
+		ms, err := f.Archive(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range ms {
+			if a.ID == m.ID {
+				seen[a.Version] = true
+			}
+		}
 	}
 	d := packagesOf(m)
 	if d.Npx != nil {
