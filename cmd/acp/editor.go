@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -181,7 +182,7 @@ func defaultEditorIDs(g *globalOpts) ([]string, error) {
 		return nil, err
 	}
 	if p != nil {
-		return slices.Sorted(mapsKeys(p.File.Agents)), nil
+		return slices.Sorted(maps.Keys(p.File.Agents)), nil
 	}
 	in, err := g.installer()
 	if err != nil {

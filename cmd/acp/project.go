@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path"
@@ -380,7 +381,7 @@ func projectInstall(ctx context.Context, g *globalOpts, p *project.Project, dist
 	}
 	var idx *registry.Index
 	var out []projectInstalled
-	for _, id := range slices.Sorted(mapsKeys(lock.Agents)) {
+	for _, id := range slices.Sorted(maps.Keys(lock.Agents)) {
 		e := lock.Agents[id]
 		if idx == nil {
 			if idx, err = g.index(ctx); err != nil {
@@ -407,16 +408,6 @@ type projectInstalled struct {
 	RegistryVersion string `json:"registryVersion"`
 }
 
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
 // lockProject resolves every agent of p to an exact version: an entry of
 // the old lock that its range still allows is kept unless upgrade; else
 // the newest published version the range allows.
@@ -424,7 +415,7 @@ func lockProject(ctx context.Context, g *globalOpts, p *project.Project, old *pr
 	lock := &project.Lock{Agents: map[string]project.Locked{}}
 	var idx *registry.Index
 	f := g.finder()
-	for _, id := range slices.Sorted(mapsKeys(p.File.Agents)) {
+	for _, id := range slices.Sorted(maps.Keys(p.File.Agents)) {
 		rng := p.File.Agents[id]
 		if old != nil && !upgrade {
 			if e, ok := old.Agents[id]; ok && published.Allows(rng, e.Version) {

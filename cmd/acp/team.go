@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -114,7 +115,7 @@ acp.lock. Its installs stay (acp uninstall removes them).`,
 			}
 			id := args[0]
 			if _, ok := p.File.Agents[id]; !ok {
-				return &cli.Error{Code: cli.CodeAgentNotFound, Err: fmt.Errorf("remove %s: %s does not name it", safetext.Terminal(id), p.Path()), Candidates: slices.Sorted(mapsKeys(p.File.Agents))}
+				return &cli.Error{Code: cli.CodeAgentNotFound, Err: fmt.Errorf("remove %s: %s does not name it", safetext.Terminal(id), p.Path()), Candidates: slices.Sorted(maps.Keys(p.File.Agents))}
 			}
 			delete(p.File.Agents, id)
 			delete(p.File.Settings, id)
@@ -192,7 +193,7 @@ func fileExists(path string) bool {
 }
 
 func printLock(g *globalOpts, lock *project.Lock) {
-	for _, id := range slices.Sorted(mapsKeys(lock.Agents)) {
+	for _, id := range slices.Sorted(maps.Keys(lock.Agents)) {
 		e := lock.Agents[id]
 		fmt.Fprintf(g.streams.Out, "locked %s %s (%s)\n", id, safetext.Terminal(e.Version), kindList(e.Kinds()))
 	}
@@ -230,7 +231,7 @@ func upgradeProject(ctx context.Context, g *globalOpts, p *project.Project, asJS
 		To   string `json:"to"`
 	}
 	var rep []moved
-	for _, id := range slices.Sorted(mapsKeys(lock.Agents)) {
+	for _, id := range slices.Sorted(maps.Keys(lock.Agents)) {
 		from := ""
 		if old != nil {
 			from = old.Agents[id].Version
@@ -343,7 +344,7 @@ func outdated(ctx context.Context, g *globalOpts) ([]outdatedRow, error) {
 		}
 	}
 	rows := []outdatedRow{}
-	for _, id := range slices.Sorted(mapsKeys(ids)) {
+	for _, id := range slices.Sorted(maps.Keys(ids)) {
 		r := outdatedRow{ID: id, Installed: []string{}}
 		if rc, err := in.Current(id); err == nil && rc != nil {
 			r.Current = rc.Version
