@@ -75,6 +75,19 @@ agent (--remove: every entry acp wrote).`,
 					return cli.Usagef("editor: %q is not an agent id (acp list shows them)", id)
 				}
 			}
+			if len(ids) > 0 && !o.remove {
+				// A typo would give the editor an entry that fails at
+				// launch: every id must be the registry's (its local copy).
+				if idx, err := g.localIndex(cmd.Context()); err == nil {
+					for _, id := range ids {
+						if m, err := idx.Lookup(id); err != nil {
+							return err
+						} else if m.ID != id {
+							return cli.Usagef("editor: %q is the name of %s: use its id", id, m.ID)
+						}
+					}
+				}
+			}
 			if len(ids) == 0 && !o.remove {
 				if ids, err = defaultEditorIDs(g); err != nil {
 					return err

@@ -380,25 +380,25 @@ func TestEditorZedRoundTrip(t *testing.T) {
 	}
 	f := filepath.Join(t.TempDir(), "settings.json")
 	os.WriteFile(f, orig, 0o644)
-	diff := acpOK(t, "editor", "zed", "pi-acp", "gemini", "--file", f, "--dry-run")
-	if !strings.Contains(diff, `+    "pi-acp (acp)": {"type": "custom", "command": `) || !strings.Contains(diff, `"args": ["run", "pi-acp"]}`) {
+	diff := acpOK(t, "editor", "zed", "claude-agent", "gemini", "--file", f, "--dry-run")
+	if !strings.Contains(diff, `+    "claude-agent (acp)": {"type": "custom", "command": `) || !strings.Contains(diff, `"args": ["run", "claude-agent"]}`) {
 		t.Fatalf("dry-run diff:\n%s", diff)
 	}
 	if got, _ := os.ReadFile(f); string(got) != string(orig) {
 		t.Fatal("--dry-run wrote the file")
 	}
 	var rep editorReport
-	if err := json.Unmarshal([]byte(acpOK(t, "editor", "zed", "pi-acp", "gemini", "--file", f, "--json")), &rep); err != nil {
+	if err := json.Unmarshal([]byte(acpOK(t, "editor", "zed", "claude-agent", "gemini", "--file", f, "--json")), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if !rep.Changed || strings.Join(rep.Added, ",") != "gemini,pi-acp" || rep.Backup == "" {
+	if !rep.Changed || strings.Join(rep.Added, ",") != "claude-agent,gemini" || rep.Backup == "" {
 		t.Fatalf("report %+v", rep)
 	}
 	if b, _ := os.ReadFile(rep.Backup); string(b) != string(orig) {
 		t.Fatal("the backup is not the old file")
 	}
 	wired, _ := os.ReadFile(f)
-	if out := acpOK(t, "editor", "zed", "pi-acp", "gemini", "--file", f); !strings.Contains(out, "nothing to change") {
+	if out := acpOK(t, "editor", "zed", "claude-agent", "gemini", "--file", f); !strings.Contains(out, "nothing to change") {
 		t.Fatalf("second run: %s", out)
 	}
 	if again, _ := os.ReadFile(f); string(again) != string(wired) {
@@ -408,7 +408,11 @@ func TestEditorZedRoundTrip(t *testing.T) {
 	if got, _ := os.ReadFile(f); string(got) != string(orig) {
 		t.Fatalf("--remove did not give the file back:\n%s", got)
 	}
-	if out := acpOK(t, "editor", "neovim", "pi-acp"); !strings.Contains(out, `"run", "pi-acp"`) {
+	code, out, _ := acpRun("editor", "zed", "gemnii", "--file", f, "--json")
+	if c, _, _ := errorDoc(t, out); code != 1 || c != "agent-not-found" {
+		t.Fatalf("a typo: exit %d %s", code, c)
+	}
+	if out := acpOK(t, "editor", "neovim", "gemini"); !strings.Contains(out, `"run", "gemini"`) {
 		t.Fatalf("neovim snippet:\n%s", out)
 	}
 }
