@@ -55,6 +55,9 @@ func checkEnvName(name string) error {
 	if registry.DroppedEnv(name) {
 		return errors.New(registry.DroppedEnvMessage(name))
 	}
+	if registry.ReservedEnv(name) {
+		return fmt.Errorf("env %s is not passed to an agent: it would hijack the launcher or the host", name)
+	}
 	return nil
 }
 

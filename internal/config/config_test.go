@@ -125,7 +125,7 @@ func TestAgentSettingsRoundTrip(t *testing.T) {
 	if data, _ := os.ReadFile(p); strings.Contains(string(data), "agents") {
 		t.Fatalf("empty agents left behind: %s", data)
 	}
-	for _, bad := range []string{"agents.gemini.env.GITHUB_TOKEN", "agents.Gemini.args", "agents.gemini.model", "colour"} {
+	for _, bad := range []string{"agents.gemini.env.GITHUB_TOKEN", "agents.gemini.env.GIT_SSH_COMMAND", "agents.Gemini.args", "agents.gemini.model", "colour"} {
 		if _, err := ParseKey(bad); err == nil {
 			t.Errorf("%s accepted", bad)
 		}

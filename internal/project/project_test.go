@@ -135,9 +135,9 @@ func TestTrustFollowsTheFile(t *testing.T) {
 }
 
 func TestSettingsApply(t *testing.T) {
-	s := Settings{Env: map[string]string{"A": "x-${USER_X}-${MISSING}-$PLAIN", "LD_PRELOAD": "/evil.so"}, Args: []string{"--a"}}
+	s := Settings{Env: map[string]string{"A": "x-${USER_X}-${MISSING}-$PLAIN", "LD_PRELOAD": "/evil.so", "BASH_ENV": "/evil.sh"}, Args: []string{"--a"}}
 	a := s.Apply("agent", func(k string) string { return map[string]string{"USER_X": "u"}[k] })
-	if a.Env["A"] != "x-u--$PLAIN" || len(a.Env) != 1 || len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0], "LD_PRELOAD") || a.Args[0] != "--a" {
+	if a.Env["A"] != "x-u--$PLAIN" || len(a.Env) != 1 || len(a.Warnings) != 2 || !strings.Contains(a.Warnings[0], "BASH_ENV") || !strings.Contains(a.Warnings[1], "LD_PRELOAD") || a.Args[0] != "--a" {
 		t.Fatalf("%+v", a)
 	}
 }

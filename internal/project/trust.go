@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -93,14 +95,23 @@ type Applied struct {
 }
 
 // Apply expands s for agent: ${NAME} in an env value is the caller's
-// variable (getenv), and a name the registry's launch rules drop
-// (registry.LaunchEnv) is refused with a warning, whoever set it.
+// variable (getenv). A name the registry's launch rules drop
+// (registry.LaunchEnv) or that no manifest may set (registry.ReservedEnv:
+// the launcher's, loaders' and tools' hooks) is refused with a warning,
+// whoever set it and however trusted.
 func (s Settings) Apply(agent string, getenv func(string) string) Applied {
 	env := map[string]string{}
-	for k, v := range s.Env {
-		env[k] = expand(v, getenv)
+	var warns []string
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
+		if registry.ReservedEnv(k) && !registry.DroppedEnv(k) {
+			warns = append(warns, fmt.Sprintf("%s: env %s is not passed to the agent: it would hijack the launcher or the host", agent, k))
+			continue
+		}
+		env[k] = expand(s.Env[k], getenv)
 	}
-	kept, warns := registry.LaunchEnv(agent, env)
+	kept, dropped := registry.LaunchEnv(agent, env)
+	warns = append(warns, dropped...)
+	slices.Sort(warns)
 	return Applied{Env: kept, Args: append([]string{}, s.Args...), Warnings: warns}
 }
 
