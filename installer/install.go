@@ -121,6 +121,9 @@ func (in *Installer) satisfies(r *Receipt, req Request) bool {
 	if req.Dist != "" && r.Distribution != req.Dist {
 		return false
 	}
+	if req.Integrity != "" && r.Distribution == registry.KindNpx && r.Integrity != req.Integrity {
+		return false // installed unchecked, or from other bytes: install again, checked
+	}
 	return in.fitsPlatform(r) && r.Check() == nil
 }
 
@@ -208,7 +211,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 	inputs := ""
 	if !req.Force {
 		if r, err := store.ReadReceipt(dir); err == nil && in.satisfies(r, req) {
-			return in.readyCurrent(ctx, r)
+			return in.readyCurrent(ctx, r, req)
 		}
 		inputs = in.failureInputs(req, c)
 		if err := in.recalledFailure(id, c.Version, inputs); err != nil {
@@ -241,7 +244,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 	if !req.Force {
 		if r, err := store.ReadReceipt(dir); err == nil && in.satisfies(r, req) {
 			installed = true
-			return in.readyCurrent(ctx, r)
+			return in.readyCurrent(ctx, r, req)
 		}
 		if err := in.recalledFailure(id, c.Version, inputs); err != nil {
 			return nil, false, err
@@ -275,8 +278,10 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		return nil, false, err
 	}
 	in.forgetFailure(id, c.Version)
-	if err := in.store().MarkCurrent(ctx, id, r.Version); err != nil {
-		return nil, false, fmt.Errorf("%s: mark current: %w", what, err)
+	if !req.Pinned {
+		if err := in.store().MarkCurrent(ctx, id, r.Version); err != nil {
+			return nil, false, fmt.Errorf("%s: mark current: %w", what, err)
+		}
 	}
 	installed = true
 	// Done only for an install that is done: after a failure the error
@@ -374,8 +379,8 @@ func (in *Installer) refuseInUse(id, version, dir string) error {
 // current again if a Rollback had left an older one current, so that
 // install and upgrade after a rollback return to the registry's version
 // (Resolve, which never changes what is current, uses ready).
-func (in *Installer) readyCurrent(ctx context.Context, r *Receipt) (*Receipt, bool, error) {
-	if !in.store().IsMarkedCurrent(r.ID, r.Version) {
+func (in *Installer) readyCurrent(ctx context.Context, r *Receipt, req Request) (*Receipt, bool, error) {
+	if !req.Pinned && !in.store().IsMarkedCurrent(r.ID, r.Version) {
 		if err := in.store().MarkCurrent(ctx, r.ID, r.Version); err != nil {
 			return nil, true, fmt.Errorf("install %s %s: mark current: %w", r.ID, r.Version, err)
 		}
@@ -465,6 +470,7 @@ func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, d
 		}()
 	}
 	r.ID, r.Version, r.Distribution, r.Preview = req.Agent.ID, c.Version, c.Kind, c.Preview
+	r.Pinned = req.Pinned
 	r.InstalledAt = in.now().UTC()
 	r.Launch.ID, r.Launch.Version, r.Launch.Distribution = r.ID, r.Version, r.Distribution
 	if err := store.WriteReceipt(filepath.Join(tmp, store.ReceiptFile), r); err != nil {

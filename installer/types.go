@@ -176,6 +176,15 @@ type Request struct {
 	Force bool
 	// Version, when set, must equal the version the registry offers.
 	Version string
+	// Integrity, for an npx agent, is the npm integrity ("sha512-…", the
+	// packument's dist.integrity or a project's acp.lock) the installed
+	// package must have, as npm recorded it in its lockfile: other bytes
+	// install nothing (ErrChecksum).
+	Integrity string
+	// Pinned installs the version for a pin (a project's lock, a version
+	// the registry does not offer): beside the current version, which it
+	// does not replace (see Receipt.Pinned).
+	Pinned bool
 	// PackageOverride replaces the npm/PyPI spec given to npm or uv (a
 	// local tarball path, a mirror URL); the receipt still records the
 	// manifest's package. For tests and offline mirrors.

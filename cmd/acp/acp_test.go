@@ -252,7 +252,7 @@ func TestUsageMessages(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"", []string{"install"}, "acp: install needs one agent id\n"},
+		{"", []string{"install"}, "acp: install needs one agent id, or a project's acp.json"},
 		{"", []string{"info", "a", "b c"}, "acp: info takes one agent id, got 2: a 'b c'\n"},
 		{"", []string{"list", "extra"}, "acp: list takes no arguments, got extra\n"},
 		{"", []string{"info", ""}, "acp: info needs one agent id, got an empty one\n"},

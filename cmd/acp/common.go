@@ -199,6 +199,8 @@ func (g *globalOpts) newInstaller() (*installer.Installer, error) {
 		UVMirror:       g.getenv(installer.EnvUVMirror),
 		Settings:       g.confStamp(),
 		Debug:          g.debugHook(),
+		// npm installs from the registry acp checks versions against.
+		NPMArgs: npmRegistryArgs(g.getenv(envNPMRegistry)),
 	}, nil
 }
 
@@ -221,6 +223,13 @@ func fileStamp(p string) string {
 		return p + " -"
 	}
 	return fmt.Sprintf("%s %d %d", p, fi.Size(), fi.ModTime().UnixNano())
+}
+
+func npmRegistryArgs(url string) []string {
+	if url == "" {
+		return nil
+	}
+	return []string{"--registry", url}
 }
 
 // allowPrivate is whether downloads may reach private addresses: asked for

@@ -6,6 +6,8 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/internal/project"
+	"github.com/agentclientprotocol/acp-registry-go/internal/published"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/registry/source"
 )
@@ -20,6 +22,11 @@ var errorKinds = []cli.Kind{
 	{Err: registry.ErrRefused, Code: cli.CodeRegistryInvalid},
 	{Err: registry.ErrNotFound, Code: cli.CodeAgentNotFound},
 	{Err: installer.ErrVersionMismatch, Code: cli.CodeVersionNotFound},
+	{Err: published.ErrVersionNotFound, Code: cli.CodeVersionNotFound},
+	{Err: published.ErrOffline, Code: cli.CodeNetwork, Hint: "this needs npm's or PyPI's answer: drop --offline (or ACP_OFFLINE)"},
+	{Err: project.ErrLockMismatch, Code: cli.CodeIntegrity, Hint: "acp.lock records other bytes than the package registry gives now: check why (a republished package, another registry), then acp upgrade or acp lock to record what is published"},
+	{Err: project.ErrInvalid, Code: cli.CodeProjectInvalid},
+	{Err: project.ErrStale, Code: cli.CodeProjectInvalid, Hint: "acp lock brings acp.lock in step with acp.json"},
 	{Err: installer.ErrNotInstalled, Code: cli.CodeNotInstalled},
 	{Err: installer.ErrRuntimeMissing, Code: cli.CodeRuntimeMissing}, // = ErrRunnerMissing
 	{Err: installer.ErrNpmPolicy, Code: cli.CodeNpmPolicy},

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 // The test binary also stands in for the tools acp runs, on every OS
@@ -18,6 +20,7 @@ import (
 //	npm    never finishes: an install that stalls (a registry that never
 //	       answers npm)
 func init() {
+	testkit.RunFakeTool() // a testkit.FakeTool (the projects' npm); returns for anything else
 	switch strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") {
 	case "node":
 		v := "v0.0.1"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/internal/project"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/registry/source"
@@ -18,7 +19,7 @@ import (
 func newInfoCmd(g *globalOpts) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use: "info ID [--json]",
+		Use: "info ID [--json] [--project DIR]",
 		Example: `  acp info claude-agent
   acp info claude-agent --json`,
 		Short: "Show one agent: its manifest, what would run here, what is installed",
@@ -41,6 +42,9 @@ func newInfoCmd(g *globalOpts) *cobra.Command {
 				return err
 			}
 			info.Registry = g.registryStatus
+			if err := addSettingsInfo(g, info); err != nil {
+				return err
+			}
 			if asJSON {
 				return cli.WriteJSON(g.streams.Out, info)
 			}
@@ -49,6 +53,7 @@ func newInfoCmd(g *globalOpts) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	addProjectFlag(cmd, g)
 	return cmd
 }
 
@@ -62,6 +67,10 @@ type infoDoc struct {
 	Installed []installedDoc `json:"installed"`
 	// Registry is what the version above was read from, and how current.
 	Registry source.Status `json:"registry"`
+	// Settings are the env and args of the user's config file for the
+	// agent; Project is what the project's acp.json says of it.
+	Settings *project.Settings `json:"settings,omitempty"`
+	Project  *projectInfo      `json:"project,omitempty"`
 }
 
 type hereDoc struct {
@@ -77,6 +86,8 @@ type installedDoc struct {
 	Distribution registry.Kind `json:"distribution"`
 	Dir          string        `json:"dir"`
 	Current      bool          `json:"current"`
+	// Pinned: installed for a pin, beside the current version.
+	Pinned bool `json:"pinned,omitempty"`
 }
 
 func agentInfo(m *registry.Manifest, in *installer.Installer) (*infoDoc, error) {
@@ -103,7 +114,7 @@ func agentInfo(m *registry.Manifest, in *installer.Installer) (*infoDoc, error) 
 	for _, r := range rs {
 		doc.Installed = append(doc.Installed, installedDoc{
 			Version: r.Version, Distribution: r.Distribution, Dir: r.Dir,
-			Current: cur != nil && cur.Version == r.Version,
+			Current: cur != nil && cur.Version == r.Version, Pinned: r.Pinned,
 		})
 	}
 	return doc, nil
@@ -162,6 +173,26 @@ func writeInfo(w io.Writer, d *infoDoc) {
 		if r.Current {
 			cur = ", current"
 		}
+		if r.Pinned {
+			cur += ", pinned"
+		}
 		field("installed", fmt.Sprintf("%s (%s%s) %s", r.Version, r.Distribution, cur, r.Dir))
+	}
+	if s := d.Settings; s != nil {
+		field("settings", describeSettings(*s)+" (acp config)")
+	}
+	if p := d.Project; p != nil {
+		pin := p.Range
+		if p.Locked != "" {
+			pin += ", locked " + p.Locked
+		}
+		field("pinned", pin+" ("+p.File+")")
+		if p.Settings != nil {
+			trust := "trusted"
+			if !p.Trusted {
+				trust = "ignored until acp trust"
+			}
+			field("project settings", describeSettings(*p.Settings)+" ("+trust+")")
+		}
 	}
 }

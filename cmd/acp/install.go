@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,7 +23,7 @@ type installOpts struct {
 func newInstallCmd(g *globalOpts) *cobra.Command {
 	var o installOpts
 	cmd := &cobra.Command{
-		Use:         "install ID[@VERSION] [--dist binary|npx|uvx] [--preview] [--force] [--json]",
+		Use:         "install [ID[@VERSION]] [--dist binary|npx|uvx] [--preview] [--force] [--json] [--project DIR]",
 		Annotations: map[string]string{cli.FlagHint + "version": "name the version in the agent's id instead: acp install ID@VERSION"},
 		Example: `  acp install claude-agent
   acp install gemini --dist npx
@@ -30,15 +31,32 @@ func newInstallCmd(g *globalOpts) *cobra.Command {
 		Short: "Install an agent (idempotent)",
 		Long: `Install an agent from the registry into the data directory.
 
-VERSION, when given, must be the version the registry offers (or its
-preview version); @latest is the registry's version. With --offline
-nothing is installed: an agent that is installed already is reported,
-any other is the error not-installed.`,
-		Args: oneArg("agent id"),
+VERSION may be any version the agent's package registry publishes (npm
+for npx agents, checked against npm's integrity; PyPI for uvx agents);
+binary agents install at the registry's version and its preview only.
+A version that is not the registry's is installed beside the current one
+and does not replace it: run it with acp run ID@VERSION, or pin it in a
+project's acp.json. @latest is the registry's version.
+
+Without ID, in a project (a folder or parent holding acp.json, or
+--project DIR), acp installs exactly the agents and versions acp.lock
+records; bytes that differ from the lock install nothing.
+
+With --offline nothing is installed: an agent that is installed already
+is reported, any other is the error not-installed.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			return oneArg("agent id")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dist, err := parseDist(o.dist)
 			if err != nil {
 				return err
+			}
+			if len(args) == 0 {
+				return installProject(cmd.Context(), g, dist, o)
 			}
 			id, version, _ := strings.Cut(args[0], "@")
 			if id == "" {
@@ -47,7 +65,7 @@ any other is the error not-installed.`,
 			if version == "latest" { // as npm says it: the registry's version
 				version = ""
 			}
-			rc, already, err := installAgent(cmd.Context(), g, id, version, dist, o.preview, o.force)
+			rc, already, note, err := installAgent(cmd.Context(), g, id, version, dist, o.preview, o.force)
 			if err != nil {
 				return err
 			}
@@ -58,10 +76,14 @@ any other is the error not-installed.`,
 			if already {
 				state = "already installed"
 			}
-			fmt.Fprintf(g.streams.Out, "%s %s %s (%s) in %s\n", state, rc.ID, rc.Version, rc.Distribution, rc.Dir)
+			if note != "" {
+				note = ": " + note
+			}
+			fmt.Fprintf(g.streams.Out, "%s %s %s (%s) in %s%s\n", state, rc.ID, rc.Version, rc.Distribution, rc.Dir, note)
 			return nil
 		},
 	}
+	addProjectFlag(cmd, g)
 	cmd.Flags().StringVar(&o.dist, "dist", "", "distribution to install: binary, npx or uvx (default: the first that runs here)")
 	cmd.Flags().BoolVar(&o.preview, "preview", false, "install the agent's preview version")
 	cmd.Flags().BoolVar(&o.force, "force", false, "reinstall even when installed")
@@ -70,25 +92,73 @@ any other is the error not-installed.`,
 	return cmd
 }
 
-func installAgent(ctx context.Context, g *globalOpts, id, version string, dist registry.Kind, preview, force bool) (*installer.Receipt, bool, error) {
+// installAgent installs id at version ("" the registry's); note says when
+// the version is not the registry's.
+func installAgent(ctx context.Context, g *globalOpts, id, version string, dist registry.Kind, preview, force bool) (*installer.Receipt, bool, string, error) {
 	idx, err := g.index(ctx)
 	if err != nil {
-		return nil, false, err
+		return nil, false, "", err
 	}
 	m, err := idx.Lookup(id)
 	if err != nil {
-		return nil, false, err
+		return nil, false, "", err
 	}
 	if version != "" {
+		if !offeredVersion(m, version) && !preview {
+			rc, rel, already, err := installRelease(ctx, g, m, version, nil, dist, force)
+			return rc, already, offRegistryNote(rel), err
+		}
 		if preview, err = pickChannel(m, version, preview); err != nil {
-			return nil, false, err
+			return nil, false, "", err
 		}
 	}
 	in, err := g.installer()
 	if err != nil {
-		return nil, false, err
+		return nil, false, "", err
 	}
-	return g.install(ctx, in, installer.Request{Agent: m, Dist: dist, Preview: preview, Force: force, Version: version})
+	rc, already, err := g.install(ctx, in, installer.Request{Agent: m, Dist: dist, Preview: preview, Force: force, Version: version})
+	return rc, already, "", err
+}
+
+// offeredVersion: the registry offers version (stable or preview).
+func offeredVersion(m *registry.Manifest, version string) bool {
+	return registry.SameVersion(version, m.Version) || (m.Preview != nil && registry.SameVersion(version, m.Preview.Version))
+}
+
+// installProject is `acp install` without an id: the project's locked set.
+func installProject(ctx context.Context, g *globalOpts, dist registry.Kind, o installOpts) error {
+	p, err := g.project()
+	if err != nil {
+		return err
+	}
+	if p == nil {
+		return cli.Usagef("install needs one agent id, or a project's acp.json in this folder or a parent (acp add ID makes one; --project DIR names its folder)")
+	}
+	got, err := projectInstall(ctx, g, p, dist, o.force)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		if got == nil {
+			got = []projectInstalled{}
+		}
+		return cli.WriteJSON(g.streams.Out, map[string]any{"project": filepath.ToSlash(p.Dir), "agents": got})
+	}
+	for _, a := range got {
+		state := "installed"
+		if a.Already {
+			state = "already installed"
+		}
+		note := ""
+		if !registry.SameVersion(a.Version, a.RegistryVersion) {
+			note = fmt.Sprintf(" (locked; the registry offers %s)", a.RegistryVersion)
+		}
+		fmt.Fprintf(g.streams.Out, "%s %s %s (%s) in %s%s\n", state, a.ID, a.Version, a.Distribution, a.Dir, note)
+	}
+	if len(got) == 0 {
+		fmt.Fprintf(g.streams.Err, "%s names no agents (acp add ID adds one)\n", p.Path())
+	}
+	return nil
 }
 
 // pickChannel checks an explicit @VERSION against the registry, which

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -24,7 +25,7 @@ type listOpts struct {
 func newListCmd(g *globalOpts) *cobra.Command {
 	var o listOpts
 	cmd := &cobra.Command{
-		Use: "list [--installed] [--json]",
+		Use: "list [--installed] [--json] [--project DIR]",
 		Example: `  acp list
   acp list --installed
   acp list --json --offline`,
@@ -43,6 +44,9 @@ func newListCmd(g *globalOpts) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := markPinned(g, rows); err != nil {
+				return err
+			}
 			if o.json {
 				return cli.WriteJSON(g.streams.Out, agentList{Agents: rows, Registry: &g.registryStatus})
 			}
@@ -55,6 +59,7 @@ func newListCmd(g *globalOpts) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&o.installedOnly, "installed", false, "only agents installed here")
+	addProjectFlag(cmd, g)
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
 	return cmd
 }
@@ -71,6 +76,9 @@ type agentRow struct {
 	Icon string `json:"icon"`
 	// Installed is the version Resolve would launch, "" when none.
 	Installed string `json:"installed"`
+	// Pinned is, in a project, the version its acp.lock pins (its
+	// acp.json range when it is not locked yet).
+	Pinned string `json:"pinned,omitempty"`
 }
 
 type agentList struct {
@@ -130,6 +138,10 @@ func agentRows(idx *registry.Index, in *installer.Installer, installedOnly bool)
 func writeAgentTable(w io.Writer, rows []agentRow, withDescription bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	header := "ID\tNAME\tVERSION\tDISTRIBUTIONS\tINSTALLED"
+	pinned := slices.ContainsFunc(rows, func(r agentRow) bool { return r.Pinned != "" })
+	if pinned {
+		header += "\tPINNED"
+	}
 	if withDescription {
 		header += "\tDESCRIPTION"
 	}
@@ -143,6 +155,9 @@ func writeAgentTable(w io.Writer, rows []agentRow, withDescription bool) error {
 		// escape sequence of theirs reaches the terminal (nor a tab that
 		// would break the columns).
 		line := strings.Join([]string{cell(r.ID), dash(cell(r.Name)), dash(cell(r.Version)), dash(strings.Join(kinds, ",")), dash(cell(r.Installed))}, "\t")
+		if pinned {
+			line += "\t" + dash(cell(r.Pinned))
+		}
 		if withDescription {
 			line += "\t" + truncate(cell(r.Description), 60)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/config"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/internal/project"
 	"github.com/agentclientprotocol/acp-registry-go/registry/source"
 )
 
@@ -59,6 +60,8 @@ func setup(root *cobra.Command, s cli.Streams) cli.Options {
 		newProbeCmd(g), newLoginCmd(g),
 		newUpgradeCmd(g), newRollbackCmd(g), newUninstallCmd(g), newGCCmd(g),
 		newDoctorCmd(g),
+		newAddCmd(g), newRemoveCmd(g), newLockCmd(g), newOutdatedCmd(g), newTrustCmd(g),
+		newConfigCmd(g), newEditorCmd(g),
 	)
 	// Each Use line spells out its flags; cobra would add a second "[flags]".
 	for _, c := range root.Commands() {
@@ -99,6 +102,11 @@ type globalOpts struct {
 	events      *eventWriter
 	failure     *cli.Error
 	failureText bytes.Buffer
+	// projectDir is --project; the project found (project()) is read once.
+	projectDir  string
+	projectRead bool
+	proj        *project.Project
+	projErr     error
 }
 
 // finish completes the shared options once flags are parsed: the

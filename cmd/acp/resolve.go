@@ -24,7 +24,7 @@ type resolveOpts struct {
 func newResolveCmd(g *globalOpts) *cobra.Command {
 	var o resolveOpts
 	cmd := &cobra.Command{
-		Use: "resolve ID [--dist binary|npx|uvx] [--preview] [--no-install] [--json] [--shell sh|cmd|powershell]",
+		Use: "resolve ID[@VERSION] [--dist binary|npx|uvx] [--preview] [--no-install] [--json] [--shell sh|cmd|powershell] [--project DIR]",
 		Example: `  acp resolve claude-agent --json
   acp resolve gemini --no-install`,
 		Short: "Print how to launch an agent, installing it first unless --no-install",
@@ -51,6 +51,7 @@ Windows (--shell cmd for cmd.exe).`,
 		},
 	}
 	addResolveFlags(cmd, &o)
+	addProjectFlag(cmd, g)
 	addDownloadFlags(cmd, g)
 	cmd.Flags().BoolVar(&o.noInstall, "no-install", false, "fail instead of installing when the agent is not installed")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the launch spec as JSON")
@@ -103,9 +104,23 @@ func addResolveFlags(cmd *cobra.Command, o *resolveOpts) {
 	cmd.Flags().BoolVar(&o.preview, "preview", false, "use the agent's preview version")
 }
 
-// resolveAgent returns the launch spec of id (installer.ResolveAgent:
-// the installed current version wins without reading the registry).
+// resolveAgent returns the launch spec of id: ID@VERSION or a project's
+// locked version (resolvePinned), else the registry's (resolveLatest);
+// with the user's and a trusted project's settings applied.
 func resolveAgent(ctx context.Context, g *globalOpts, id string, o resolveOpts) (*installer.LaunchSpec, error) {
+	spec, err := resolvePinned(ctx, g, id, o)
+	if spec == nil && err == nil {
+		spec, err = resolveLatest(ctx, g, id, o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return applySettings(g, spec)
+}
+
+// resolveLatest returns the launch spec of id (installer.ResolveAgent:
+// the installed current version wins without reading the registry).
+func resolveLatest(ctx context.Context, g *globalOpts, id string, o resolveOpts) (*installer.LaunchSpec, error) {
 	dist, err := parseDist(o.dist)
 	if err != nil {
 		return nil, err

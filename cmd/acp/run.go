@@ -19,7 +19,7 @@ import (
 func newRunCmd(g *globalOpts) *cobra.Command {
 	var o resolveOpts
 	cmd := &cobra.Command{
-		Use: "run ID [--dist binary|npx|uvx] [--preview] [-- ARGS...]",
+		Use: "run ID[@VERSION] [--dist binary|npx|uvx] [--preview] [--project DIR] [-- ARGS...]",
 		Example: `  acp run claude-agent
   acp run gemini -- --model gemini-2.5-pro`,
 		Short: "Launch an agent on this terminal's stdin/stdout/stderr, installing it first if needed",
@@ -58,6 +58,7 @@ answers, use acp probe ID.`,
 		},
 	}
 	addResolveFlags(cmd, &o)
+	addProjectFlag(cmd, g)
 	addDownloadFlags(cmd, g)
 	return cmd
 }

@@ -23,11 +23,20 @@ type upgradeOpts struct {
 func newUpgradeCmd(g *globalOpts) *cobra.Command {
 	var o upgradeOpts
 	cmd := &cobra.Command{
-		Use: "upgrade [ID...|--all] [--json]",
+		Use: "upgrade [ID...|--all] [--json] [--project DIR]",
 		Example: `  acp upgrade claude-agent
   acp upgrade --all --json   # exit 5: not confirmed up to date (registry not current)`,
 		Short: "Install the registry's version of installed agents where it is newer",
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !o.all && len(args) == 0 {
+				// In a project: move within acp.json's ranges.
+				if p, err := g.project(); err != nil || p != nil {
+					if err != nil {
+						return err
+					}
+					return upgradeProject(cmd.Context(), g, p, o.json)
+				}
+			}
 			switch {
 			case o.all && len(args) > 0:
 				return cli.Usagef("upgrade takes agent ids or --all, not both")
@@ -73,6 +82,7 @@ func newUpgradeCmd(g *globalOpts) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&o.all, "all", false, "upgrade every installed agent")
+	addProjectFlag(cmd, g)
 	addDownloadFlags(cmd, g)
 	cmd.Flags().BoolVar(&o.json, "json", false, "print JSON")
 	return cmd

@@ -31,6 +31,7 @@ const (
 	CodeInUse               ErrorCode = "in-use"                // a running agent uses the version (uninstall, install --force)
 	CodeIO                  ErrorCode = "io"                    // acp-registry: a file or folder could not be read or written
 	CodeNpmPolicy           ErrorCode = "npm-policy"            // npm refused by its own settings (min-release-age, before, engine-strict, platform)
+	CodeProjectInvalid      ErrorCode = "project-invalid"       // acp.json or acp.lock unusable, or the lock out of date
 )
 
 // Codes maps every code to its exit status: usage exits 2, every other
@@ -41,7 +42,7 @@ var Codes = map[ErrorCode]int{
 	CodeRegistryUnavailable: ExitFailure, CodeRegistryInvalid: ExitFailure, CodeNetwork: ExitFailure,
 	CodeIntegrity: ExitFailure, CodeUnsafeArchive: ExitFailure, CodeInstallFailed: ExitFailure,
 	CodeLaunchFailed: ExitFailure, CodeProbeFailed: ExitFailure, CodeInterrupted: ExitFailure,
-	CodeInUse: ExitFailure, CodeIO: ExitFailure, CodeNpmPolicy: ExitFailure,
+	CodeInUse: ExitFailure, CodeIO: ExitFailure, CodeNpmPolicy: ExitFailure, CodeProjectInvalid: ExitFailure,
 }
 
 // Error is a failure with its code, and what to tell the user beyond the

@@ -26,7 +26,7 @@ import (
 const EnvPath = "ACP_CONFIG"
 
 // Keys are the keys a config file may hold, each standing for ACP_<KEY>.
-var Keys = []string{"agent_limits", "home", "lock_wait", "managed_runtimes", "node_mirror", "offline", "platform", "progress", "quiet", "registry", "registry_timeout", "uv_mirror", "verbose"}
+var Keys = []string{"agent_limits", "home", "lock_wait", "managed_runtimes", "node_mirror", "npm_registry", "offline", "platform", "progress", "pypi_url", "quiet", "registry", "registry_timeout", "uv_mirror", "verbose"}
 
 // maxSize is far beyond any config file: a larger one is not ours.
 const maxSize = 1 << 20
@@ -37,10 +37,11 @@ type File struct {
 	Path   string
 	Getenv func(string) (string, bool) // os.LookupEnv when nil
 
-	once sync.Once
-	vals map[string]string // by variable name (ACP_REGISTRY)
-	err  error
-	read bool
+	once   sync.Once
+	vals   map[string]string // by variable name (ACP_REGISTRY)
+	agents map[string]AgentSettings
+	err    error
+	read   bool
 }
 
 // Default is the file ACP_CONFIG names, else config.json in acp's folder
@@ -103,30 +104,46 @@ func (f *File) load() {
 		return
 	}
 	f.read = true
-	f.vals, f.err = parse(f.Path, data)
+	f.vals, f.agents, f.err = parse(f.Path, data)
+}
+
+// Agent is what the file's "agents" object sets for agent id: env and args
+// that run and resolve add to its launch.
+func (f *File) Agent(id string) (AgentSettings, bool) {
+	f.once.Do(f.load)
+	s, ok := f.agents[id]
+	return s, ok
 }
 
 // parse reads the file's object: every key known, every value a string or
 // true/false (false is the same as leaving the key out).
-func parse(path string, data []byte) (map[string]string, error) {
+func parse(path string, data []byte) (map[string]string, map[string]AgentSettings, error) {
 	v, idx, dups, jerr := jsonpos.Parse(data)
 	if jerr != nil {
 		line, col := jsonpos.LineCol(data, jerr.Off)
-		return nil, fmt.Errorf("config %s:%d:%d: %s", path, line, col, jerr.Msg)
+		return nil, nil, fmt.Errorf("config %s:%d:%d: %s", path, line, col, jerr.Msg)
 	}
 	if len(dups) > 0 {
 		line, col := jsonpos.LineCol(data, dups[0].Off)
-		return nil, fmt.Errorf("config %s:%d:%d: duplicate key %q: keep one of them", path, line, col, dups[0].Key)
+		return nil, nil, fmt.Errorf("config %s:%d:%d: duplicate key %q: keep one of them", path, line, col, dups[0].Key)
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("config %s: want a JSON object such as {\"offline\": true}", path)
+		return nil, nil, fmt.Errorf("config %s: want a JSON object such as {\"offline\": true}", path)
 	}
 	vals := map[string]string{}
+	var agents map[string]AgentSettings
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		line, col := idx.At("/"+jsonpos.EscapePointer(k), true)
+		if k == AgentsKey {
+			var err error
+			if agents, err = parseAgents(obj[k]); err != nil {
+				return nil, nil, fmt.Errorf("config %s:%d:%d: %v", path, line, col, err)
+			}
+			continue
+		}
 		if !slices.Contains(Keys, k) {
-			return nil, fmt.Errorf("config %s:%d:%d: unknown key %q: use one of %s (each is an ACP_* variable, lower-cased, without ACP_)", path, line, col, k, strings.Join(Keys, ", "))
+			return nil, nil, fmt.Errorf("config %s:%d:%d: unknown key %q: use one of %s, or %s (each is an ACP_* variable, lower-cased, without ACP_)", path, line, col, k, strings.Join(Keys, ", "), AgentsKey)
 		}
 		name := "ACP_" + strings.ToUpper(k)
 		switch x := obj[k].(type) {
@@ -137,8 +154,8 @@ func parse(path string, data []byte) (map[string]string, error) {
 				vals[name] = "1"
 			}
 		default:
-			return nil, fmt.Errorf("config %s:%d:%d: %q must be a string or true/false (a duration as \"30s\")", path, line, col, k)
+			return nil, nil, fmt.Errorf("config %s:%d:%d: %q must be a string or true/false (a duration as \"30s\")", path, line, col, k)
 		}
 	}
-	return vals, nil
+	return vals, agents, nil
 }

@@ -61,7 +61,7 @@ func TestNoFileIsNoConfig(t *testing.T) {
 // A broken file is a sentence naming the file, the place and the fix.
 func TestBrokenFileSaysWhereAndWhat(t *testing.T) {
 	for body, want := range map[string]string{
-		"{\n  \"regsitry\": \"x\"\n}": `config.json:2:3: unknown key "regsitry": use one of agent_limits, home, lock_wait, managed_runtimes, node_mirror, offline,`,
+		"{\n  \"regsitry\": \"x\"\n}": `config.json:2:3: unknown key "regsitry": use one of agent_limits, home, lock_wait, managed_runtimes, node_mirror, npm_registry, offline,`,
 		`{"lock_wait": 30}`:           `config.json:1:2: "lock_wait" must be a string or true/false`,
 		`{"offline": true,}`:          `config.json:1:17: trailing comma`,
 		`["offline"]`:                 `want a JSON object`,
@@ -85,5 +85,49 @@ func TestDuplicateKeyIsAnError(t *testing.T) {
 	}
 	if err := f.Err(); err == nil || !strings.Contains(err.Error(), `config.json:2:2: duplicate key "offline"`) {
 		t.Errorf("err = %v, want the duplicate named at line 2", err)
+	}
+}
+
+// acp config set|unset write agents.<id>.env/args into the file (mode
+// 0600, other keys kept), and File.Agent reads them back; reserved
+// variables and unknown keys are refused.
+func TestAgentSettingsRoundTrip(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "acp", "config.json")
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, []byte(`{"offline": true}`), 0o644)
+	k, err := ParseKey("agents.gemini.env.GEMINI_MODEL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Set(p, k, []string{"pro"}); err != nil {
+		t.Fatal(err)
+	}
+	args, _ := ParseKey("agents.gemini.args")
+	if err := Set(p, args, []string{"--a", "--b"}); err != nil {
+		t.Fatal(err)
+	}
+	f := &File{Path: p, Getenv: func(string) (string, bool) { return "", false }}
+	s, ok := f.Agent("gemini")
+	if !ok || s.Env["GEMINI_MODEL"] != "pro" || strings.Join(s.Args, " ") != "--a --b" || f.Get("ACP_OFFLINE") != "1" {
+		t.Fatalf("read back %+v %v, offline %q", s, ok, f.Get("ACP_OFFLINE"))
+	}
+	if fi, _ := os.Stat(p); os.PathSeparator == '/' && fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", fi.Mode())
+	}
+	if found, err := Unset(p, k); !found || err != nil {
+		t.Fatalf("unset: %v %v", found, err)
+	}
+	if found, _ := Unset(p, args); !found {
+		t.Fatal("unset args")
+	}
+	if data, _ := os.ReadFile(p); strings.Contains(string(data), "agents") {
+		t.Fatalf("empty agents left behind: %s", data)
+	}
+	for _, bad := range []string{"agents.gemini.env.GITHUB_TOKEN", "agents.gemini.env.GIT_SSH_COMMAND", "agents.Gemini.args", "agents.gemini.model", "colour"} {
+		if _, err := ParseKey(bad); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
 	}
 }

@@ -63,6 +63,12 @@ type PyPIInfo struct {
 // PyPIFile is one file of a release.
 type PyPIFile struct {
 	Yanked bool `json:"yanked"`
+	// Filename and Digests.SHA256 say which file and what its bytes are
+	// (acp's lock of a uvx agent's version).
+	Filename string `json:"filename"`
+	Digests  struct {
+		SHA256 string `json:"sha256"`
+	} `json:"digests"`
 }
 
 // NPMPackumentURL is where the registry serves a package's document:

@@ -52,6 +52,12 @@ type Receipt struct {
 	// Runtime), "interpreter" (its "#!" program) or "native" (itself);
 	// "" in receipts written before it existed, which are node's.
 	Launcher string `json:"launcher,omitempty"`
+	// Pinned marks a version installed for a pin (a project's acp.lock, an
+	// explicit ID@VERSION the registry does not offer): it is never made
+	// current, and Current does not fall back to it.
+	Pinned bool `json:"pinned,omitempty"`
+	// Integrity is the npm integrity an npx install was checked against.
+	Integrity string `json:"integrity,omitempty"`
 	// Dir is the install directory; filled in when read, not stored.
 	Dir string `json:"-"`
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -336,6 +337,8 @@ func (s *Store) Current(id string) (*Receipt, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A pinned version is a project's, not the machine's choice.
+	rs = slices.DeleteFunc(rs, func(r Receipt) bool { return r.Pinned })
 	if len(rs) == 0 {
 		return nil, errorf(ErrNotInstalled, "%s is not installed: run acp install %s", id, id)
 	}
