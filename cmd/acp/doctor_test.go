@@ -117,8 +117,14 @@ func TestDoctorListsManagedRuntimes(t *testing.T) {
 	t.Setenv("ACP_OFFLINE", "1")
 	t.Setenv("HOME", t.TempDir())
 	// The test binary answers as node v99.1.0 there (faketools_test.go).
-	used := testkit.LinkSelf(t, filepath.Join(home, "runtimes", "node", "v99.1.0", "bin", "node"))
-	os.WriteFile(filepath.Join(filepath.Dir(used), "npm"), []byte("#!/bin/sh\n"), 0o755)
+	// Node's own layouts: bin/node and bin/npm, or node.exe and npm.cmd
+	// at the top of the folder on Windows.
+	nodeRel, npmName := filepath.Join("bin", "node"), "npm"
+	if runtime.GOOS == "windows" {
+		nodeRel, npmName = "node.exe", "npm.cmd"
+	}
+	used := testkit.LinkSelf(t, filepath.Join(home, "runtimes", "node", "v99.1.0", nodeRel))
+	os.WriteFile(filepath.Join(filepath.Dir(used), npmName), []byte("#!/bin/sh\n"), 0o755)
 	unused := filepath.Join(home, "runtimes", "uv", "0.10.10")
 	os.MkdirAll(unused, 0o755)
 	os.WriteFile(filepath.Join(unused, "uv"), nil, 0o755) // never run
