@@ -17,6 +17,7 @@ import (
 // shows (issue 27).
 func TestValidCopyOfACorpusInAnotherRepository(t *testing.T) {
 	corpus := testkit.RequireCorpus(t)
+	testkit.SkipUnderWineWithout(t, "git")
 	repo := t.TempDir()
 	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
