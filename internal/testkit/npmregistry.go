@@ -32,13 +32,12 @@ type NpmPackage struct {
 
 // NpmRegistry is a loopback npm registry that real npm installs from
 // (npm_config_registry=URL): packuments and tarballs with their
-// integrity. It counts requests.
+// integrity.
 type NpmRegistry struct {
 	*httptest.Server
 	mu       sync.Mutex
 	docs     map[string][]byte // "/name" -> packument
 	tarballs map[string][]byte // "/name/-/name-1.0.0.tgz" -> tgz
-	hits     int
 }
 
 // NewNpmRegistry serves the given packages (all versions of one name in
@@ -99,7 +98,6 @@ func NewNpmRegistry(t testing.TB, pkgs ...NpmPackage) *NpmRegistry {
 
 func (r *NpmRegistry) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
-	r.hits++
 	p, _ := url.PathUnescape(req.URL.EscapedPath())
 	doc, isDoc := r.docs[p]
 	tgz, isTgz := r.tarballs[p]
@@ -116,13 +114,6 @@ func (r *NpmRegistry) serve(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
 		w.Write([]byte(`{"error":"Not found"}`))
 	}
-}
-
-// Requests counts the requests served so far.
-func (r *NpmRegistry) Requests() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.hits
 }
 
 // npmTarball packs files under package/, as npm pack does.
