@@ -48,6 +48,8 @@ func TestScript(t *testing.T) {
 			"exitcode":  cmdExitCode,
 			"jsonerror": cmdJSONError,
 			"jsondoc":   cmdJSONDoc,
+			// docjson HEADING: stdout has the shape of cli.md's example.
+			"docjson": cmdDocJSON,
 		},
 	})
 }

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/spf13/cobra"
+
+	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/publish"
+	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
+)
+
+// cliDoc is docs/cli.md, the contract the JSON examples are in.
+func cliDoc() (string, error) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
+	return string(b), err
+}
+
+// docJSONDiff compares out with the JSON example under heading in
+// cli.md, by shape (testkit.JSONShapeDiff): "" when they agree.
+func docJSONDiff(heading string, out []byte) string {
+	doc, err := cliDoc()
+	if err != nil {
+		return err.Error()
+	}
+	example, err := testkit.DocJSONExample(doc, heading)
+	if err != nil {
+		return "docs/cli.md: " + err.Error()
+	}
+	if diffs := testkit.JSONShapeDiff([]byte(example), out); len(diffs) > 0 {
+		return fmt.Sprintf("docs/cli.md's example under %s does not have the output's shape:\n%s\noutput:\n%s", heading, strings.Join(diffs, "\n"), out)
+	}
+	return ""
+}
+
+// cmdDocJSON is the script command `docjson HEADING`: the last command's
+// stdout has the shape of the JSON example under HEADING in cli.md.
+func cmdDocJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: docjson HEADING")
+	}
+	if d := docJSONDiff(args[0], []byte(ts.ReadFile("stdout"))); d != "" {
+		ts.Fatalf("%s", d)
+	}
+}
+
+// jsonFlags are the flags with which an acp-registry command prints JSON
+// on stdout (--format json is --json's other spelling).
+var jsonFlags = []string{"json", "list-ids"}
+
+// checkedInGo are the documented JSON outputs that a Go test below checks
+// instead of testdata/script/json_docs.txtar, because the command needs
+// loopback servers a script cannot start, keyed by heading.
+var checkedInGo = map[string]string{
+	"### `acp-registry verify --json`": "TestVerifyJSONIsDocumented",
+	"### `acp-registry update --json`": "TestUpdateJSONIsDocumented",
+	// The exception: not a run (see the test).
+	"### `acp-registry publish --json`": "TestPublishJSONIsDocumented",
+}
+
+// Every acp-registry command that prints JSON has a heading
+// "### `acp-registry CMD --FLAG`" in cli.md with an example, and a test
+// compares that example with the command's real output.
+func TestEveryJSONCommandIsDocumented(t *testing.T) {
+	doc, err := cliDoc()
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := os.ReadFile(filepath.Join("testdata", "script", "json_docs.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := &cobra.Command{Use: prog}
+	setup(root, cli.Streams{In: strings.NewReader(""), Out: &strings.Builder{}, Err: &strings.Builder{}})
+	n := 0
+	for _, c := range root.Commands() {
+		for _, flag := range jsonFlags {
+			if c.Flags().Lookup(flag) == nil {
+				continue
+			}
+			n++
+			heading := "### `acp-registry " + c.Name() + " --" + flag + "`"
+			if !regexp.MustCompile("(?m)^" + regexp.QuoteMeta(heading) + "$").MatchString(doc) {
+				t.Errorf("acp-registry %s has --%s, and docs/cli.md no heading %q with its example", c.Name(), flag, heading)
+				continue
+			}
+			if _, err := testkit.DocJSONExample(doc, heading); err != nil {
+				t.Errorf("docs/cli.md: %v", err)
+			}
+			_, inGo := checkedInGo[heading]
+			if !inGo && !strings.Contains(string(script), "docjson '"+heading+"'") {
+				t.Errorf("json_docs.txtar does not check acp-registry %s's example (docjson '%s')", c.Name(), heading)
+			}
+		}
+	}
+	if n < 7 {
+		t.Errorf("only %d JSON outputs: the test looks at the wrong tree", n)
+	}
+}
+
+// verify --json of an agent that passes (the fake agent, downloaded from
+// a loopback server) has the documented shape.
+func TestVerifyJSONIsDocumented(t *testing.T) {
+	root := verifyTree(t)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"verify", root, "--json", "--agent", "good", "--type", "binary", "--timeout", "10s"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), `"status": "pass"`) || !strings.Contains(stdout.String(), `"authMethods": [`) {
+		t.Errorf("no passing result with auth methods:\n%s", stdout.String())
+	}
+	if d := docJSONDiff("### `acp-registry verify --json`", stdout.Bytes()); d != "" {
+		t.Error(d)
+	}
+}
+
+// update --json against a loopback npm and GitHub: upstream's "kilo"
+// case (npm ahead of the GitHub releases), a package that does not exist
+// and an agent that is up to date, as cli.md's example shows them.
+func TestUpdateJSONIsDocumented(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/npm/kilo":
+			fmt.Fprint(w, `{"dist-tags": {"latest": "7.2.4"}, "versions": {"7.2.0": {}, "7.2.1": {}, "7.2.4": {}}}`)
+		case "/npm/gemini":
+			fmt.Fprint(w, `{"dist-tags": {"latest": "1.0.0"}, "versions": {"1.0.0": {}}}`)
+		case "/gh/repos/o/kilo/releases":
+			fmt.Fprint(w, `[{"tag_name": "v7.2.1"}, {"tag_name": "v7.2.0"}]`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	root := t.TempDir()
+	write := func(id, m string) {
+		os.MkdirAll(filepath.Join(root, id), 0o755)
+		if err := os.WriteFile(filepath.Join(root, id, "agent.json"), []byte(m), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("kilo", `{"id": "kilo", "name": "Kilo", "version": "7.2.0", "description": "d", "repository": "https://github.com/o/kilo",
+  "distribution": {"npx": {"package": "kilo@7.2.0"},
+    "binary": {"linux-x86_64": {"archive": "https://github.com/o/kilo/releases/download/v7.2.0/kilo-linux-x64.tar.gz", "cmd": "./kilo"}}}}
+`)
+	write("typo", `{"id": "typo", "name": "Typo", "version": "1.0.0", "description": "d", "distribution": {"npx": {"package": "typo-agnet@1.0.0"}}}
+`)
+	write("gemini", `{"id": "gemini", "name": "Gemini", "version": "1.0.0", "description": "d", "distribution": {"npx": {"package": "gemini@1.0.0"}}}
+`)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"update", root, "--json", "--npm-registry", srv.URL + "/npm/", "--github-api-url", srv.URL + "/gh/", "--allow-private-urls"}, strings.NewReader(""), &stdout, &stderr)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (typo's lookup fails)\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	// Not a vacuous match: every array the example fills is filled.
+	for _, want := range []string{`"id": "kilo"`, `"newest": {`, `"id": "typo"`, `"upToDate": [
+    "gemini"`} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %s:\n%s", want, stdout.String())
+		}
+	}
+	if d := docJSONDiff("### `acp-registry update --json`", stdout.Bytes()); d != "" {
+		t.Error(d)
+	}
+}
+
+// publish --json prints a publish.Result with cli.WriteJSON. The
+// exception to "run the command": publishing needs a fake GitHub releases
+// API, and the one publish's tests use is unexported in its package; so
+// this checks the example against the printed type, every field set as
+// Publish sets it (its slices are never nil), not against a run.
+func TestPublishJSONIsDocumented(t *testing.T) {
+	var out bytes.Buffer
+	res := publish.Result{Tag: "v1", URL: "https://github.test/o/r/releases/tag/v1", Created: true,
+		Uploaded: []string{"registry.json"}, Kept: []string{"a.svg"}, Latest: true, LatestUploaded: []string{"registry.json"}}
+	if err := cli.WriteJSON(&out, res); err != nil {
+		t.Fatal(err)
+	}
+	if d := docJSONDiff("### `acp-registry publish --json`", out.Bytes()); d != "" {
+		t.Error(d)
+	}
+}
