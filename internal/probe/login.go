@@ -39,33 +39,53 @@ func ChooseTerminalMethod(id string, methods []acpclient.AuthMethod, want string
 			terms = append(terms, m)
 		}
 	}
+	return chooseMethod(id, methods, terms, want, terminalWords)
+}
+
+// methodWords is how chooseMethod names the methods it can run: terminal
+// ones for protocol 1, every way acp can sign in for protocol 2.
+type methodWords struct {
+	what       string // "terminal sign-in": "offers 2 terminal sign-in methods"
+	otherType  string // after "is of type T, ", for a method of another type
+	listed     string // what the list after an error holds
+	noneAdvice string // the fix when none can run
+}
+
+var (
+	terminalWords = methodWords{what: "terminal sign-in", otherType: "not terminal: sign in to it from your editor", listed: "terminal methods", noneAdvice: "sign in from your editor, or set the agent's variables"}
+	v2Words       = methodWords{what: "sign-in", otherType: "which acp cannot run", listed: "methods acp can run", noneAdvice: "sign in from your editor"}
+)
+
+// chooseMethod picks want among ms (the methods of all that acp can run),
+// or the only one of ms.
+func chooseMethod(id string, all, ms []acpclient.AuthMethod, want string, w methodWords) (acpclient.AuthMethod, error) {
 	if want != "" {
-		for _, m := range terms {
+		for _, m := range ms {
 			if m.ID == want {
 				return m, nil
 			}
 		}
-		for _, m := range methods {
+		for _, m := range all {
 			if m.ID == want {
-				return acpclient.AuthMethod{}, &ChoiceError{Msg: fmt.Sprintf("%s's auth method %s is of type %s, not terminal: sign in to it from your editor; terminal methods:", id, safetext.Terminal(strconv.Quote(want)), safetext.Terminal(m.Type)), Methods: terms}
+				return acpclient.AuthMethod{}, &ChoiceError{Msg: fmt.Sprintf("%s's auth method %s is of type %s, %s; %s:", id, safetext.Terminal(strconv.Quote(want)), safetext.Terminal(m.Type), w.otherType, w.listed), Methods: ms}
 			}
 		}
-		return acpclient.AuthMethod{}, &ChoiceError{Msg: fmt.Sprintf("%s offers no auth method %s; terminal methods:", id, safetext.Terminal(strconv.Quote(want))), Methods: terms}
+		return acpclient.AuthMethod{}, &ChoiceError{Msg: fmt.Sprintf("%s offers no auth method %s; %s:", id, safetext.Terminal(strconv.Quote(want)), w.listed), Methods: ms}
 	}
-	switch len(terms) {
+	switch len(ms) {
 	case 1:
-		return terms[0], nil
+		return ms[0], nil
 	case 0:
-		descs := make([]string, len(methods))
-		for i, m := range methods {
+		descs := make([]string, len(all))
+		for i, m := range all {
 			descs[i] = safetext.Terminal(describeMethod(m))
 		}
 		if len(descs) == 0 {
 			descs = []string{"none"}
 		}
-		return acpclient.AuthMethod{}, fmt.Errorf("%s offers no terminal sign-in (auth methods: %s): sign in from your editor, or set the agent's variables", id, strings.Join(descs, ", "))
+		return acpclient.AuthMethod{}, fmt.Errorf("%s offers no %s (auth methods: %s): %s", id, w.what, strings.Join(descs, ", "), w.noneAdvice)
 	}
-	return acpclient.AuthMethod{}, &ChoiceError{Msg: fmt.Sprintf("%s offers %d terminal sign-in methods: choose one with --method", id, len(terms)), Methods: terms}
+	return acpclient.AuthMethod{}, &ChoiceError{Msg: fmt.Sprintf("%s offers %d %s methods: choose one with --method", id, len(ms), w.what), Methods: ms}
 }
 
 // LoginSpec is the command that runs a terminal auth method: the agent's
@@ -159,7 +179,7 @@ func PlanLogin(id string, init *acpclient.InitializeResult, want string) (LoginP
 	var m acpclient.AuthMethod
 	var err error
 	if v2 {
-		m, err = chooseMethod(id, init.AuthMethods, ms, want, "sign-in")
+		m, err = chooseMethod(id, init.AuthMethods, ms, want, v2Words)
 	} else {
 		m, err = ChooseTerminalMethod(id, init.AuthMethods, want)
 	}
@@ -175,30 +195,6 @@ func PlanLogin(id string, init *acpclient.InitializeResult, want string) (LoginP
 		p.Warning = fmt.Sprintf("%s offers only the older _meta[\"terminal-auth\"] sign-in, which carries a command of its own: running it; the stabilized terminal auth gives type \"terminal\" with args and env for the agent's own command (ask %s's maintainers to advertise it)", id, id)
 	}
 	return p, nil
-}
-
-// chooseMethod picks want among ms, or the only one of ms.
-func chooseMethod(id string, all, ms []acpclient.AuthMethod, want, what string) (acpclient.AuthMethod, error) {
-	if want != "" {
-		for _, m := range ms {
-			if m.ID == want {
-				return m, nil
-			}
-		}
-		for _, m := range all {
-			if m.ID == want {
-				return acpclient.AuthMethod{}, &ChoiceError{Msg: fmt.Sprintf("%s's auth method %s is of type %s, which acp cannot run; methods it can:", id, safetext.Terminal(strconv.Quote(want)), safetext.Terminal(m.Type)), Methods: ms}
-			}
-		}
-		return acpclient.AuthMethod{}, &ChoiceError{Msg: fmt.Sprintf("%s offers no auth method %s; methods acp can run:", id, safetext.Terminal(strconv.Quote(want))), Methods: ms}
-	}
-	switch len(ms) {
-	case 1:
-		return ms[0], nil
-	case 0:
-		return acpclient.AuthMethod{}, fmt.Errorf("%s offers no %s acp can run (auth methods: %d): sign in from your editor", id, what, len(all))
-	}
-	return acpclient.AuthMethod{}, &ChoiceError{Msg: fmt.Sprintf("%s offers %d %s methods: choose one with --method", id, len(ms), what), Methods: ms}
 }
 
 // LoginTimeout bounds an auth/login: the agent may wait on a browser.
