@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/publish"
@@ -20,38 +19,16 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
-// cliDoc is docs/cli.md, the contract the JSON examples are in.
-func cliDoc() (string, error) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
-	return string(b), err
-}
-
-// docJSONDiff compares out with the JSON example under heading in
-// cli.md, by shape (testkit.JSONShapeDiff): "" when they agree.
-func docJSONDiff(heading string, out []byte) string {
-	doc, err := cliDoc()
-	if err != nil {
-		return err.Error()
-	}
-	example, err := testkit.DocJSONExample(doc, heading)
-	if err != nil {
-		return "docs/cli.md: " + err.Error()
-	}
-	if diffs := testkit.JSONShapeDiff([]byte(example), out); len(diffs) > 0 {
-		return fmt.Sprintf("docs/cli.md's example under %s does not have the output's shape:\n%s\noutput:\n%s", heading, strings.Join(diffs, "\n"), out)
-	}
-	return ""
-}
+// cliMD is docs/cli.md, the contract the JSON examples are in.
+var cliMD = filepath.Join("..", "..", "docs", "cli.md")
 
 // cmdDocJSON is the script command `docjson HEADING`: the last command's
 // stdout has the shape of the JSON example under HEADING in cli.md.
-func cmdDocJSON(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: docjson HEADING")
-	}
-	if d := docJSONDiff(args[0], []byte(ts.ReadFile("stdout"))); d != "" {
-		ts.Fatalf("%s", d)
-	}
+var cmdDocJSON = testkit.DocJSONCommand(cliMD)
+
+func cliDoc() (string, error) {
+	b, err := os.ReadFile(cliMD)
+	return string(b), err
 }
 
 // jsonFlags are the flags with which an acp-registry command prints JSON
@@ -120,7 +97,7 @@ func TestVerifyJSONIsDocumented(t *testing.T) {
 	if !strings.Contains(stdout.String(), `"status": "pass"`) || !strings.Contains(stdout.String(), `"authMethods": [`) {
 		t.Errorf("no passing result with auth methods:\n%s", stdout.String())
 	}
-	if d := docJSONDiff("### `acp-registry verify --json`", stdout.Bytes()); d != "" {
+	if d := testkit.DocJSONMismatch(cliMD, "### `acp-registry verify --json`", stdout.Bytes()); d != "" {
 		t.Error(d)
 	}
 }
@@ -169,7 +146,7 @@ func TestUpdateJSONIsDocumented(t *testing.T) {
 			t.Errorf("stdout lacks %s:\n%s", want, stdout.String())
 		}
 	}
-	if d := docJSONDiff("### `acp-registry update --json`", stdout.Bytes()); d != "" {
+	if d := testkit.DocJSONMismatch(cliMD, "### `acp-registry update --json`", stdout.Bytes()); d != "" {
 		t.Error(d)
 	}
 }
@@ -186,7 +163,7 @@ func TestPublishJSONIsDocumented(t *testing.T) {
 	if err := cli.WriteJSON(&out, res); err != nil {
 		t.Fatal(err)
 	}
-	if d := docJSONDiff("### `acp-registry publish --json`", out.Bytes()); d != "" {
+	if d := testkit.DocJSONMismatch(cliMD, "### `acp-registry publish --json`", out.Bytes()); d != "" {
 		t.Error(d)
 	}
 }

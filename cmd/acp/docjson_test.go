@@ -7,35 +7,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
-// cliDoc is docs/cli.md, the contract the JSON examples are in.
-func cliDoc() (string, error) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
-	return string(b), err
-}
+// cliMD is docs/cli.md, the contract the JSON examples are in.
+var cliMD = filepath.Join("..", "..", "docs", "cli.md")
 
 // cmdDocJSON is the script command `docjson HEADING`: the last command's
 // stdout has the shape of the JSON example under HEADING in cli.md.
-func cmdDocJSON(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: docjson HEADING")
-	}
-	doc, err := cliDoc()
-	ts.Check(err)
-	example, err := testkit.DocJSONExample(doc, args[0])
-	if err != nil {
-		ts.Fatalf("docs/cli.md: %v", err)
-	}
-	diffs := testkit.JSONShapeDiff([]byte(example), []byte(ts.ReadFile("stdout")))
-	if len(diffs) > 0 {
-		ts.Fatalf("docs/cli.md's example under %s does not have the output's shape:\n%s", args[0], strings.Join(diffs, "\n"))
-	}
+var cmdDocJSON = testkit.DocJSONCommand(cliMD)
+
+func cliDoc() (string, error) {
+	b, err := os.ReadFile(cliMD)
+	return string(b), err
 }
 
 // Every acp command that prints JSON has an example in cli.md, which

@@ -3,8 +3,11 @@ package testkit
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
+
+	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // DocJSONExample is the first ```json block after the heading line that
@@ -110,4 +113,36 @@ func shape(d, r any, path string, out *[]string) {
 			shape(d[0], e, fmt.Sprintf("%s[%d]", path, i), out)
 		}
 	}
+}
+
+// DocJSONCommand is the testscript command `docjson HEADING` of both
+// programs' script tests: the last command's stdout has the shape
+// (JSONShapeDiff) of the JSON example under HEADING in the Markdown file
+// md.
+func DocJSONCommand(md string) func(ts *testscript.TestScript, neg bool, args []string) {
+	return func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: docjson HEADING")
+		}
+		if d := DocJSONMismatch(md, args[0], []byte(ts.ReadFile("stdout"))); d != "" {
+			ts.Fatalf("%s", d)
+		}
+	}
+}
+
+// DocJSONMismatch compares out with the JSON example under heading in the
+// Markdown file md, by shape: "" when they agree, else what differs.
+func DocJSONMismatch(md, heading string, out []byte) string {
+	doc, err := os.ReadFile(md)
+	if err != nil {
+		return err.Error()
+	}
+	example, err := DocJSONExample(string(doc), heading)
+	if err != nil {
+		return md + ": " + err.Error()
+	}
+	if diffs := JSONShapeDiff([]byte(example), out); len(diffs) > 0 {
+		return fmt.Sprintf("%s's example under %s does not have the output's shape:\n%s\noutput:\n%s", md, heading, strings.Join(diffs, "\n"), out)
+	}
+	return ""
 }
