@@ -160,6 +160,29 @@ func (v *Variant) File(channel string) string {
 func (v *Variant) Excludes(id string) bool { return slices.Contains(v.Exclude, id) }
 
 // variantDoc is variants.json being checked: problems carry positions.
+// parseSmallJSON reads one of the registry's own small JSON files
+// (variants.json, a feed source) with positions: syntax errors, and a key
+// written twice (the last would win unseen), each at its own place. ok is
+// false when the file is not JSON at all.
+func parseSmallJSON(file string, data []byte) (d *variantDoc, v any, ok bool) {
+	d = &variantDoc{file: file}
+	v, idx, dups, jerr := jsonpos.Parse(data)
+	d.idx = idx
+	if jerr != nil {
+		for _, e := range jerr.All() {
+			line, col := jsonpos.LineCol(data, e.Off)
+			d.probs = append(d.probs, Problem{File: file, Line: line, Column: col, Rule: RuleJSONSyntax, Severity: SeverityError, Message: e.Msg})
+		}
+		return d, nil, false
+	}
+	for _, dup := range dups {
+		line, col := jsonpos.LineCol(data, dup.Off) // each repeat at its own key
+		d.probs = append(d.probs, Problem{File: file, Line: line, Column: col, Pointer: dup.Ptr,
+			Rule: RuleJSONSyntax, Severity: SeverityError, Message: fmt.Sprintf("duplicate field %q: remove one", dup.Key)})
+	}
+	return d, v, true
+}
+
 type variantDoc struct {
 	file  string
 	idx   *jsonpos.Index
@@ -180,21 +203,9 @@ const variantShape = `a variant is an object with "exclude" (a list of agent ids
 // without the intended change. It returns nil Variants when the file
 // cannot be used at all.
 func ParseVariants(file string, data []byte, ids map[string]bool) (*Variants, []Problem) {
-	d := &variantDoc{file: file}
-	v, idx, dups, jerr := jsonpos.Parse(data)
-	d.idx = idx
-	if jerr != nil {
-		var probs []Problem
-		for _, e := range jerr.All() {
-			line, col := jsonpos.LineCol(data, e.Off)
-			probs = append(probs, Problem{File: file, Line: line, Column: col, Rule: RuleJSONSyntax, Severity: SeverityError, Message: e.Msg})
-		}
-		return nil, probs
-	}
-	for _, dup := range dups {
-		line, col := jsonpos.LineCol(data, dup.Off) // each repeat at its own key
-		d.probs = append(d.probs, Problem{File: file, Line: line, Column: col, Pointer: dup.Ptr,
-			Rule: RuleJSONSyntax, Severity: SeverityError, Message: fmt.Sprintf("duplicate field %q: remove one", dup.Key)})
+	d, v, ok := parseSmallJSON(file, data)
+	if !ok {
+		return nil, d.probs
 	}
 	root, ok := v.(map[string]any)
 	if !ok {

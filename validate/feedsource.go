@@ -46,21 +46,9 @@ const feedSourceShape = `{"feed": "https://…", "assets": {"linux-x86_64": "fil
 // in problems, which carry positions. Duplicate keys are refused (the
 // last would win unseen). The FeedSource is nil when there are problems.
 func ParseFeedSource(file string, data []byte) (*FeedSource, []Problem) {
-	d := &variantDoc{file: file}
-	v, idx, dups, jerr := jsonpos.Parse(data)
-	d.idx = idx
-	if jerr != nil {
-		var probs []Problem
-		for _, e := range jerr.All() {
-			line, col := jsonpos.LineCol(data, e.Off)
-			probs = append(probs, Problem{File: file, Line: line, Column: col, Rule: RuleJSONSyntax, Severity: SeverityError, Message: e.Msg})
-		}
-		return nil, probs
-	}
-	for _, dup := range dups {
-		line, col := jsonpos.LineCol(data, dup.Off)
-		d.probs = append(d.probs, Problem{File: file, Line: line, Column: col, Pointer: dup.Ptr,
-			Rule: RuleJSONSyntax, Severity: SeverityError, Message: fmt.Sprintf("duplicate field %q: remove one", dup.Key)})
+	d, v, ok := parseSmallJSON(file, data)
+	if !ok {
+		return nil, d.probs
 	}
 	root, ok := v.(map[string]any)
 	if !ok {
