@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testarchive"
 )
 
 // npmTarball writes a package tarball as the npm registry serves one

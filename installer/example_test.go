@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
-	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testarchive"
 	"github.com/agentclientprotocol/acp-registry-go/registry/source"
 )
 

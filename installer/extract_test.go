@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
-	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testarchive"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testarchive"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -26,7 +26,7 @@ const testPlatform registry.Platform = "linux-x86_64"
 
 const agentScript = "#!/bin/sh\necho hello-from-agent \"$@\"\n"
 
-// The hostile archives of these tests come from internal/testarchive, the
+// The hostile archives of these tests come from internal/testkit/testarchive, the
 // one home of the builders; the short names keep the tables readable.
 type entry = testarchive.Entry
 

@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/e2e"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 

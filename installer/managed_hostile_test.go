@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
-	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testarchive"
 )
 
 // A mirror URL with a password in it (ACP_NODE_MIRROR=https://me:pw@…)

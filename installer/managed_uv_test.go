@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
-	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testarchive"
 )
 
 // uvRelease serves uv's release layout on loopback

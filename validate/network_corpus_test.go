@@ -13,7 +13,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/e2e"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/registry"

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
-	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testarchive"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 

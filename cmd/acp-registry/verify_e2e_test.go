@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
 	"github.com/agentclientprotocol/acp-registry-go/internal/probe"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/e2e"
 
 	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/verify"
 )

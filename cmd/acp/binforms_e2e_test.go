@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
-	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/e2e"
 )
 
 // binForms are real agents of the public registry, pinned, one per form

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/e2e"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
 )

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
-	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testarchive"
 )
 
 // A registry file that never went through validate (a mirror, a file

@@ -13,7 +13,7 @@ import (
 
 // fakeAgentBinary is this test binary: installed from the loopback
 // registry as the fake agent's "binary" (a raw executable download), it
-// runs internal/fakeagent because the manifest's env sets ACP_FAKE_AGENT.
+// runs internal/testkit/fakeagent because the manifest's env sets ACP_FAKE_AGENT.
 // One Go fake agent, so the command tests run on every OS.
 var fakeAgentBinary = sync.OnceValues(func() ([]byte, error) {
 	exe, err := os.Executable()

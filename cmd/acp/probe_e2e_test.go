@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/e2e"
 )
 
 // TestE2EProbeClaudeAgent probes the real claude-agent (npm install from

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/fakeagent"
 )
 
 // probeRegistry writes a registry folder of agents that are all the Go

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
-	"github.com/agentclientprotocol/acp-registry-go/internal/e2e"
 	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/e2e"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/acpclient"
-	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/fakeagent"
 )
 
 var testClient = acpclient.Implementation{Name: "verify-test", Version: "0.0.0"}

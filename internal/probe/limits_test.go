@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/fakeagent"
 )
 
 // A fork bomb, a runaway allocation, a descriptor flood and a busy loop

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/acpclient"
-	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/fakeagent"
 )
 
 // The whole acp login flow against a real agent process: probe, pick the

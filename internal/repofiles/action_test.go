@@ -15,7 +15,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testarchive"
 )
 
 // fakeRegistry stands in for a released acp-registry: it answers --help

@@ -149,3 +149,41 @@ func TestEditorWingImportsNoMaintainerPackage(t *testing.T) {
 		}
 	}
 }
+
+// The test kits live in one place, internal/testkit and below it, and no
+// program or library links them: a helper that fakes npm or builds hostile
+// archives has no business in a binary a user runs.
+func TestTestKitsLiveInOnePlaceAndShipInNoProgram(t *testing.T) {
+	rows := mapRows(t)
+	// A package of the test wing that no other package imports, tests
+	// included, holds tests only (internal/repofiles); one that others
+	// import is a kit.
+	importedBy := map[string]string{}
+	for _, line := range goList(t, "-f", "{{.ImportPath}}|{{join .Imports \",\"}},{{join .TestImports \",\"}},{{join .XTestImports \",\"}}", "./...") {
+		pkg, imps, _ := strings.Cut(line, "|")
+		for _, imp := range strings.Split(imps, ",") {
+			if strings.HasPrefix(imp, module+"/") && imp != pkg {
+				importedBy[rel(imp)] = rel(pkg)
+			}
+		}
+	}
+	for p, r := range rows {
+		inKit := p == "internal/testkit" || strings.HasPrefix(p, "internal/testkit/")
+		if r.wing == "test" && !inKit && importedBy[p] != "" {
+			t.Errorf("%s is a test kit outside internal/testkit (%s imports it): move it below internal/testkit/", p, importedBy[p])
+		}
+		if inKit && r.wing != "test" {
+			t.Errorf("%s is below internal/testkit but docs/architecture.md puts it in the %s wing", p, r.wing)
+		}
+	}
+	for p, r := range rows {
+		if r.wing == "test" {
+			continue
+		}
+		for _, dep := range goList(t, "-deps", "./"+p) {
+			if dep == module+"/internal/testkit" || strings.HasPrefix(dep, module+"/internal/testkit/") {
+				t.Errorf("%s (%s wing) links the test kit %s", p, r.wing, rel(dep))
+			}
+		}
+	}
+}

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testarchive"
 )
 
 // installRelease is release v1.2.3 for this machine as build.sh lays it

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testarchive"
 )
 
 // A zip's central directory is read whole by archive/zip: about 400

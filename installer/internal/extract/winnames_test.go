@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/testarchive"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testarchive"
 )
 
 func TestWindowsNameProblem(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/testcorpus"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testcorpus"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/build"
-	"github.com/agentclientprotocol/acp-registry-go/internal/testcorpus"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testcorpus"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/verify"
-	"github.com/agentclientprotocol/acp-registry-go/internal/testcorpus"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testcorpus"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 

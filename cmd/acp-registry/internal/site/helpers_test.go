@@ -13,8 +13,8 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/build"
 	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/verify"
-	"github.com/agentclientprotocol/acp-registry-go/internal/testcorpus"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testcorpus"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
 )

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/testcorpus"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testcorpus"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/acpclient"
-	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 

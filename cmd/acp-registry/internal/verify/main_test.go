@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/fakeagent"
 )
 
 func TestMain(m *testing.M) {

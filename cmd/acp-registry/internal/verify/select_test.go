@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/acpclient"
-	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/internal/probe"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 

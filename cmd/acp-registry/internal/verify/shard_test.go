@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/acpclient"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
-	"github.com/agentclientprotocol/acp-registry-go/internal/fakeagent"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/fakeagent"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
