@@ -58,11 +58,10 @@ func TestHandshakeVerdicts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.behaviour, func(t *testing.T) {
 			t.Parallel()
-			start := time.Now()
+			// The silent agents' verdict names the timeout, which says the
+			// handshake ended by it; no wall-clock bound here, the machine
+			// may be loaded.
 			out := Handshake(context.Background(), fakeagent.Spec(t, tt.behaviour), HandshakeOptions{Sandbox: t.TempDir(), Timeout: timeout, Client: testClient})
-			if el := time.Since(start); el > timeout+2*time.Second {
-				t.Errorf("handshake took %s, more than timeout + 2s", el)
-			}
 			status, reason := StatusFail, out.Failure
 			if out.Init != nil {
 				status, reason = Judge(out.Init)
@@ -273,10 +272,11 @@ func snoop(t *testing.T, lo launch.Options) {
 // An answer whose id has the wrong type is called that at once, not a
 // timeout 120 s later; a key sent twice is a warning.
 func TestHandshakeAnswerOddities(t *testing.T) {
-	start := time.Now()
-	out := Handshake(context.Background(), fakeagent.Spec(t, fakeagent.WrongIDType), HandshakeOptions{Sandbox: t.TempDir(), Timeout: 60 * time.Second, Client: testClient})
-	if el := time.Since(start); out.Init != nil || el > 10*time.Second {
-		t.Errorf("wrong id type: %q after %s, want a failure within seconds", out.Failure, el)
+	// With an hour to wait, a verdict that names the id (not the timeout)
+	// is one given at once.
+	out := Handshake(context.Background(), fakeagent.Spec(t, fakeagent.WrongIDType), HandshakeOptions{Sandbox: t.TempDir(), Timeout: time.Hour, Client: testClient})
+	if out.Init != nil || !strings.Contains(out.Failure, `answered with id "1", a string`) {
+		t.Errorf("wrong id type: %q, want a failure naming the id", out.Failure)
 	}
 	out = Handshake(context.Background(), fakeagent.Spec(t, fakeagent.DuplicateKeys), HandshakeOptions{Sandbox: t.TempDir(), Timeout: 10 * time.Second, Client: testClient})
 	if out.Init == nil || len(out.Init.Warnings) != 1 || !strings.Contains(out.Init.Warnings[0], `the key "/authMethods" twice`) {
