@@ -4,13 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptrace"
 	"net/url"
+	"strconv"
 	"strings"
-	"sync/atomic"
-	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -29,11 +25,8 @@ func permanentStatus(code int) bool {
 	return code >= 400 && code < 500 && code != 408 && code != 425 && code != 429
 }
 
-// errConnect and errBudget end a fetch that overran its budget.
-var (
-	errConnect = errors.New("no connection")
-	errBudget  = errors.New("no complete answer")
-)
+// errBudget ends a fetch that overran FetchTimeout.
+var errBudget = errors.New("no complete answer")
 
 // maxETag is the longest ETag kept: real ones are a hash in quotes, and
 // the meta file that holds it is read only up to maxMetaSize.
@@ -53,84 +46,78 @@ func usableETag(etag string) string {
 	return etag
 }
 
-// fetch GETs raw, conditionally when etag is set, within the budget:
-// ConnectTimeout to get a connection (TCP, proxy CONNECT, TLS: the
-// transport's own timeouts do not cover a proxy's CONNECT), FetchTimeout
-// for everything. A nil index with a nil error means 304 Not Modified.
+// fetch GETs raw through remote, conditionally when etag is set, within
+// the budget: ConnectTimeout to get a connection (TCP, proxy CONNECT,
+// TLS), FetchTimeout for everything. A nil index with a nil error means
+// 304 Not Modified.
 func (o Options) fetch(parent context.Context, raw, etag string) (idx *registry.Index, body []byte, newETag string, err error) {
-	shown := redacted(raw)
 	ctx, cancel := context.WithTimeoutCause(parent, o.FetchTimeout, errBudget)
 	defer cancel()
-	ctx, cancelConn := context.WithCancelCause(ctx)
-	defer cancelConn(nil)
-	var connected atomic.Bool
-	timer := time.AfterFunc(o.ConnectTimeout, func() {
-		if !connected.Load() {
-			cancelConn(errConnect)
-		}
+	// One attempt: an editor never waits twice on a dead network. The
+	// registry is the one the user configured (CheckURL held it to
+	// https, or http on loopback): trusted, not a manifest's URL.
+	c := &remote.Client{HTTP: o.HTTP, Attempts: 1, Timeout: o.FetchTimeout}
+	doc, err := c.GetDocument(ctx, raw, remote.DocumentRequest{
+		Trust:          remote.Trusted,
+		Accept:         "application/json",
+		ETag:           etag,
+		MaxSize:        registry.MaxIndexSize,
+		ConnectTimeout: o.ConnectTimeout,
+		Redirect:       remote.FollowChecked(5, checkRedirect),
 	})
-	defer timer.Stop()
-	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }})
-	// Say which budget ran out, in words, rather than "context canceled".
-	budget := func(err error) error {
-		if parent.Err() != nil {
-			return err
+	if err != nil {
+		return nil, nil, "", o.fetchError(parent, ctx, raw, err)
+	}
+	if doc.NotModified {
+		return nil, nil, usableETag(doc.ETag), nil
+	}
+	idx, err = registry.ParseIndex(doc.Body)
+	if err != nil {
+		return nil, nil, "", invalidf("fetch %s: %w", redacted(raw), err)
+	}
+	return idx, doc.Body, usableETag(doc.ETag), nil
+}
+
+// checkRedirect holds every hop to CheckURL. Loopback http is fine to
+// ask for, not to be sent to: an https registry's answer must come over
+// https.
+func checkRedirect(from, to *url.URL) error {
+	if strings.EqualFold(from.Scheme, "https") && !strings.EqualFold(to.Scheme, "https") {
+		return fmt.Errorf("%w: redirect from https to plain http (%s) refused", ErrInsecureURL, to.Redacted())
+	}
+	return CheckURL(to)
+}
+
+// fetchError says why the fetch of raw failed in words, naming the URL
+// once (redacted) and the budget that ran out rather than "context
+// canceled". A status keeps the server's reason phrase, which the
+// caller shows escaped.
+func (o Options) fetchError(parent, ctx context.Context, raw string, err error) error {
+	shown := redacted(raw)
+	var ue *remote.URLError
+	if !errors.As(err, &ue) {
+		return fmt.Errorf("fetch %s: %w", shown, err)
+	}
+	switch {
+	case parent.Err() != nil && ue.Err != nil:
+		// Interrupted: the caller's own words below.
+	case ue.Status != 0:
+		status := strconv.Itoa(ue.Status)
+		if ue.Reason != "" {
+			status += " " + ue.Reason
 		}
-		switch context.Cause(ctx) {
-		case errConnect:
-			return fmt.Errorf("no connection within %s (a dead network, or a proxy or TLS that does not answer)", o.ConnectTimeout)
-		case errBudget:
-			return fmt.Errorf("no complete answer within %s", o.FetchTimeout)
+		err := fmt.Errorf("fetch %s: unexpected status %s", shown, status)
+		if permanentStatus(ue.Status) {
+			return &kindError{kind: errPermanent, err: err}
 		}
 		return err
+	case errors.Is(err, remote.ErrNoConnection):
+		return fmt.Errorf("fetch %s: no connection within %s (a dead network, or a proxy or TLS that does not answer)", shown, o.ConnectTimeout)
+	case context.Cause(ctx) == errBudget || errors.Is(err, remote.ErrTimeout):
+		return fmt.Errorf("fetch %s: no complete answer within %s", shown, o.FetchTimeout)
+	case errors.Is(err, remote.ErrTooLarge):
+		return invalidf("fetch %s: registry index is larger than %d MiB", shown, registry.MaxIndexSize>>20)
 	}
-
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, raw, nil)
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("fetch %s: %w", shown, err)
-	}
-	req.Header.Set("Accept", "application/json")
-	if etag != "" {
-		req.Header.Set("If-None-Match", etag)
-	}
-	client := *o.HTTP
-	// A redirect must not downgrade to plain http off loopback.
-	client.CheckRedirect = remote.FollowChecked(5, func(from, to *url.URL) error {
-		// Loopback http is fine to ask for, not to be sent to: an https
-		// registry's answer must come over https.
-		if strings.EqualFold(from.Scheme, "https") && !strings.EqualFold(to.Scheme, "https") {
-			return fmt.Errorf("%w: redirect from https to plain http (%s) refused", ErrInsecureURL, to.Redacted())
-		}
-		return CheckURL(to)
-	})
-	resp, err := client.Do(req)
-	if err != nil {
-		// *url.Error repeats the method and URL ("Get \"https://…\": …"),
-		// which this message already names.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return nil, nil, "", fmt.Errorf("fetch %s: %w", shown, budget(err))
-	}
-	defer resp.Body.Close()
-	switch {
-	case resp.StatusCode == http.StatusNotModified && etag != "":
-		return nil, nil, usableETag(resp.Header.Get("ETag")), nil
-	case resp.StatusCode != http.StatusOK:
-		err := fmt.Errorf("fetch %s: unexpected status %s", shown, resp.Status)
-		if permanentStatus(resp.StatusCode) {
-			err = &kindError{kind: errPermanent, err: err}
-		}
-		return nil, nil, "", err
-	}
-	body, err = io.ReadAll(io.LimitReader(resp.Body, registry.MaxIndexSize+1))
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("fetch %s: %w", shown, budget(err))
-	}
-	idx, err = registry.ParseIndex(body)
-	if err != nil {
-		return nil, nil, "", invalidf("fetch %s: %w", shown, err)
-	}
-	return idx, body, usableETag(resp.Header.Get("ETag")), nil
+	// ue.Err, not ue: URLError's message names the URL unredacted.
+	return fmt.Errorf("fetch %s: %w", shown, ue.Err)
 }

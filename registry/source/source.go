@@ -46,8 +46,12 @@ type Options struct {
 	// Offline forbids network requests: cached copies (of any age) and the
 	// embedded registry are all that is used.
 	Offline bool
-	HTTP    *http.Client
-	Now     func() time.Time
+	// HTTP supplies the transport (proxies, TLS roots); nil:
+	// DefaultClient. The fetch is internal/remote's, under this
+	// package's budget and redirect rule: HTTP's own CheckRedirect and
+	// Timeout are not used.
+	HTTP *http.Client
+	Now  func() time.Time
 	// Stderr receives warnings (fallbacks, unwritable cache); never results.
 	Stderr     io.Writer
 	DefaultURL string
