@@ -89,14 +89,14 @@ func (c cache) read(stderr io.Writer) (*registry.Index, meta) {
 	return idx, m
 }
 
-// readFailure returns the remembered failure of raw, if any.
-func (c cache) readFailure(raw string) (failure, bool) {
+// readFailure returns the remembered failure, if any.
+func (c cache) readFailure() (failure, bool) {
 	var f failure
 	if c.dir == "" {
 		return f, false
 	}
 	data, err := registry.ReadRegular(c.failed, maxMetaSize)
-	if err != nil || json.Unmarshal(data, &f) != nil || f.URL != raw {
+	if err != nil || json.Unmarshal(data, &f) != nil {
 		return failure{}, false
 	}
 	return f, true

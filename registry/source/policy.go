@@ -96,8 +96,8 @@ func (l *urlLoad) fresh() bool {
 // copy can stand in for the registry; where the command would fail with
 // it (an explicit URL with nothing cached), the user's retry is a retry.
 func (l *urlLoad) recentFailure() error {
-	f, ok := l.cache.readFailure(l.raw)
-	if !ok || f.Proxy != proxySettings() {
+	f, ok := l.cache.readFailure()
+	if !ok || f.URL != l.raw || f.Inputs != l.inputs() {
 		return nil
 	}
 	if !f.Invalid && !f.Permanent && l.copy == nil && !l.hasEmbedded() {
@@ -168,7 +168,7 @@ func (l *urlLoad) failed(ctx context.Context, err error) (*registry.Index, Origi
 	// A proxy that does not answer is the user's setting, not the
 	// registry's failure: fixed, it must work at once (issue 26).
 	if !strings.Contains(err.Error(), "proxyconnect") {
-		l.cache.writeFailure(failure{URL: l.raw, FailedAt: l.o.Now().UTC(), Error: trimFetch(err, l.raw), Invalid: errors.Is(err, ErrInvalid), Permanent: errors.Is(err, errPermanent), Proxy: proxySettings()})
+		l.cache.writeFailure(failure{URL: l.raw, FailedAt: l.o.Now().UTC(), Error: trimFetch(err, l.raw), Invalid: errors.Is(err, ErrInvalid), Permanent: errors.Is(err, errPermanent), Inputs: l.inputs()})
 	}
 	return l.standIn(err)
 }
@@ -236,18 +236,22 @@ type failure struct {
 	Invalid bool `json:"invalid,omitempty"`
 	// Permanent: an answer a retry will not change (errPermanent).
 	Permanent bool `json:"permanent,omitempty"`
-	// Proxy is a digest of the proxy settings the fetch went through
-	// (proxySettings): a failure is forgotten when they change.
-	Proxy string `json:"proxy,omitempty"`
+	// Inputs is a digest of what the fetch depended on (urlLoad.inputs):
+	// the failure is forgotten when any of it changes.
+	Inputs string `json:"inputs,omitempty"`
 }
 
-// proxySettings are the variables Go's HTTP client takes a proxy from,
-// as they are now.
-func proxySettings() string {
+// inputs fingerprints what a fetch of the URL depends on besides the URL
+// (the failure names it in the clear): the proxy variables Go's HTTP
+// client reads, as they are now, and the budget. A user who fixes a
+// proxy setting (issue 26), or gives a slow network a longer
+// ACP_REGISTRY_TIMEOUT, gets a new attempt, not the old error.
+func (l *urlLoad) inputs() string {
 	h := sha256.New()
 	for _, k := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"} {
 		fmt.Fprintf(h, "%s=%s\n", k, os.Getenv(k))
 	}
+	fmt.Fprintf(h, "connect=%s fetch=%s\n", l.o.ConnectTimeout, l.o.FetchTimeout)
 	// A digest: a proxy URL may carry a password.
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
