@@ -81,10 +81,8 @@ func (c cache) read(stderr io.Writer) (*registry.Index, meta) {
 		fmt.Fprintf(stderr, "warning: ignoring the cached registry %s: %s\n", safetext.Terminal(c.body), safetext.Terminal(err.Error()))
 		return nil, m
 	}
-	if md, err := registry.ReadRegular(c.meta, maxMetaSize); err == nil {
-		if json.Unmarshal(md, &m) != nil || m.SHA256 != bodySum(data) {
-			m = meta{} // unreadable, or another body's: the body is still good, just stale
-		}
+	if !readJSON(c.meta, &m) || m.SHA256 != bodySum(data) {
+		m = meta{} // none, unreadable, or another body's: the body is still good, just stale
 	}
 	return idx, m
 }
@@ -92,28 +90,13 @@ func (c cache) read(stderr io.Writer) (*registry.Index, meta) {
 // readFailure returns the remembered failure, if any.
 func (c cache) readFailure() (failure, bool) {
 	var f failure
-	if c.dir == "" {
-		return f, false
-	}
-	data, err := registry.ReadRegular(c.failed, maxMetaSize)
-	if err != nil || json.Unmarshal(data, &f) != nil {
-		return failure{}, false
-	}
-	return f, true
+	ok := c.dir != "" && readJSON(c.failed, &f)
+	return f, ok
 }
 
 // writeFailure remembers a failed fetch; best effort: a cache that cannot
 // be written costs a wait, not a result.
-func (c cache) writeFailure(f failure) {
-	if c.dir == "" {
-		return
-	}
-	data, err := json.MarshalIndent(f, "", "  ")
-	if err != nil || os.MkdirAll(c.dir, 0o755) != nil {
-		return
-	}
-	_ = writeAtomic(c.failed, append(data, '\n'))
-}
+func (c cache) writeFailure(f failure) { _ = c.writeJSON(c.failed, f) }
 
 func (c cache) clearFailure() {
 	if c.dir != "" {
@@ -135,18 +118,27 @@ func (c cache) write(body []byte, m meta) error {
 	return c.writeMeta(m)
 }
 
-func (c cache) writeMeta(m meta) error {
+func (c cache) writeMeta(m meta) error { return c.writeJSON(c.meta, m) }
+
+// readJSON reads a small JSON file (a meta or failure file) into v; false
+// when it is missing, not a regular file, too long or not v's JSON.
+func readJSON(path string, v any) bool {
+	data, err := registry.ReadRegular(path, maxMetaSize)
+	return err == nil && json.Unmarshal(data, v) == nil
+}
+
+func (c cache) writeJSON(path string, v any) error {
 	if c.dir == "" {
 		return nil
 	}
-	data, err := json.MarshalIndent(m, "", "  ")
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return err
 	}
-	return writeAtomic(c.meta, append(data, '\n'))
+	return writeAtomic(path, append(data, '\n'))
 }
 
 // writeAtomic writes a temp file beside path and renames it over path, so

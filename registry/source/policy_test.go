@@ -19,14 +19,7 @@ import (
 // longer ACP_REGISTRY_TIMEOUT (a user giving a slow network more time) or
 // another default URL is a new attempt, not the old error.
 func TestFailureRememberedOnlyForTheSameInputs(t *testing.T) {
-	s := newServer(t, indexJSON("1.0.0"))
-	c := &clock{time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-	var stderr bytes.Buffer
-	o := opts(t, s, c, &stderr)
-	mustLoad(t, o)
-	c.t = c.t.Add(2 * time.Hour) // the copy is stale: a fetch is due
-	s.status.Store(http.StatusServiceUnavailable)
-	mustLoad(t, o) // fails, the copy stands in, the failure is remembered
+	s, c, o, stderr := failedOnce(t)
 	asked := s.requests.Load()
 
 	c.t = c.t.Add(time.Minute)
@@ -74,6 +67,21 @@ func TestOfflineStaleCopyIsQuietButNotCurrent(t *testing.T) {
 	if st.Current || !st.FetchedAt.Equal(c.t.Add(-48*time.Hour)) {
 		t.Fatalf("status = %+v, want the copy's date and not current", st)
 	}
+}
+
+// failedOnce is a source whose copy was fetched at 10:00 and whose
+// fetch at 12:00 failed with 503: the copy stood in, and the failure is
+// remembered.
+func failedOnce(t *testing.T) (*server, *clock, Options, *bytes.Buffer) {
+	s := newServer(t, indexJSON("1.0.0"))
+	c := &clock{time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
+	stderr := new(bytes.Buffer)
+	o := opts(t, s, c, stderr)
+	mustLoad(t, o)
+	c.t = c.t.Add(2 * time.Hour) // the copy is stale: a fetch is due
+	s.status.Store(http.StatusServiceUnavailable)
+	mustLoad(t, o)
+	return s, c, o, stderr
 }
 
 // cutShort serves indexJSON(version) whole until cut is set; then it
