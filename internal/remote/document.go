@@ -49,7 +49,7 @@ type Document struct {
 }
 
 // GetDocument GETs a document whole, under the Client's retry, redirect
-// and address policy and r's: the body of a 2xx answer, or NotModified
+// and address policy and r's: the body of a 200 answer, or NotModified
 // for a 304 to r.ETag. Any other status is a *URLError with Status and
 // Reason; a connection not made within r.ConnectTimeout is one that
 // matches ErrNoConnection. The caller's ctx bounds it all.
@@ -63,7 +63,8 @@ func (c *Client) GetDocument(ctx context.Context, rawURL string, r DocumentReque
 	try := func(u *url.URL) (*http.Response, error) {
 		return c.attempt(ctx, http.MethodGet, u, r.Trust, h)
 	}
-	ok := func(s int) bool { return s >= 200 && s < 300 || s == http.StatusNotModified && r.ETag != "" }
+	// Only 200 is a whole document: 204 has none, 206 a part of one.
+	ok := func(s int) bool { return s == http.StatusOK || s == http.StatusNotModified && r.ETag != "" }
 	resp, err := c.retry(ctx, rawURL, r.Trust, try, ok)
 	if err != nil {
 		return Document{}, budget.explain(err)
@@ -85,6 +86,15 @@ func (c *Client) GetDocument(ctx context.Context, rawURL string, r DocumentReque
 		return Document{}, budget.explain(&URLError{URL: rawURL, Err: err})
 	}
 	return doc, nil
+}
+
+// CloseIdleConnections closes the connections the Client keeps for
+// reuse: a Client made for one request (the registry index) leaves none
+// behind.
+func (c *Client) CloseIdleConnections() {
+	c.init()
+	c.open.CloseIdleConnections()
+	c.guarded.CloseIdleConnections()
 }
 
 // header is what a request asks for beyond the Client's User-Agent.

@@ -60,6 +60,19 @@ func TestGetDocumentStatusKeepsTheReason(t *testing.T) {
 	}
 }
 
+// 204 and 206 are not a whole document: their status is the error.
+func TestGetDocumentOnly200IsADocument(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	c := &Client{HTTP: srv.Client(), Attempts: 1}
+	var ue *URLError
+	if doc, err := c.GetDocument(context.Background(), srv.URL, DocumentRequest{Trust: Trusted}); !errors.As(err, &ue) || ue.Status != http.StatusNoContent {
+		t.Fatalf("204: %+v, %v; want its status as the error", doc, err)
+	}
+}
+
 func TestGetDocumentTooLarge(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, strings.Repeat("x", 11))

@@ -57,6 +57,7 @@ func (o Options) fetch(parent context.Context, raw, etag string) (idx *registry.
 	// registry is the one the user configured (CheckURL held it to
 	// https, or http on loopback): trusted, not a manifest's URL.
 	c := &remote.Client{HTTP: o.HTTP, Attempts: 1, Timeout: o.FetchTimeout}
+	defer c.CloseIdleConnections()
 	doc, err := c.GetDocument(ctx, raw, remote.DocumentRequest{
 		Trust:          remote.Trusted,
 		Accept:         "application/json",
