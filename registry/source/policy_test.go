@@ -183,3 +183,25 @@ func TestCutShortFetchLeavesTheCachedCopy(t *testing.T) {
 		})
 	}
 }
+
+// Fetch (acp doctor) asks the server whatever the cache remembers, and
+// leaves the cache as it found it.
+func TestFetchAsksAndKeepsNothing(t *testing.T) {
+	s, _, o, _ := failedOnce(t)
+	before := cacheFiles(t, o.CacheDir)
+	asked := s.requests.Load()
+	_, err := Fetch(context.Background(), o)
+	if err == nil || !strings.HasPrefix(err.Error(), o.DefaultURL+": unexpected status 503") {
+		t.Fatalf("err = %v, want the URL first and the 503", err)
+	}
+	s.status.Store(0)
+	s.body.Store(indexJSON("2.0.0"))
+	s.etag.Store(`"v2"`)
+	idx, err := Fetch(context.Background(), o)
+	if err != nil || idx.Agents[0].Version != "2.0.0" || s.requests.Load()-asked != 2 {
+		t.Fatalf("Fetch = %v, %v after %d requests; want 2.0.0 asked twice", idx, err, s.requests.Load()-asked)
+	}
+	if after := cacheFiles(t, o.CacheDir); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("Fetch changed the cache:\nbefore %v\nafter  %v", before, after)
+	}
+}

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -140,6 +141,37 @@ func Load(ctx context.Context, o Options) (*registry.Index, Origin, error) {
 const maxRefusedShown = 10
 
 func load(ctx context.Context, o Options) (*registry.Index, Origin, error) {
+	o = o.withDefaults()
+	if o.Registry == "" {
+		o.debugf("registry: the default, %s (no --registry or ACP_REGISTRY)", o.DefaultURL)
+		return o.loadURL(ctx, o.DefaultURL, true)
+	}
+	if scheme, _, ok := strings.Cut(o.Registry, "://"); ok && !strings.EqualFold(scheme, "file") {
+		return o.loadURL(ctx, o.Registry, false)
+	}
+	o.debugf("registry: reading %s", o.Registry)
+	return loadPath(strings.TrimPrefix(o.Registry, "file://"), o.Stderr)
+}
+
+// Fetch asks the registry URL o names (Registry, else DefaultURL) once,
+// whatever the cache holds or remembers, and caches or remembers
+// nothing: acp doctor's question, for which finding out is the point.
+// The budget and the redirect rule are Load's; an error starts with the
+// URL (its password hidden), as the detail of a check.
+func Fetch(ctx context.Context, o Options) (*registry.Index, error) {
+	o = o.withDefaults()
+	raw := cmp.Or(o.Registry, o.DefaultURL)
+	if err := parseRegistryURL(raw); err != nil {
+		return nil, err
+	}
+	idx, _, _, err := o.fetch(ctx, raw, "")
+	if err != nil {
+		return nil, &reworded{msg: strings.TrimPrefix(err.Error(), "fetch "), err: err}
+	}
+	return idx, nil
+}
+
+func (o Options) withDefaults() Options {
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = DefaultConnectTimeout
 	}
@@ -164,15 +196,7 @@ func load(ctx context.Context, o Options) (*registry.Index, Origin, error) {
 	if o.MaxAge <= 0 {
 		o.MaxAge = DefaultMaxAge
 	}
-	if o.Registry == "" {
-		o.debugf("registry: the default, %s (no --registry or ACP_REGISTRY)", o.DefaultURL)
-		return o.loadURL(ctx, o.DefaultURL, true)
-	}
-	if scheme, _, ok := strings.Cut(o.Registry, "://"); ok && !strings.EqualFold(scheme, "file") {
-		return o.loadURL(ctx, o.Registry, false)
-	}
-	o.debugf("registry: reading %s", o.Registry)
-	return loadPath(strings.TrimPrefix(o.Registry, "file://"), o.Stderr)
+	return o
 }
 
 // DefaultClient is the registry's HTTP client: proxies from HTTPS_PROXY,
