@@ -101,9 +101,9 @@ func (c *Client) CloseIdleConnections() {
 type header struct{ accept, encoding, ifNoneMatch string }
 
 func (h header) set(to http.Header) {
-	for k, v := range map[string]string{"Accept": h.accept, "Accept-Encoding": h.encoding, "If-None-Match": h.ifNoneMatch} {
-		if v != "" {
-			to.Set(k, v)
+	for _, kv := range [...][2]string{{"Accept", h.accept}, {"Accept-Encoding", h.encoding}, {"If-None-Match", h.ifNoneMatch}} {
+		if kv[1] != "" {
+			to.Set(kv[0], kv[1])
 		}
 	}
 }
