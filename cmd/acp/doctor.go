@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/url"
 	"os"
 	"os/exec"
 	"runtime"
@@ -138,7 +136,9 @@ func doctor(ctx context.Context, g *globalOpts) *doctorReport {
 		if src == "" {
 			src = source.DefaultURL
 		}
-		if idx, err := reachable(ctx, src); err != nil {
+		// Asked even when a recent failure is remembered: finding out
+		// is doctor's job.
+		if idx, err := source.Fetch(ctx, source.Options{Registry: src}); err != nil {
 			add("registry", statusWarn, err.Error()+" (acp falls back to the cached or built-in registry)")
 		} else {
 			add(registryCheck(src, idx))
@@ -211,36 +211,6 @@ func writable(dir string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
-}
-
-// reachable fetches the registry index, once, through the network policy
-// of package remote, and counts its agents. doctor asks even when a
-// recent failure is remembered: finding out is its job.
-func reachable(ctx context.Context, raw string) (*registry.Index, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, err
-	}
-	if err := source.CheckURL(u); err != nil {
-		return nil, err
-	}
-	c := &remote.Client{Attempts: 1, Timeout: source.DefaultFetchTimeout, UserAgent: prog + "/" + cli.VersionString()}
-	ctx, cancel := context.WithTimeout(ctx, source.DefaultFetchTimeout)
-	defer cancel()
-	resp, err := c.GetRetry(ctx, raw, remote.Trusted) // the registry the user configured
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, registry.MaxIndexSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
-	}
-	idx, err := registry.ParseIndex(body)
-	if err != nil {
-		return nil, fmt.Errorf("fetch %s: %w", u.Redacted(), err)
-	}
-	return idx, nil
 }
 
 // installs checks every installed agent: its current install's runtime
@@ -316,7 +286,7 @@ func managedRuntimes(in *installer.Installer, add func(name, status, detail stri
 // warning naming those it holds but leaves out (broken manifests, broken
 // rules), which every command also says on stderr.
 func registryCheck(src string, idx *registry.Index) (string, string, string) {
-	detail := fmt.Sprintf("%s (%d agents)", src, len(idx.Agents))
+	detail := fmt.Sprintf("%s (%d agents)", remote.RedactURL(src), len(idx.Agents))
 	if len(idx.Refused) == 0 {
 		return "registry", statusOK, detail
 	}

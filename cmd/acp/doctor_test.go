@@ -165,3 +165,31 @@ func TestDoctorListsManagedRuntimes(t *testing.T) {
 		t.Error("gc left the unused uv")
 	}
 }
+
+// A mirror's URL may carry a password (https://user:token@mirror/...):
+// doctor's registry line never prints it, whether the registry answers
+// or not.
+func TestDoctorHidesTheRegistryPassword(t *testing.T) {
+	r, err := newRegistryServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.srv.Close()
+	t.Setenv("ACP_HOME", t.TempDir())
+	t.Setenv("ACP_PLATFORM", "linux-x86_64")
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	for _, reg := range []string{r.URL(), "http://127.0.0.1:1/registry.json"} {
+		t.Setenv("ACP_REGISTRY", strings.Replace(reg, "http://", "http://mirror-user:s3cret@", 1))
+		_, out, errOut := runAcp(t, "doctor")
+		var line string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "registry ") {
+				line = l
+			}
+		}
+		if strings.Contains(out+errOut, "s3cret") || !strings.Contains(line, "mirror-user:xxxxx@") {
+			t.Errorf("%s: registry line %q (stderr %q), want the URL with its password hidden", reg, line, errOut)
+		}
+	}
+}

@@ -203,9 +203,8 @@ func (c *Client) acquire(ctx context.Context, host string) (func(), error) {
 
 // attempt makes one request. The per-attempt timer bounds the wait for
 // the headers; once they are in, it becomes an idle timer for the body.
-// attempt sends one request; accept and encoding, when set, are its
-// Accept and Accept-Encoding.
-func (c *Client) attempt(ctx context.Context, method string, u *url.URL, trust Trust, accept, encoding string) (*http.Response, error) {
+// attempt sends one request with h's headers.
+func (c *Client) attempt(ctx context.Context, method string, u *url.URL, trust Trust, h header) (*http.Response, error) {
 	c.init()
 	hc := c.guarded
 	if trust == Trusted {
@@ -227,12 +226,7 @@ func (c *Client) attempt(ctx context.Context, method string, u *url.URL, trust T
 		return nil, err
 	}
 	req.Header.Set("User-Agent", c.userAgent())
-	if accept != "" {
-		req.Header.Set("Accept", accept)
-	}
-	if encoding != "" {
-		req.Header.Set("Accept-Encoding", encoding)
-	}
+	h.set(req.Header)
 	resp, err := hc.Do(req)
 	if err != nil {
 		timer.Stop()
@@ -358,7 +352,7 @@ func (c *Client) retry(ctx context.Context, rawURL string, trust Trust, try func
 		status := r.StatusCode
 		delay, again := policy.Delay(r, i)
 		drainClose(r.Body)
-		last = &URLError{URL: rawURL, Status: status, Attempts: i}
+		last = &URLError{URL: rawURL, Status: status, Reason: reason(r), Attempts: i}
 		return again && ctx.Err() == nil, delay, last
 	})
 	if err != nil && err != last {
@@ -436,10 +430,10 @@ func drainClose(rc io.ReadCloser) {
 // e.g. presigned storage URLs signed for GET only).
 func (c *Client) CheckURL(ctx context.Context, rawURL string) error {
 	try := func(u *url.URL) (*http.Response, error) {
-		resp, err := c.attempt(ctx, http.MethodHead, u, Untrusted, "", "")
+		resp, err := c.attempt(ctx, http.MethodHead, u, Untrusted, header{})
 		if err == nil && (resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusMethodNotAllowed) {
 			drainClose(resp.Body)
-			resp, err = c.attempt(ctx, http.MethodGet, u, Untrusted, "", "")
+			resp, err = c.attempt(ctx, http.MethodGet, u, Untrusted, header{})
 		}
 		return resp, err
 	}
@@ -467,7 +461,7 @@ func (c *Client) GetRetry(ctx context.Context, rawURL string, trust Trust) (*htt
 
 func (c *Client) getAccept(ctx context.Context, rawURL string, trust Trust, accept, encoding string) (*http.Response, error) {
 	try := func(u *url.URL) (*http.Response, error) {
-		return c.attempt(ctx, http.MethodGet, u, trust, accept, encoding)
+		return c.attempt(ctx, http.MethodGet, u, trust, header{accept: accept, encoding: encoding})
 	}
 	return c.retry(ctx, rawURL, trust, try, func(s int) bool { return s >= 200 && s < 300 })
 }

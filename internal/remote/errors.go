@@ -32,6 +32,7 @@ var (
 type URLError struct {
 	URL      string
 	Status   int           // the final HTTP status, when there was one
+	Reason   string        // the server's reason phrase with Status (untrusted text: escape it to show it)
 	Attempts int           // how many attempts were made
 	Timeout  time.Duration // the per-attempt timeout, for ErrTimeout
 	Err      error         // the cause when there was no status

@@ -17,7 +17,9 @@ import (
 // to another host), so the rules live here, together.
 //
 //   - Client's own: Trusted URLs follow up to MaxRedirects hops anywhere;
-//     Untrusted ones check every hop as a manifest URL.
+//     Untrusted ones check every hop as a manifest URL; a GetDocument's
+//     DocumentRequest.Redirect is applied on top (the registry index
+//     gives FollowChecked there).
 //   - FollowMirror: agent downloads (https, or a loopback mirror's plain
 //     http).
 //   - FollowChecked: a fixed number of hops, each passing a caller's URL
@@ -103,11 +105,14 @@ func (c *Client) redirectPolicy(trust Trust) CheckRedirect {
 		if len(via) > MaxRedirects {
 			return ErrTooManyRedirects
 		}
-		if trust == Trusted {
-			return nil
+		if trust != Trusted {
+			if err := checkURL(req.URL, c.AllowPrivate); err != nil {
+				return fmt.Errorf("redirect to %s: %w", req.URL.Redacted(), err)
+			}
 		}
-		if err := checkURL(req.URL, c.AllowPrivate); err != nil {
-			return fmt.Errorf("redirect to %s: %w", req.URL.Redacted(), err)
+		// A request's own policy (DocumentRequest.Redirect) comes on top.
+		if next, ok := req.Context().Value(redirectKey{}).(CheckRedirect); ok {
+			return next(req, via)
 		}
 		return nil
 	}

@@ -168,14 +168,7 @@ func TestDeadNetworkCostsOneBudgetThenNothing(t *testing.T) {
 // The failure is remembered per URL, expires after RetryAfter, and a good
 // fetch forgets it.
 func TestRememberedFailureExpires(t *testing.T) {
-	s := newServer(t, indexJSON("1.0.0"))
-	c := &clock{time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-	var stderr bytes.Buffer
-	o := opts(t, s, c, &stderr)
-	mustLoad(t, o)
-	s.status.Store(503)
-	c.t = c.t.Add(2 * time.Hour)
-	mustLoad(t, o) // fails, falls back to the cache, remembers
+	s, c, o, stderr := failedOnce(t)
 	if s.requests.Load() != 2 {
 		t.Fatalf("requests = %d", s.requests.Load())
 	}

@@ -5,4 +5,9 @@
 // fails, else the registry embedded in the binary. A body is cached only
 // after registry.ParseIndex accepted it, so a corrupt or hostile download
 // never replaces a good copy.
+//
+// For a URL, three parts: the policy (policy.go) decides between the
+// copy, a remembered failure, the network and the fallbacks; the cache
+// (cache.go) keeps the files, each replaced by a rename; the fetch
+// (fetch.go) asks through internal/remote, the module's one HTTP client.
 package source

@@ -3,6 +3,8 @@ package source_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 
@@ -26,4 +28,21 @@ func ExampleLoad() {
 	}
 	fmt.Println(origin, len(idx.Agents), idx.Agents[0].ID)
 	// Output: dir 1 demo
+}
+
+// Fetch asks a registry URL once, whatever the cache holds or remembers
+// (acp doctor's check): here a mirror on loopback, where plain http is
+// accepted.
+func ExampleFetch() {
+	mirror := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"version":"1.0.0","agents":[{"id":"demo","name":"Demo","version":"1.0.0","description":"d","distribution":{"npx":{"package":"demo@1.0.0"}}}],"extensions":[]}`)
+	}))
+	defer mirror.Close()
+
+	idx, err := source.Fetch(context.Background(), source.Options{Registry: mirror.URL + "/registry.json"})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(len(idx.Agents), idx.Agents[0].ID)
+	// Output: 1 demo
 }

@@ -1,9 +1,7 @@
 package source
 
 import (
-	"bytes"
 	"context"
-	"net/http"
 	"testing"
 	"time"
 )
@@ -15,14 +13,7 @@ func TestFailureForgottenWhenProxySettingsChange(t *testing.T) {
 	for _, k := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"} {
 		t.Setenv(k, "")
 	}
-	s := newServer(t, indexJSON("1.0.0"))
-	c := &clock{time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)}
-	var stderr bytes.Buffer
-	o := opts(t, s, c, &stderr)
-	mustLoad(t, o)
-	c.t = c.t.Add(2 * time.Hour) // the copy is stale: a fetch is due
-	s.status.Store(http.StatusBadGateway)
-	mustLoad(t, o) // fails, falls back on the copy, remembered
+	s, c, o, stderr := failedOnce(t)
 	before := s.requests.Load()
 	c.t = c.t.Add(time.Minute)
 	mustLoad(t, o)

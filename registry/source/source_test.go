@@ -31,7 +31,7 @@ type server struct {
 	lastINM  atomic.Value // string
 }
 
-func newServer(t *testing.T, body string) *server {
+func newServer(t testing.TB, body string) *server {
 	s := &server{}
 	s.body.Store(body)
 	s.etag.Store(`"v1"`)
