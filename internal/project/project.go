@@ -100,21 +100,6 @@ func Find(dir string) (*Project, error) {
 	}
 }
 
-// Around reports whether dir or a parent holds acp.json, with nothing but
-// a stat a folder: resolve's fast path asks it on every agent launch.
-func Around(dir string) bool {
-	for {
-		if fi, err := os.Stat(filepath.Join(dir, FileName)); err == nil && fi.Mode().IsRegular() {
-			return true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return false
-		}
-		dir = parent
-	}
-}
-
 // Load reads dir/acp.json.
 func Load(dir string) (*Project, error) {
 	dir, err := filepath.Abs(dir)
