@@ -77,13 +77,7 @@ const RuleQuarantine = "quarantine"
 // (folders that are not agent folders), as variants.json is judged: the
 // pull request that breaks it fails, not every daily run after the merge.
 func addQuarantine(rep *Report, paths []string) {
-	for _, root := range paths {
-		if st, err := os.Stat(root); err != nil || !st.IsDir() {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(root, registry.ManifestFile)); err == nil {
-			continue
-		}
+	for _, root := range registryRoots(paths) {
 		file := filepath.Join(root, QuarantineFile)
 		if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
 			continue
