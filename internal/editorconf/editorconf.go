@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/atomicfile"
 )
 
 // Editor names an editor acp wires.
@@ -364,23 +366,7 @@ func Write(path string, old, data []byte) (backup string, err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".acp-*")
-	if err != nil {
-		return "", err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	return backup, os.Rename(tmp.Name(), path)
+	return backup, atomicfile.Write(path, data, mode)
 }
 
 // Snippet is the configuration for an editor whose configuration is code:

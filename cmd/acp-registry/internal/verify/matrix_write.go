@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/acpclient"
+	"github.com/agentclientprotocol/acp-registry-go/internal/atomicfile"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 )
 
@@ -304,7 +305,7 @@ func (mx *Matrix) WriteFiles(dir string) ([]string, error) {
 	}
 	var written []string
 	for _, f := range files {
-		if err := writeAtomic(f.path, f.data); err != nil {
+		if err := atomicfile.Write(f.path, f.data, 0o644); err != nil {
 			return written, fmt.Errorf("write %s: %w", f.path, err)
 		}
 		written = append(written, f.path)
@@ -322,24 +323,4 @@ func validDate(s string) bool {
 		}
 	}
 	return true
-}
-
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
