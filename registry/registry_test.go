@@ -203,36 +203,6 @@ func TestParseIndexRefusesHostileInput(t *testing.T) {
 	}
 }
 
-func TestLoadTree(t *testing.T) {
-	root := t.TempDir()
-	write := func(rel, body string) {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("b/agent.json", `{"id":"b","name":"B","version":"1.0.0","description":"d","distribution":{"npx":{"package":"b@1.0.0"}}}`)
-	write("a/agent.json", `{"id":"a","name":"A","version":"1.0.0","description":"d","distribution":{"uvx":{"package":"a==1.0.0"}}}`)
-	write("_parked/agent.json", `{"id":"parked"}`)
-	write(".git/agent.json", `{}`)
-	write("dist/agent.json", `{}`)
-	write("empty/README", `no manifest here`)
-	x, err := LoadTree(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(x.Agents) != 2 || x.Agents[0].ID != "a" || x.Agents[1].ID != "b" {
-		t.Fatalf("LoadTree got %+v", x.Agents)
-	}
-	write("c/agent.json", `{"id":`)
-	if _, err := LoadTree(root); err == nil || !strings.Contains(err.Error(), filepath.Join("c", "agent.json")) {
-		t.Fatalf("a broken manifest must be named in the error, got %v", err)
-	}
-}
-
 func TestReadLimited(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "big.json")
 	if err := os.WriteFile(p, make([]byte, 2048), 0o644); err != nil {
