@@ -467,8 +467,8 @@ func TestReservedEnvClasses(t *testing.T) {
 		"PAGER": "pager, editor or preprocessor hook", "GIT_PAGER": "pager, editor or preprocessor hook", "EDITOR": "pager, editor or preprocessor hook",
 		"PATH": "launcher or host setting", "HTTPS_PROXY": "network or trust setting", "npm_config_registry": "package source",
 	} {
-		if got := ReservedEnvClass(name); got != class {
-			t.Errorf("ReservedEnvClass(%q) = %q, want %q", name, got, class)
+		if got := reservedClassName(name); got != class {
+			t.Errorf("reservedClassName(%q) = %q, want %q", name, got, class)
 		}
 		if msg := ReservedEnvMessage(name); !strings.HasPrefix(msg, "env sets "+name+", ") || !strings.HasSuffix(msg, ": remove it") {
 			t.Errorf("ReservedEnvMessage(%q) = %q", name, msg)
@@ -481,7 +481,7 @@ func TestReservedEnvClasses(t *testing.T) {
 	for _, name := range []string{"GIT_AUTHOR_NAME", "GIT_TERMINAL_PROMPT", "GOPATH", "PYTHONUNBUFFERED", "LESS", "TERM", "ENVIRONMENT",
 		"MY_ENV", "BASH_SILENCE_DEPRECATION_WARNING", "PERL_BADLANG", "JAVA_HOME", "OPENAI_BASE_URL"} {
 		if ReservedEnv(name) {
-			t.Errorf("%s is reserved (class %q), but it hooks nothing", name, ReservedEnvClass(name))
+			t.Errorf("%s is reserved (class %q), but it hooks nothing", name, reservedClassName(name))
 		}
 	}
 }
@@ -566,4 +566,13 @@ func TestRangesSelect(t *testing.T) {
 			t.Errorf("ParseRange(%q) accepted it", bad)
 		}
 	}
+}
+
+// reservedClassName names the class of a reserved variable, "" when name
+// is not reserved.
+func reservedClassName(name string) string {
+	if c := reservedClass(name); c != nil {
+		return c.name
+	}
+	return ""
 }
