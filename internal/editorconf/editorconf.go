@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/atomicfile"
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 )
 
 // Editor names an editor acp wires.
@@ -120,19 +121,11 @@ func Edit(ed Editor, src []byte, command string, ids []string, mode Mode) (*Resu
 // entryValue is the JSON of an entry: Zed's custom agent, JetBrains'
 // command entry.
 func entryValue(ed Editor, command, id string) string {
-	args := `["run", ` + jsonString(id) + `]`
+	args := `["run", ` + jsonpos.Quote(id) + `]`
 	if ed == Zed {
-		return `{"type": "custom", "command": ` + jsonString(command) + `, "args": ` + args + `}`
+		return `{"type": "custom", "command": ` + jsonpos.Quote(command) + `, "args": ` + args + `}`
 	}
-	return `{"command": ` + jsonString(command) + `, "args": ` + args + `, "env": {}}`
-}
-
-func jsonString(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return strings.TrimSuffix(b.String(), "\n")
+	return `{"command": ` + jsonpos.Quote(command) + `, "args": ` + args + `, "env": {}}`
 }
 
 func decodeString(raw []byte) (string, error) {
@@ -150,12 +143,12 @@ func addEntry(ed Editor, src []byte, id, value string) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	key := jsonString(Key(id))
+	key := jsonpos.Quote(Key(id))
 	as, _, ok := top.find(serversKey)
 	if !ok {
 		outer := memberIndent(src, top)
 		inner := outer + indentUnit(src, top)
-		text := jsonString(serversKey) + ": {\n" + inner + key + ": " + value + "\n" + outer + "}"
+		text := jsonpos.Quote(serversKey) + ": {\n" + inner + key + ": " + value + "\n" + outer + "}"
 		return insertMember(src, top, outer, text), "added", nil
 	}
 	obj, ok := objectAt(src, as)
