@@ -183,18 +183,8 @@ func alignedTable(b *strings.Builder, headers []string, rows [][]string) {
 // line without control characters (safetext.Terminal) and no backtick,
 // which could close the text block or open code in the header.
 func cell(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 160 {
-		s = cut(s, 160) + "…"
-	}
+	s = safetext.Cut(strings.Join(strings.Fields(s), " "), 160)
 	return strings.ReplaceAll(safetext.Terminal(s), "`", "'")
-}
-
-func cut(s string, n int) string {
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 // Matrix files inside the output folder, as the registry's matrix lays
