@@ -108,15 +108,6 @@ func reservedClass(name string) *envClass {
 // passes it (LaunchEnv).
 func ReservedEnv(name string) bool { return reservedClass(name) != nil }
 
-// ReservedEnvClass names the class of a reserved variable ("loader and
-// interpreter hook", "TLS key log", …), "" when name is not reserved.
-func ReservedEnvClass(name string) string {
-	if c := reservedClass(name); c != nil {
-		return c.name
-	}
-	return ""
-}
-
 // ReservedEnvMessage is the env-reserved rule's message for name: what
 // it is and why it may not be set.
 func ReservedEnvMessage(name string) string {

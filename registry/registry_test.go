@@ -203,36 +203,6 @@ func TestParseIndexRefusesHostileInput(t *testing.T) {
 	}
 }
 
-func TestLoadTree(t *testing.T) {
-	root := t.TempDir()
-	write := func(rel, body string) {
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("b/agent.json", `{"id":"b","name":"B","version":"1.0.0","description":"d","distribution":{"npx":{"package":"b@1.0.0"}}}`)
-	write("a/agent.json", `{"id":"a","name":"A","version":"1.0.0","description":"d","distribution":{"uvx":{"package":"a==1.0.0"}}}`)
-	write("_parked/agent.json", `{"id":"parked"}`)
-	write(".git/agent.json", `{}`)
-	write("dist/agent.json", `{}`)
-	write("empty/README", `no manifest here`)
-	x, err := LoadTree(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(x.Agents) != 2 || x.Agents[0].ID != "a" || x.Agents[1].ID != "b" {
-		t.Fatalf("LoadTree got %+v", x.Agents)
-	}
-	write("c/agent.json", `{"id":`)
-	if _, err := LoadTree(root); err == nil || !strings.Contains(err.Error(), filepath.Join("c", "agent.json")) {
-		t.Fatalf("a broken manifest must be named in the error, got %v", err)
-	}
-}
-
 func TestReadLimited(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "big.json")
 	if err := os.WriteFile(p, make([]byte, 2048), 0o644); err != nil {
@@ -497,8 +467,8 @@ func TestReservedEnvClasses(t *testing.T) {
 		"PAGER": "pager, editor or preprocessor hook", "GIT_PAGER": "pager, editor or preprocessor hook", "EDITOR": "pager, editor or preprocessor hook",
 		"PATH": "launcher or host setting", "HTTPS_PROXY": "network or trust setting", "npm_config_registry": "package source",
 	} {
-		if got := ReservedEnvClass(name); got != class {
-			t.Errorf("ReservedEnvClass(%q) = %q, want %q", name, got, class)
+		if got := reservedClassName(name); got != class {
+			t.Errorf("reservedClassName(%q) = %q, want %q", name, got, class)
 		}
 		if msg := ReservedEnvMessage(name); !strings.HasPrefix(msg, "env sets "+name+", ") || !strings.HasSuffix(msg, ": remove it") {
 			t.Errorf("ReservedEnvMessage(%q) = %q", name, msg)
@@ -511,7 +481,7 @@ func TestReservedEnvClasses(t *testing.T) {
 	for _, name := range []string{"GIT_AUTHOR_NAME", "GIT_TERMINAL_PROMPT", "GOPATH", "PYTHONUNBUFFERED", "LESS", "TERM", "ENVIRONMENT",
 		"MY_ENV", "BASH_SILENCE_DEPRECATION_WARNING", "PERL_BADLANG", "JAVA_HOME", "OPENAI_BASE_URL"} {
 		if ReservedEnv(name) {
-			t.Errorf("%s is reserved (class %q), but it hooks nothing", name, ReservedEnvClass(name))
+			t.Errorf("%s is reserved (class %q), but it hooks nothing", name, reservedClassName(name))
 		}
 	}
 }
@@ -596,4 +566,13 @@ func TestRangesSelect(t *testing.T) {
 			t.Errorf("ParseRange(%q) accepted it", bad)
 		}
 	}
+}
+
+// reservedClassName names the class of a reserved variable, "" when name
+// is not reserved.
+func reservedClassName(name string) string {
+	if c := reservedClass(name); c != nil {
+		return c.name
+	}
+	return ""
 }

@@ -114,32 +114,6 @@ func DecodeManifest(data []byte) (*Manifest, error) {
 	return &m, nil
 }
 
-// LoadTree reads every agent of a registry folder into an Index, for tools
-// (acp, build) that use a tree as a registry. Folders without agent.json
-// are skipped; an unreadable or undecodable manifest is an error naming it.
-func LoadTree(root string) (*Index, error) {
-	dirs, err := ScanRoot(root)
-	if err != nil {
-		return nil, err
-	}
-	idx := &Index{Version: IndexVersion, Agents: []Manifest{}, Extensions: []json.RawMessage{}}
-	for _, d := range dirs {
-		data, err := ReadLimited(d.ManifestPath(), MaxManifestSize)
-		if os.IsNotExist(err) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", d.ManifestPath(), err)
-		}
-		m, err := DecodeManifest(data)
-		if err != nil {
-			return nil, fmt.Errorf("decode %s: %w (run acp-registry validate for details)", d.ManifestPath(), err)
-		}
-		idx.Agents = append(idx.Agents, *m)
-	}
-	return idx, nil
-}
-
 // IndexVersion is the registry.json format version this module writes.
 const IndexVersion = "1.0.0"
 

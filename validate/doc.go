@@ -28,9 +28,9 @@
 //     takes validate's bytes, never copies a file from elsewhere.
 //   - Where a semantic rule judges a value (id-format, version-semver, …),
 //     the schema's complaint about the same value is dropped.
-//   - Most manifests conform to the schema, so a walk generated from the
-//     schema file (schemafast.go, by internal/schemagen) proves that first
-//     and the general validator runs only when it cannot; schema messages
+//   - Most manifests conform to the schema, so a walk of the library's
+//     compiled schema (schemafast.go) proves that first and the library's
+//     own validation runs only when it cannot; schema messages
 //     are built from the violated keyword's location and the schema, never
 //     from the library's English.
 //   - Hostile input is bounded: 1 MiB per manifest, 64 levels of nesting,

@@ -774,13 +774,7 @@ type variantsCheck struct {
 // newVariantsCheck reads variants.json at the registry roots among paths
 // (folders that are not themselves an agent folder); nil when none has one.
 func newVariantsCheck(paths []string) *variantsCheck {
-	for _, p := range paths {
-		if st, err := os.Stat(p); err != nil || !st.IsDir() {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(p, registry.ManifestFile)); err == nil {
-			continue
-		}
+	for _, p := range registryRoots(paths) {
 		file := filepath.Join(p, VariantsFile)
 		data, err := registry.ReadRegular(file, registry.MaxManifestSize)
 		if errors.Is(err, os.ErrNotExist) {

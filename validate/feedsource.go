@@ -122,13 +122,7 @@ func pointerIf(root map[string]any, key string) string {
 // among paths, as variants.json and quarantine.json are judged: each file
 // reads as a feed source, and is named after an agent of the registry.
 func addFeedSources(rep *Report, paths []string) {
-	for _, root := range paths {
-		if st, err := os.Stat(root); err != nil || !st.IsDir() {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(root, registry.ManifestFile)); err == nil {
-			continue
-		}
+	for _, root := range registryRoots(paths) {
 		dir := filepath.Join(root, FeedSourcesDir)
 		entries, err := os.ReadDir(dir)
 		if errors.Is(err, fs.ErrNotExist) {

@@ -13,6 +13,23 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
+// registryRoots are the folders among paths that are a registry's root,
+// not one agent's folder: where variants.json, quarantine.json, the feed
+// sources and a tree's own schemas are read from.
+func registryRoots(paths []string) []string {
+	var roots []string
+	for _, p := range paths {
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(p, registry.ManifestFile)); err == nil {
+			continue
+		}
+		roots = append(roots, p)
+	}
+	return roots
+}
+
 // displayPath is how reports name a path given on the command line:
 // relative to the top of the git work tree that holds it (what CI
 // annotations and a pull request's file list use), else relative to the

@@ -52,6 +52,28 @@ func LoadQuarantine(root string) (map[string]string, error) {
 	return q, nil
 }
 
+// StaleQuarantine lists, sorted, the ids q holds back that name no agent
+// folder of the registry at root (a renamed or removed agent): an entry
+// that never applies hides nothing and only misleads. nil when root
+// cannot be read.
+func StaleQuarantine(root string, q map[string]string) []string {
+	dirs, err := registry.ScanRoot(root)
+	if err != nil {
+		return nil
+	}
+	known := map[string]bool{}
+	for _, d := range dirs {
+		known[d.Name] = true
+	}
+	var stale []string
+	for _, id := range sortedKeys(q) {
+		if !known[id] {
+			stale = append(stale, id)
+		}
+	}
+	return stale
+}
+
 // Held is an agent quarantine.json names, with the reason given there.
 type Held struct {
 	ID     string `json:"id"`
@@ -77,13 +99,7 @@ const RuleQuarantine = "quarantine"
 // (folders that are not agent folders), as variants.json is judged: the
 // pull request that breaks it fails, not every daily run after the merge.
 func addQuarantine(rep *Report, paths []string) {
-	for _, root := range paths {
-		if st, err := os.Stat(root); err != nil || !st.IsDir() {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(root, registry.ManifestFile)); err == nil {
-			continue
-		}
+	for _, root := range registryRoots(paths) {
 		file := filepath.Join(root, QuarantineFile)
 		if _, err := os.Lstat(file); errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -95,18 +111,10 @@ func addQuarantine(rep *Report, paths []string) {
 				Message: err.Error() + ": update, verify and matrix stop on it"}}})
 			continue
 		}
-		known := map[string]bool{}
-		if dirs, err := registry.ScanRoot(root); err == nil {
-			for _, d := range dirs {
-				known[d.Name] = true
-			}
-		}
 		var probs []Problem
-		for _, id := range sortedKeys(q) {
-			if !known[id] {
-				probs = append(probs, Problem{File: show, Rule: RuleQuarantine, Severity: SeverityWarning,
-					Message: fmt.Sprintf("%s holds back %q, which is not an agent of this registry: correct the id, or remove the entry", QuarantineFile, id)})
-			}
+		for _, id := range StaleQuarantine(root, q) {
+			probs = append(probs, Problem{File: show, Rule: RuleQuarantine, Severity: SeverityWarning,
+				Message: fmt.Sprintf("%s holds back %q, which is not an agent of this registry: correct the id, or remove the entry", QuarantineFile, id)})
 		}
 		if probs != nil {
 			rep.AddFile(&FileResult{File: show, Problems: probs})

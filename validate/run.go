@@ -412,13 +412,8 @@ func causeOf(err error) error {
 	return err
 }
 
-func checkUnit(un *unit) *AgentResult {
-	r, _ := checkUnitBufs(un, false)
-	return r
-}
-
-// checkUnitBufs is checkUnit that, with recycle, reads the files into
-// recycled buffers; release returns them once the result's Icon and
+// checkUnitBufs checks one unit; with recycle it reads the files into
+// recycled buffers, and release returns them once the result's Icon and
 // positions are no longer used.
 func checkUnitBufs(un *unit, recycle bool) (r *AgentResult, release func()) {
 	u := un.place()

@@ -296,7 +296,7 @@ func TestRunStrict(t *testing.T) {
 func TestFinishPositionsPointerProblems(t *testing.T) {
 	root := t.TempDir()
 	writeAgent(t, root, "net", manifestFor("net"), goodIcon)
-	r := checkUnit(&unit{root: &rootInfo{given: filepath.Join(root, "net"), show: filepath.Join(root, "net"), fence: root}, name: "net", kind: unitFolder})
+	r, _ := checkUnitBufs(&unit{root: &rootInfo{given: filepath.Join(root, "net"), show: filepath.Join(root, "net"), fence: root}, name: "net", kind: unitFolder}, false)
 	r.Problems = append(r.Problems, Problem{File: r.ManifestFile, Pointer: "/distribution/npx/package",
 		Rule: "npm-package-missing", Severity: SeverityError, Message: "gone"})
 	rep := finish([]*AgentResult{r}, false)

@@ -24,11 +24,6 @@ import (
 //go:embed schema/agent.schema.json schema/registry.schema.json
 var schemaFS embed.FS
 
-// The fast path (conformsFast: "this manifest certainly satisfies the
-// schema", so the general validator can be skipped) is generated from the
-// same schema file; TestSchemaFastIsCurrent fails when it is stale.
-//go:generate go run ../internal/schemagen/gen -schema schema/agent.schema.json -out schemafast.go
-
 // Schema URLs are the $id of each file; registry.schema.json refers to
 // agent.schema.json relative to its own.
 const (

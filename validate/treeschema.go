@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp/syntax"
@@ -254,13 +253,7 @@ func (ts *treeSchema) findings(v any) []schemaFinding {
 // folders that are not agent folders), as variants.json is found.
 func treeSchemas(paths []string) map[string]*treeSchema {
 	out := map[string]*treeSchema{}
-	for _, p := range paths {
-		if st, err := os.Stat(p); err != nil || !st.IsDir() {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(p, registry.ManifestFile)); !errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
+	for _, p := range registryRoots(paths) {
 		if ts := loadTreeSchema(p); ts != nil {
 			out[p] = ts
 		}

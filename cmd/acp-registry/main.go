@@ -3,8 +3,6 @@
 package main
 
 import (
-	"context"
-	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -30,11 +28,6 @@ var program = cli.Program{
   acp-registry validate
   acp-registry build --out dist`,
 	Setup: setup,
-}
-
-// run is the whole program; tests call it directly and through testscript.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return program.Run(ctx, args, stdin, stdout, stderr)
 }
 
 func setup(root *cobra.Command, s cli.Streams) cli.Options {

@@ -17,6 +17,11 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/fakeagent"
 )
 
+// run is the whole program as main runs it, for tests to call directly.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return program.Run(ctx, args, stdin, stdout, stderr)
+}
+
 // TestMain lets the test binary act as acp-registry inside scripts: the
 // same run function main calls, in a real child process.
 func TestMain(m *testing.M) {

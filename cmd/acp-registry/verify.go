@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -513,29 +512,10 @@ func sandboxInstall(s cli.Streams, plat registry.Platform) verify.InstallFunc {
 	}
 }
 
-// warnStaleQuarantine names quarantine.json entries without an agent (a
-// renamed or removed agent): harmless to the run, but an entry that never
-// applies hides nothing and only misleads.
+// warnStaleQuarantine names quarantine.json entries without an agent:
+// harmless to the run, but worth removing.
 func warnStaleQuarantine(s cli.Streams, root string, q map[string]string) {
-	if len(q) == 0 {
-		return
-	}
-	dirs, err := registry.ScanRoot(root)
-	if err != nil {
-		return
-	}
-	have := map[string]bool{}
-	for _, d := range dirs {
-		have[d.Name] = true
-	}
-	var stale []string
-	for id := range q {
-		if !have[id] {
-			stale = append(stale, id)
-		}
-	}
-	sort.Strings(stale)
-	for _, id := range stale {
+	for _, id := range validate.StaleQuarantine(root, q) {
 		fmt.Fprintf(s.Err, "%s: warning: %s names %q, which is not an agent of this registry: remove the entry\n", prog, filepath.Join(root, validate.QuarantineFile), id)
 	}
 }

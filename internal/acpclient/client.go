@@ -11,7 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 )
 
 // Limits on what an agent may send. The defaults follow registry-rules.md:
@@ -482,17 +483,8 @@ func (c *Client) recordNonJSON(line []byte, undecodable bool) {
 	c.nonJSON = append(c.nonJSON, cut(string(line), 200))
 }
 
-// cut shortens s to at most n bytes without splitting a UTF-8 sequence.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return strings.ToValidUTF8(s, "?")
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return strings.ToValidUTF8(s[:i], "?") + "…"
-}
+// cut shortens s to at most n bytes of valid UTF-8.
+func cut(s string, n int) string { return strings.ToValidUTF8(safetext.Cut(s, n), "?") }
 
 func sizeString(n int64) string {
 	if n >= 1<<20 && n%(1<<20) == 0 {

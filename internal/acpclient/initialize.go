@@ -105,14 +105,9 @@ func UpstreamInitializeParams() any {
 	}{ProtocolVersion, Implementation{Name: "ACP Registry Protocol Matrix", Version: "0.1.0"}, caps{true, fs{true, true}, meta{true, true}}}
 }
 
-// Initialize sends initialize and parses the answer. The raw result is
-// kept in InitializeResult.Raw, unknown fields included.
-func (c *Client) Initialize(ctx context.Context, client Implementation) (*InitializeResult, error) {
-	return c.InitializeWith(ctx, InitializeParams(client))
-}
-
-// InitializeWith sends initialize with params of the caller's (such as
-// UpstreamInitializeParams) and parses the answer.
+// InitializeWith sends initialize with params (InitializeParams, or
+// others such as UpstreamInitializeParams) and parses the answer. The raw
+// result is kept in InitializeResult.Raw, unknown fields included.
 func (c *Client) InitializeWith(ctx context.Context, params any) (*InitializeResult, error) {
 	raw, err := c.Call(ctx, "initialize", params)
 	if err != nil {

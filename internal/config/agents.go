@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/atomicfile"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -251,21 +252,8 @@ func edit(path string, change func(document) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("config %s: %w", path, err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*")
-	if err != nil {
+	if err := atomicfile.Write(path, data, 0o600); err != nil {
 		return fmt.Errorf("config %s: %w", path, err)
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return nil
 }

@@ -15,6 +15,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/atomicfile"
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 )
 
 // Editor names an editor acp wires.
@@ -118,19 +121,11 @@ func Edit(ed Editor, src []byte, command string, ids []string, mode Mode) (*Resu
 // entryValue is the JSON of an entry: Zed's custom agent, JetBrains'
 // command entry.
 func entryValue(ed Editor, command, id string) string {
-	args := `["run", ` + jsonString(id) + `]`
+	args := `["run", ` + jsonpos.Quote(id) + `]`
 	if ed == Zed {
-		return `{"type": "custom", "command": ` + jsonString(command) + `, "args": ` + args + `}`
+		return `{"type": "custom", "command": ` + jsonpos.Quote(command) + `, "args": ` + args + `}`
 	}
-	return `{"command": ` + jsonString(command) + `, "args": ` + args + `, "env": {}}`
-}
-
-func jsonString(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return strings.TrimSuffix(b.String(), "\n")
+	return `{"command": ` + jsonpos.Quote(command) + `, "args": ` + args + `, "env": {}}`
 }
 
 func decodeString(raw []byte) (string, error) {
@@ -148,12 +143,12 @@ func addEntry(ed Editor, src []byte, id, value string) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	key := jsonString(Key(id))
+	key := jsonpos.Quote(Key(id))
 	as, _, ok := top.find(serversKey)
 	if !ok {
 		outer := memberIndent(src, top)
 		inner := outer + indentUnit(src, top)
-		text := jsonString(serversKey) + ": {\n" + inner + key + ": " + value + "\n" + outer + "}"
+		text := jsonpos.Quote(serversKey) + ": {\n" + inner + key + ": " + value + "\n" + outer + "}"
 		return insertMember(src, top, outer, text), "added", nil
 	}
 	obj, ok := objectAt(src, as)
@@ -364,23 +359,7 @@ func Write(path string, old, data []byte) (backup string, err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".acp-*")
-	if err != nil {
-		return "", err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	return backup, os.Rename(tmp.Name(), path)
+	return backup, atomicfile.Write(path, data, mode)
 }
 
 // Snippet is the configuration for an editor whose configuration is code:

@@ -166,6 +166,10 @@ func TestMissingAndBrokenFiles(t *testing.T) {
 	if _, err := Edit(Zed, []byte("{\n  \"a\": 1,\n  \"b\": [1, 2\n}"), acpPath, []string{"x"}, Add); err == nil || !strings.Contains(err.Error(), "4:1") {
 		t.Fatalf("broken file: %v", err)
 	}
+	// Columns count characters, as the editor shows them: "é" is one.
+	if _, err := Edit(Zed, []byte(`{"é": 1 "b": 2}`), acpPath, []string{"x"}, Add); err == nil || !strings.Contains(err.Error(), "1:9:") {
+		t.Fatalf("broken file with non-ASCII text: %v, want it placed at 1:9", err)
+	}
 }
 
 func TestDiffShowsTheAddedLines(t *testing.T) {

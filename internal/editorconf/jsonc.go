@@ -3,6 +3,8 @@ package editorconf
 import (
 	"errors"
 	"fmt"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 )
 
 // The scanner of JSON with comments (Zed's settings.json): // and /* */
@@ -29,15 +31,9 @@ type scanner struct {
 	pos int
 }
 
+// errAt places an error at byte off, columns in characters as editors count.
 func errAt(src []byte, off int, format string, args ...any) error {
-	line, col := 1, 1
-	for i := 0; i < off && i < len(src); i++ {
-		if src[i] == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
+	line, col := jsonpos.LineCol(src, off)
 	return fmt.Errorf("%d:%d: %s", line, col, fmt.Sprintf(format, args...))
 }
 

@@ -845,6 +845,16 @@ func hex4(d []byte, at int) (rune, bool) {
 	return r, true
 }
 
+// Quote writes s as a JSON string for text edited in place (update's
+// manifests, editors' settings): <, > and & stay as people wrote them.
+func Quote(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
 // EscapePointer escapes one JSON pointer token (RFC 6901).
 func EscapePointer(tok string) string {
 	if !strings.ContainsAny(tok, "~/") {

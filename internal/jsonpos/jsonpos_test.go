@@ -294,3 +294,10 @@ func TestValueEnd(t *testing.T) {
 		}
 	}
 }
+
+// Quote writes text as people wrote it: <, > and & are not escaped.
+func TestQuoteKeepsHTMLCharacters(t *testing.T) {
+	if got, want := Quote(`a<b>&"c"`+"\n"), `"a<b>&\"c\"\n"`; got != want {
+		t.Errorf("Quote = %s, want %s", got, want)
+	}
+}

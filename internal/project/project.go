@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/atomicfile"
 	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 	"github.com/agentclientprotocol/acp-registry-go/internal/published"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -95,21 +96,6 @@ func Find(dir string) (*Project, error) {
 		parent := filepath.Dir(dir)
 		if parent == dir {
 			return nil, nil
-		}
-		dir = parent
-	}
-}
-
-// Around reports whether dir or a parent holds acp.json, with nothing but
-// a stat a folder: resolve's fast path asks it on every agent launch.
-func Around(dir string) bool {
-	for {
-		if fi, err := os.Stat(filepath.Join(dir, FileName)); err == nil && fi.Mode().IsRegular() {
-			return true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return false
 		}
 		dir = parent
 	}
@@ -234,7 +220,7 @@ func (p *Project) Save() error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(p.Path(), data); err != nil {
+	if err := atomicfile.Write(p.Path(), data, 0o644); err != nil {
 		return err
 	}
 	p.Raw = data
@@ -250,27 +236,6 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
-}
-
-// writeAtomic replaces path with data: a temporary file beside it, renamed.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // Lock is acp.lock.
@@ -398,7 +363,7 @@ func WriteLock(dir string, l *Lock) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, LockName), data)
+	return atomicfile.Write(filepath.Join(dir, LockName), data, 0o644)
 }
 
 // Stale says how lock fails to answer f (nil when it answers it): an

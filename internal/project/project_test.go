@@ -25,7 +25,7 @@ func TestFindAndBadFiles(t *testing.T) {
 	os.MkdirAll(sub, 0o755)
 	write(t, dir, FileName, `{"agents": {"pi-acp": "^0.0.23"}}`)
 	p, err := Find(sub)
-	if err != nil || p == nil || p.Dir != dir || p.File.Agents["pi-acp"] != "^0.0.23" || !Around(sub) {
+	if err != nil || p == nil || p.Dir != dir || p.File.Agents["pi-acp"] != "^0.0.23" {
 		t.Fatalf("Find: %+v %v", p, err)
 	}
 	for body, want := range map[string]string{

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/atomicfile"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -83,7 +84,7 @@ func (t Trust) edit(change func(*trustFile)) error {
 	if err := os.MkdirAll(filepath.Dir(t.Path), 0o755); err != nil {
 		return err
 	}
-	return writeAtomic(t.Path, data)
+	return atomicfile.Write(t.Path, data, 0o644)
 }
 
 // Applied is what settings add to one agent's launch.

@@ -17,6 +17,18 @@ import (
 	"unicode/utf8"
 )
 
+// Cut shortens s to at most n bytes and whole characters, ending in "…"
+// when it cut anything.
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
 // Terminal returns s fit for one line of a terminal or a CI log. A value
 // that starts with "::" (after spaces) has its first colon shown as \x3a:
 // printed at the start of a line (an agent's id heading its problems, a

@@ -102,3 +102,20 @@ func TestTerminalLeadingColons(t *testing.T) {
 		t.Errorf("Lines without indent = %q", got)
 	}
 }
+
+// Cut never splits a character and says that it cut.
+func TestCut(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"abcdef", 3, "abc…"},
+		{"aé", 2, "a…"}, // é is two bytes: not split
+	} {
+		if got := Cut(tc.s, tc.n); got != tc.want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}

@@ -25,7 +25,7 @@ func InitializeWithoutPath(ctx context.Context, t testing.TB, command string, ar
 	ictx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	c := acpclient.New(p.Stdin, p.Stdout, p.Stderr, acpclient.Options{})
-	res, err := c.Initialize(ictx, acpclient.Implementation{Name: "acp-registry-go-e2e", Version: "0"})
+	res, err := c.InitializeWith(ictx, acpclient.InitializeParams(acpclient.Implementation{Name: "acp-registry-go-e2e", Version: "0"}))
 	if err != nil {
 		t.Fatalf("initialize with PATH=/nonexistent: %v\nstderr: %s", err, c.StderrTail())
 	}

@@ -3,7 +3,9 @@ package build
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -20,19 +22,29 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/gol
 // would, so the rendering tests do not depend on the validator.
 func loadTree(t *testing.T, root string) ([]Agent, *validate.Variants) {
 	t.Helper()
-	idx, err := registry.LoadTree(root)
+	dirs, err := registry.ScanRoot(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var agents []Agent
 	ids := map[string]bool{}
-	for i := range idx.Agents {
-		m := idx.Agents[i]
-		icon, err := os.ReadFile(filepath.Join(root, m.ID, registry.IconFile))
+	for _, d := range dirs {
+		data, err := os.ReadFile(d.ManifestPath())
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		agents = append(agents, Agent{Manifest: &m, Icon: icon})
+		m, err := registry.DecodeManifest(data)
+		if err != nil {
+			t.Fatalf("%s: %v", d.ManifestPath(), err)
+		}
+		icon, err := os.ReadFile(d.IconPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		agents = append(agents, Agent{Manifest: m, Icon: icon})
 		ids[m.ID] = true
 	}
 	var vs *validate.Variants

@@ -1,8 +1,6 @@
 package update
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -30,7 +28,7 @@ func splice(data []byte, edits []edit) ([]byte, error) {
 	}
 	type rep struct {
 		start, end int
-		text       []byte
+		text       string
 	}
 	var reps []rep
 	for _, e := range edits {
@@ -38,20 +36,9 @@ func splice(data []byte, edits []edit) ([]byte, error) {
 		if !ok || data[sp.Val] != '"' {
 			return nil, fmt.Errorf("no string value at %s", e.Pointer)
 		}
-		text, err := jsonString(e.Value)
-		if err != nil {
-			return nil, err
-		}
+		text := jsonpos.Quote(e.Value)
 		if e.Member[0] != "" {
-			k, err := jsonString(e.Member[0])
-			if err != nil {
-				return nil, err
-			}
-			v, err := jsonString(e.Member[1])
-			if err != nil {
-				return nil, err
-			}
-			text = append(append(append(append(text, ", "...), k...), ": "...), v...)
+			text += ", " + jsonpos.Quote(e.Member[0]) + ": " + jsonpos.Quote(e.Member[1])
 		}
 		reps = append(reps, rep{sp.Val, jsonpos.ValueEnd(data, sp.Val), text})
 	}
@@ -64,14 +51,4 @@ func splice(data []byte, edits []edit) ([]byte, error) {
 		out = append(out[:r.start], append(append([]byte(nil), r.text...), out[r.end:]...)...)
 	}
 	return out, nil
-}
-
-func jsonString(s string) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

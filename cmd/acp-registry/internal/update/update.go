@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/google/go-github/v89/github"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/atomicfile"
 	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"github.com/agentclientprotocol/acp-registry-go/validate"
@@ -441,7 +441,11 @@ func (o *Options) apply(ctx context.Context, d registry.AgentDir, file string, d
 	if err := check(file, out, d.Name); err != nil {
 		return fmt.Errorf("the updated manifest does not validate: %w", err)
 	}
-	return writeAtomic(file, out)
+	// Replaced whole, keeping the file's mode.
+	if err := atomicfile.Write(file, out, atomicfile.ModeOf(file, 0o644)); err != nil {
+		return fmt.Errorf("write %s: %w", file, err)
+	}
+	return nil
 }
 
 func (o *Options) stableEdits(ctx context.Context, m *registry.Manifest, p plan) ([]edit, error) {
@@ -550,31 +554,6 @@ func (o *Options) sha256Of(ctx context.Context, url string) (string, error) {
 		return "", fmt.Errorf("%s is larger than %d GiB", url, MaxArchiveSize>>30)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// writeAtomic replaces path with data through a temporary file in the same
-// folder, keeping the file's mode.
-func writeAtomic(path string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr, os.Chmod(tmp, mode)); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // withFix ends a lookup failure with what to do when the source could not

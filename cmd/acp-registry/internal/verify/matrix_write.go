@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/acpclient"
+	"github.com/agentclientprotocol/acp-registry-go/internal/atomicfile"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 )
 
@@ -182,18 +183,8 @@ func alignedTable(b *strings.Builder, headers []string, rows [][]string) {
 // line without control characters (safetext.Terminal) and no backtick,
 // which could close the text block or open code in the header.
 func cell(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 160 {
-		s = cut(s, 160) + "…"
-	}
+	s = safetext.Cut(strings.Join(strings.Fields(s), " "), 160)
 	return strings.ReplaceAll(safetext.Terminal(s), "`", "'")
-}
-
-func cut(s string, n int) string {
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }
 
 // Matrix files inside the output folder, as the registry's matrix lays
@@ -304,7 +295,7 @@ func (mx *Matrix) WriteFiles(dir string) ([]string, error) {
 	}
 	var written []string
 	for _, f := range files {
-		if err := writeAtomic(f.path, f.data); err != nil {
+		if err := atomicfile.Write(f.path, f.data, 0o644); err != nil {
 			return written, fmt.Errorf("write %s: %w", f.path, err)
 		}
 		written = append(written, f.path)
@@ -322,24 +313,4 @@ func validDate(s string) bool {
 		}
 	}
 	return true
-}
-
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -104,7 +105,7 @@ func TestMergedShardsEqualOneRun(t *testing.T) {
 		var js bytes.Buffer
 		cli.WriteJSON(&js, rep)
 		path := filepath.Join(t.TempDir(), "verify.json")
-		writeAtomic(path, js.Bytes())
+		os.WriteFile(path, js.Bytes(), 0o644)
 		back, err := ReadReport(path)
 		if err != nil {
 			t.Fatal(err)
@@ -272,7 +273,7 @@ func TestMergeReportsRefusesForeignShards(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, s string) string {
 		p := filepath.Join(dir, name)
-		writeAtomic(p, []byte(s))
+		os.WriteFile(p, []byte(s), 0o644)
 		return p
 	}
 	good := `{"results": [{"id": "goose", "distribution": "binary", "status": "pass", "reason": ""}], "summary": {"pass": 1, "fail": 0, "skip": 0, "quarantined": 0}}`
