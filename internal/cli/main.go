@@ -58,13 +58,22 @@ func (p Program) Run(ctx context.Context, args []string, stdin io.Reader, stdout
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	o := p.Setup(root, Streams{In: stdin, Out: stdout, Err: stderr})
-	completionExamples(root, p.Name)
+	cmd, _, err := root.Find(args)
+	if err != nil || cmd == root {
+		// The root, help, completion, __complete or a mistyped name: the
+		// completion command may be run or listed.
+		completionExamples(root, p.Name)
+	} else {
+		// Another command runs: cobra would build the completion command
+		// (four shells, their flags) for nothing, on every start.
+		root.CompletionOptions.DisableDefaultCmd = true
+	}
 	o.Stdout, o.Args = stdout, args
 	errw := stderr
 	if o.Stderr != nil {
 		errw = o.Stderr
 	}
-	if cmd, _, err := root.Find(args); err != nil || cmd.Annotations[QuickStart] == "" {
+	if err != nil || cmd.Annotations[QuickStart] == "" {
 		CatchInterrupts(ctx)
 	}
 	code := ExecuteWith(ctx, p.Name, root, errw, o)
@@ -75,8 +84,8 @@ func (p Program) Run(ctx context.Context, args []string, stdin io.Reader, stdout
 }
 
 // completionExamples gives cobra's completion command examples, as every
-// other command has (cobra adds it at Execute anyway; adding it now
-// costs nothing more).
+// other command has (cobra would add the command at Execute; adding it
+// now costs nothing more).
 func completionExamples(root *cobra.Command, name string) {
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
