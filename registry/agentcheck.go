@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // envClass is a kind of variable a manifest may not set, and why.
@@ -31,51 +32,55 @@ var (
 // names compare case-insensitively because Windows does. validate refuses
 // them (env-reserved), acp refuses an agent that sets one when it loads a
 // registry, and every launch (acp, verify, matrix) leaves them out.
-var reservedEnv = map[string]*envClass{
-	"PATH": envLauncher, "PATHEXT": envLauncher, "COMSPEC": envLauncher, "SYSTEMROOT": envLauncher,
-	"HOME": envLauncher, "USERPROFILE": envLauncher, "APPDATA": envLauncher, "LOCALAPPDATA": envLauncher,
+// Built on first use: a start that checks no variable (acp resolve of an
+// agent without env) does not build it.
+var reservedEnv = sync.OnceValue(func() map[string]*envClass {
+	return map[string]*envClass{
+		"PATH": envLauncher, "PATHEXT": envLauncher, "COMSPEC": envLauncher, "SYSTEMROOT": envLauncher,
+		"HOME": envLauncher, "USERPROFILE": envLauncher, "APPDATA": envLauncher, "LOCALAPPDATA": envLauncher,
 
-	"HTTP_PROXY": envNetwork, "HTTPS_PROXY": envNetwork, "ALL_PROXY": envNetwork, "NO_PROXY": envNetwork,
-	"FTP_PROXY": envNetwork, "SSL_CERT_FILE": envNetwork, "SSL_CERT_DIR": envNetwork, "NODE_EXTRA_CA_CERTS": envNetwork,
-	"REQUESTS_CA_BUNDLE": envNetwork, "CURL_CA_BUNDLE": envNetwork, "NODE_TLS_REJECT_UNAUTHORIZED": envNetwork,
+		"HTTP_PROXY": envNetwork, "HTTPS_PROXY": envNetwork, "ALL_PROXY": envNetwork, "NO_PROXY": envNetwork,
+		"FTP_PROXY": envNetwork, "SSL_CERT_FILE": envNetwork, "SSL_CERT_DIR": envNetwork, "NODE_EXTRA_CA_CERTS": envNetwork,
+		"REQUESTS_CA_BUNDLE": envNetwork, "CURL_CA_BUNDLE": envNetwork, "NODE_TLS_REJECT_UNAUTHORIZED": envNetwork,
 
-	"UV_INDEX_URL": envPackages, "UV_INDEX": envPackages, "UV_EXTRA_INDEX_URL": envPackages, "UV_DEFAULT_INDEX": envPackages,
-	"PIP_INDEX_URL": envPackages, "PIP_EXTRA_INDEX_URL": envPackages, "PIP_CONFIG_FILE": envPackages,
-	"GOPROXY": envPackages, "GOSUMDB": envPackages, "GONOSUMDB": envPackages, "GOINSECURE": envPackages,
+		"UV_INDEX_URL": envPackages, "UV_INDEX": envPackages, "UV_EXTRA_INDEX_URL": envPackages, "UV_DEFAULT_INDEX": envPackages,
+		"PIP_INDEX_URL": envPackages, "PIP_EXTRA_INDEX_URL": envPackages, "PIP_CONFIG_FILE": envPackages,
+		"GOPROXY": envPackages, "GOSUMDB": envPackages, "GONOSUMDB": envPackages, "GOINSECURE": envPackages,
 
-	// Each loads code named by the variable into the program started:
-	// glibc's gconv modules, OpenSSL's config (engines) and providers,
-	// Node's --require, Python's startup file and paths, Perl's -M and
-	// debugger, Ruby's -r, the JVM's -javaagent.
-	"NODE_OPTIONS": envLoader, "NODE_PATH": envLoader, "PYTHONPATH": envLoader, "PYTHONHOME": envLoader,
-	"PYTHONSTARTUP": envLoader, "PERL5OPT": envLoader, "PERL5LIB": envLoader, "PERLLIB": envLoader, "PERL5DB": envLoader,
-	"RUBYOPT": envLoader, "RUBYLIB": envLoader, "JAVA_TOOL_OPTIONS": envLoader, "_JAVA_OPTIONS": envLoader,
-	"JDK_JAVA_OPTIONS": envLoader, "GCONV_PATH": envLoader, "OPENSSL_CONF": envLoader, "OPENSSL_MODULES": envLoader,
-	"OPENSSL_ENGINES": envLoader,
+		// Each loads code named by the variable into the program started:
+		// glibc's gconv modules, OpenSSL's config (engines) and providers,
+		// Node's --require, Python's startup file and paths, Perl's -M and
+		// debugger, Ruby's -r, the JVM's -javaagent.
+		"NODE_OPTIONS": envLoader, "NODE_PATH": envLoader, "PYTHONPATH": envLoader, "PYTHONHOME": envLoader,
+		"PYTHONSTARTUP": envLoader, "PERL5OPT": envLoader, "PERL5LIB": envLoader, "PERLLIB": envLoader, "PERL5DB": envLoader,
+		"RUBYOPT": envLoader, "RUBYLIB": envLoader, "JAVA_TOOL_OPTIONS": envLoader, "_JAVA_OPTIONS": envLoader,
+		"JDK_JAVA_OPTIONS": envLoader, "GCONV_PATH": envLoader, "OPENSSL_CONF": envLoader, "OPENSSL_MODULES": envLoader,
+		"OPENSSL_ENGINES": envLoader,
 
-	// git runs GIT_EXTERNAL_DIFF on every git diff, the ssh and askpass
-	// commands on every fetch; GIT_DIR and its kin point git at another
-	// repository, whose config (core.fsmonitor) runs on git status.
-	// GOFLAGS=-toolexec=… runs a command around every compiler step;
-	// GOENV names a file of such settings; GOTOOLCHAIN downloads and runs
-	// another go.
-	"GIT_EXTERNAL_DIFF": envGit, "GIT_DIR": envGit, "GIT_WORK_TREE": envGit, "GIT_COMMON_DIR": envGit,
-	"GIT_INDEX_FILE": envGit, "GIT_OBJECT_DIRECTORY": envGit, "GIT_ALTERNATE_OBJECT_DIRECTORIES": envGit,
-	"GIT_SSH": envGit, "GIT_SSH_COMMAND": envGit, "GIT_ASKPASS": envGit, "SSH_ASKPASS": envGit,
-	"GIT_PROXY_COMMAND": envGit, "GIT_EXEC_PATH": envGit, "GIT_TEMPLATE_DIR": envGit,
-	"GOFLAGS": envGit, "GOENV": envGit, "GOTOOLCHAIN": envGit,
+		// git runs GIT_EXTERNAL_DIFF on every git diff, the ssh and askpass
+		// commands on every fetch; GIT_DIR and its kin point git at another
+		// repository, whose config (core.fsmonitor) runs on git status.
+		// GOFLAGS=-toolexec=… runs a command around every compiler step;
+		// GOENV names a file of such settings; GOTOOLCHAIN downloads and runs
+		// another go.
+		"GIT_EXTERNAL_DIFF": envGit, "GIT_DIR": envGit, "GIT_WORK_TREE": envGit, "GIT_COMMON_DIR": envGit,
+		"GIT_INDEX_FILE": envGit, "GIT_OBJECT_DIRECTORY": envGit, "GIT_ALTERNATE_OBJECT_DIRECTORIES": envGit,
+		"GIT_SSH": envGit, "GIT_SSH_COMMAND": envGit, "GIT_ASKPASS": envGit, "SSH_ASKPASS": envGit,
+		"GIT_PROXY_COMMAND": envGit, "GIT_EXEC_PATH": envGit, "GIT_TEMPLATE_DIR": envGit,
+		"GOFLAGS": envGit, "GOENV": envGit, "GOTOOLCHAIN": envGit,
 
-	// bash reads BASH_ENV (sh: ENV) before a script; SHELLOPTS and
-	// BASHOPTS switch on xtrace, which expands PS4 (with its $(…)) before
-	// every command.
-	"BASH_ENV": envShell, "ENV": envShell, "SHELLOPTS": envShell, "BASHOPTS": envShell, "PS4": envShell,
-	"PROMPT_COMMAND": envShell,
+		// bash reads BASH_ENV (sh: ENV) before a script; SHELLOPTS and
+		// BASHOPTS switch on xtrace, which expands PS4 (with its $(…)) before
+		// every command.
+		"BASH_ENV": envShell, "ENV": envShell, "SHELLOPTS": envShell, "BASHOPTS": envShell, "PS4": envShell,
+		"PROMPT_COMMAND": envShell,
 
-	"SSLKEYLOGFILE": envKeyLog,
+		"SSLKEYLOGFILE": envKeyLog,
 
-	"PAGER": envPager, "GIT_PAGER": envPager, "MANPAGER": envPager, "LESSOPEN": envPager, "LESSCLOSE": envPager,
-	"EDITOR": envPager, "VISUAL": envPager, "GIT_EDITOR": envPager, "GIT_SEQUENCE_EDITOR": envPager,
-}
+		"PAGER": envPager, "GIT_PAGER": envPager, "MANPAGER": envPager, "LESSOPEN": envPager, "LESSCLOSE": envPager,
+		"EDITOR": envPager, "VISUAL": envPager, "GIT_EDITOR": envPager, "GIT_SEQUENCE_EDITOR": envPager,
+	}
+})
 
 // reservedPrefixes: every variable that starts so is reserved: the
 // loaders' (LD_PRELOAD, LD_AUDIT, DYLD_INSERT_LIBRARIES), git's config
@@ -91,7 +96,7 @@ var reservedPrefixes = []struct {
 // reservedClass is the class of a reserved name, nil when it is not.
 func reservedClass(name string) *envClass {
 	u := strings.ToUpper(name)
-	if c := reservedEnv[u]; c != nil {
+	if c := reservedEnv()[u]; c != nil {
 		return c
 	}
 	for _, p := range reservedPrefixes {

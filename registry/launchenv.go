@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // The public registry's scripts drop, from every agent they launch,
@@ -12,21 +13,24 @@ import (
 // prefixes). acp, verify and matrix drop the same set, so an agent gets
 // from a manifest what it gets from the public registry's CI, and a
 // GITHUB_TOKEN or an AWS_ key never reaches it through a manifest.
-// Upper case; names compare case-insensitively.
-var droppedEnvNames = map[string]bool{
-	"ACTIONS_ID_TOKEN_REQUEST_TOKEN": true, "ACTIONS_ID_TOKEN_REQUEST_URL": true, "CI": true, "COMSPEC": true,
-	"DYLD_INSERT_LIBRARIES": true, "GITHUB_ACTION": true, "GITHUB_ACTIONS": true, "GITHUB_ACTOR": true,
-	"GITHUB_API_URL": true, "GITHUB_ENV": true, "GITHUB_EVENT_NAME": true, "GITHUB_EVENT_PATH": true,
-	"GITHUB_GRAPHQL_URL": true, "GITHUB_JOB": true, "GITHUB_OUTPUT": true, "GITHUB_PATH": true, "GITHUB_REF": true,
-	"GITHUB_REPOSITORY": true, "GITHUB_RUN_ID": true, "GITHUB_SERVER_URL": true, "GITHUB_SHA": true,
-	"GITHUB_STEP_SUMMARY": true, "GITHUB_TOKEN": true, "GITHUB_WORKFLOW": true, "GITHUB_WORKSPACE": true,
-	"HOME": true, "LD_PRELOAD": true, "NODE_EXTRA_CA_CERTS": true, "NODE_OPTIONS": true, "NPM_CONFIG_CACHE": true,
-	"NPM_CONFIG_USERCONFIG": true, "NPM_TOKEN": true, "PATH": true, "PATHEXT": true, "PIP_INDEX_URL": true,
-	"PIP_TRUSTED_HOST": true, "PYTHONHOME": true, "PYTHONPATH": true, "REQUESTS_CA_BUNDLE": true, "RUNNER_TEMP": true,
-	"RUNNER_TOOL_CACHE": true, "RUNNER_WORKSPACE": true, "SSL_CERT_DIR": true, "SSL_CERT_FILE": true,
-	"SYSTEMROOT": true, "TEMP": true, "TMP": true, "TMPDIR": true, "UV_CACHE_DIR": true, "UV_INDEX_URL": true,
-	"WINDIR": true, "XDG_CACHE_HOME": true, "XDG_CONFIG_HOME": true,
-}
+// Upper case; names compare case-insensitively. Built on first use, as
+// reservedEnv is.
+var droppedEnvNames = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"ACTIONS_ID_TOKEN_REQUEST_TOKEN": true, "ACTIONS_ID_TOKEN_REQUEST_URL": true, "CI": true, "COMSPEC": true,
+		"DYLD_INSERT_LIBRARIES": true, "GITHUB_ACTION": true, "GITHUB_ACTIONS": true, "GITHUB_ACTOR": true,
+		"GITHUB_API_URL": true, "GITHUB_ENV": true, "GITHUB_EVENT_NAME": true, "GITHUB_EVENT_PATH": true,
+		"GITHUB_GRAPHQL_URL": true, "GITHUB_JOB": true, "GITHUB_OUTPUT": true, "GITHUB_PATH": true, "GITHUB_REF": true,
+		"GITHUB_REPOSITORY": true, "GITHUB_RUN_ID": true, "GITHUB_SERVER_URL": true, "GITHUB_SHA": true,
+		"GITHUB_STEP_SUMMARY": true, "GITHUB_TOKEN": true, "GITHUB_WORKFLOW": true, "GITHUB_WORKSPACE": true,
+		"HOME": true, "LD_PRELOAD": true, "NODE_EXTRA_CA_CERTS": true, "NODE_OPTIONS": true, "NPM_CONFIG_CACHE": true,
+		"NPM_CONFIG_USERCONFIG": true, "NPM_TOKEN": true, "PATH": true, "PATHEXT": true, "PIP_INDEX_URL": true,
+		"PIP_TRUSTED_HOST": true, "PYTHONHOME": true, "PYTHONPATH": true, "REQUESTS_CA_BUNDLE": true, "RUNNER_TEMP": true,
+		"RUNNER_TOOL_CACHE": true, "RUNNER_WORKSPACE": true, "SSL_CERT_DIR": true, "SSL_CERT_FILE": true,
+		"SYSTEMROOT": true, "TEMP": true, "TMP": true, "TMPDIR": true, "UV_CACHE_DIR": true, "UV_INDEX_URL": true,
+		"WINDIR": true, "XDG_CACHE_HOME": true, "XDG_CONFIG_HOME": true,
+	}
+})
 
 var droppedEnvPrefixes = []string{"ACTIONS_", "AWS_", "AZURE_", "DYLD_", "GCLOUD_", "GITHUB_", "GOOGLE_", "LD_",
 	"NODE_", "NPM_", "PIP_", "PYTHON_", "RUNNER_", "SSH_", "UV_", "XDG_"}
@@ -35,7 +39,7 @@ var droppedEnvPrefixes = []string{"ACTIONS_", "AWS_", "AZURE_", "DYLD_", "GCLOUD
 // agent launch, as the public registry leaves it out.
 func DroppedEnv(name string) bool {
 	u := strings.ToUpper(strings.TrimSpace(name))
-	if droppedEnvNames[u] {
+	if droppedEnvNames()[u] {
 		return true
 	}
 	for _, p := range droppedEnvPrefixes {

@@ -493,7 +493,7 @@ func TestReservedEnvDocumented(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for name := range reservedEnv {
+		for name := range reservedEnv() {
 			if !strings.Contains(string(data), "`"+name+"`") {
 				t.Errorf("%s does not list %s", doc, name)
 			}

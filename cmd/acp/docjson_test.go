@@ -37,7 +37,10 @@ func TestEveryJSONCommandIsDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := &cobra.Command{Use: "acp"}
-	program.Setup(root, cli.Streams{In: strings.NewReader(""), Out: &strings.Builder{}, Err: &strings.Builder{}})
+	o := program.Setup(root, cli.Streams{In: strings.NewReader(""), Out: &strings.Builder{}, Err: &strings.Builder{}})
+	for _, l := range o.Commands {
+		root.AddCommand(l.Build())
+	}
 	n := 0
 	for _, c := range root.Commands() {
 		if c.Flags().Lookup("json") == nil {

@@ -54,21 +54,31 @@ func setup(root *cobra.Command, s cli.Streams) cli.Options {
 	pf.StringVar(&g.progressFlag, "progress", "", "progress on stderr: auto, plain, json or none (env ACP_PROGRESS; default auto)")
 	pf.BoolVarP(&g.verbose, "verbose", "v", false, "say on stderr what acp runs, fetches and decides (env ACP_VERBOSE=1; debug events under --progress json)")
 	pf.BoolVarP(&g.quiet, "quiet", "q", false, "nothing on stderr but a failure: no progress, notices or warnings (env ACP_QUIET=1)")
-	root.AddCommand(
-		newListCmd(g), newSearchCmd(g), newInfoCmd(g),
-		newInstallCmd(g), newResolveCmd(g), newRunCmd(g),
-		newProbeCmd(g), newLoginCmd(g),
-		newUpgradeCmd(g), newRollbackCmd(g), newUninstallCmd(g), newGCCmd(g),
-		newDoctorCmd(g),
-		newAddCmd(g), newRemoveCmd(g), newLockCmd(g), newOutdatedCmd(g), newTrustCmd(g),
-		newConfigCmd(g), newEditorCmd(g),
-	)
-	// Each Use line spells out its flags; cobra would add a second "[flags]".
-	for _, c := range root.Commands() {
-		c.DisableFlagsInUseLine = true
+	o := cli.Options{Classify: g.classify, Stderr: g.errWriter(), Done: g.close}
+	// Built as the command line needs them (cli.Lazy): the name is the
+	// first word of the command's Use.
+	for _, c := range []struct {
+		name  string
+		build func(*globalOpts) *cobra.Command
+	}{
+		{"list", newListCmd}, {"search", newSearchCmd}, {"info", newInfoCmd},
+		{"install", newInstallCmd}, {"resolve", newResolveCmd}, {"run", newRunCmd},
+		{"probe", newProbeCmd}, {"login", newLoginCmd},
+		{"upgrade", newUpgradeCmd}, {"rollback", newRollbackCmd}, {"uninstall", newUninstallCmd}, {"gc", newGCCmd},
+		{"doctor", newDoctorCmd},
+		{"add", newAddCmd}, {"remove", newRemoveCmd}, {"lock", newLockCmd}, {"outdated", newOutdatedCmd}, {"trust", newTrustCmd},
+		{"config", newConfigCmd}, {"editor", newEditorCmd},
+	} {
+		o.Commands = append(o.Commands, cli.Lazy{Name: c.name, Build: func() *cobra.Command { return c.build(g) }})
 	}
-	registerCompletions(root, g)
-	return cli.Options{Classify: g.classify, Stderr: g.errWriter(), Done: g.close}
+	o.Ready = func(root *cobra.Command) {
+		// Each Use line spells out its flags; cobra would add a second "[flags]".
+		for _, c := range root.Commands() {
+			c.DisableFlagsInUseLine = true
+		}
+		registerCompletions(root, g)
+	}
+	return o
 }
 
 // globalOpts are the flags every acp command shares.

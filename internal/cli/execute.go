@@ -35,6 +35,11 @@ type Options struct {
 	Stderr io.Writer
 	// Done runs after the command and its report (flushes).
 	Done func()
+	// Commands are the root's commands, each built only when the command
+	// line may reach it (Lazy); Ready, when set, runs once they are in
+	// the tree, before the command does.
+	Commands []Lazy
+	Ready    func(root *cobra.Command)
 }
 
 // ExecuteWith is Execute with Options.

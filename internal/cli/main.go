@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 )
@@ -58,13 +59,25 @@ func (p Program) Run(ctx context.Context, args []string, stdin io.Reader, stdout
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	o := p.Setup(root, Streams{In: stdin, Out: stdout, Err: stderr})
-	completionExamples(root, p.Name)
+	cmd, err := addCommands(root, o.Commands, args)
+	if o.Ready != nil {
+		o.Ready(root)
+	}
+	if err != nil || cmd == root {
+		// The root, help, completion, __complete or a mistyped name: the
+		// completion command may be run or listed.
+		completionExamples(root, p.Name)
+	} else {
+		// Another command runs: cobra would build the completion command
+		// (four shells, their flags) for nothing, on every start.
+		root.CompletionOptions.DisableDefaultCmd = true
+	}
 	o.Stdout, o.Args = stdout, args
 	errw := stderr
 	if o.Stderr != nil {
 		errw = o.Stderr
 	}
-	if cmd, _, err := root.Find(args); err != nil || cmd.Annotations[QuickStart] == "" {
+	if err != nil || cmd.Annotations[QuickStart] == "" {
 		CatchInterrupts(ctx)
 	}
 	code := ExecuteWith(ctx, p.Name, root, errw, o)
@@ -75,8 +88,8 @@ func (p Program) Run(ctx context.Context, args []string, stdin io.Reader, stdout
 }
 
 // completionExamples gives cobra's completion command examples, as every
-// other command has (cobra adds it at Execute anyway; adding it now
-// costs nothing more).
+// other command has (cobra would add the command at Execute; adding it
+// now costs nothing more).
 func completionExamples(root *cobra.Command, name string) {
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
@@ -87,4 +100,50 @@ func completionExamples(root *cobra.Command, name string) {
   %[1]s completion powershell | Out-String | Invoke-Expression`, name)
 		}
 	}
+}
+
+// Lazy is a command that Program.Run builds only when the command line
+// may reach it: a start builds the one command its line names, and all of
+// them for the root, help, completion or a name it does not know. Flags
+// are most of what cobra costs at start, and an editor starts acp resolve
+// on every agent launch (issue 27).
+type Lazy struct {
+	Name  string // the first word of the built command's Use
+	Build func() *cobra.Command
+}
+
+// addCommands adds cmds to root, built as args need them (Lazy), and
+// returns the command args name as root.Find does. A built command whose
+// name is not its Lazy's Name brings in all the others too: a wrong Name
+// costs time, never behaviour.
+func addCommands(root *cobra.Command, cmds []Lazy, args []string) (*cobra.Command, error) {
+	if len(cmds) > 0 {
+		// Cobra finds a command by name, flags before it by the root's
+		// flags: a stub of each name is all Find needs.
+		stubs := make([]*cobra.Command, len(cmds))
+		for i, l := range cmds {
+			stubs[i] = &cobra.Command{Use: l.Name}
+		}
+		root.AddCommand(stubs...)
+		found, _, err := root.Find(args)
+		root.RemoveCommand(stubs...)
+		i := -1
+		if err == nil {
+			i = slices.Index(stubs, found)
+		}
+		built := -1
+		if i >= 0 {
+			if c := cmds[i].Build(); c.Name() == cmds[i].Name {
+				root.AddCommand(c)
+				built = i
+			}
+		}
+		if built < 0 {
+			for _, l := range cmds {
+				root.AddCommand(l.Build())
+			}
+		}
+	}
+	cmd, _, err := root.Find(args)
+	return cmd, err
 }
