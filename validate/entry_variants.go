@@ -436,12 +436,13 @@ func (d *variantDoc) appends(ptr string, v any, ids map[string]bool, name string
 	return out
 }
 
-// IndexEntry is an agent as a build writes it into an index, as a JSON
-// value: the manifest's fields, icon set to iconURL, no preview; with
-// preview set, a strictly newer preview's version and distribution
-// replace the stable ones (promoted reports whether that happened). Empty
-// args and env stay only where the manifest has them.
-func IndexEntry(m *registry.Manifest, iconURL string, preview bool) (entry map[string]any, promoted bool) {
+// IndexEntry is an agent as a build writes it into the index of channel
+// (ChannelStable or ChannelPreview), as a JSON value: the manifest's
+// fields, icon set to iconURL, no preview; in ChannelPreview a strictly
+// newer preview's version and distribution replace the stable ones
+// (promoted reports whether that happened). Empty args and env stay only
+// where the manifest has them.
+func IndexEntry(m *registry.Manifest, iconURL, channel string) (entry map[string]any, promoted bool) {
 	e := map[string]any{"id": m.ID, "name": m.Name, "version": m.Version, "description": m.Description}
 	for k, s := range map[string]string{"repository": m.Repository, "website": m.Website, "license": m.License, "license_url": m.LicenseURL} {
 		if s != "" {
@@ -453,7 +454,7 @@ func IndexEntry(m *registry.Manifest, iconURL string, preview bool) (entry map[s
 	}
 	e["icon"] = iconURL
 	dist := m.Distribution
-	if preview && m.Preview != nil && registry.Newer(m.Preview.Version, m.Version) {
+	if channel == ChannelPreview && m.Preview != nil && registry.Newer(m.Preview.Version, m.Version) {
 		e["version"] = m.Preview.Version
 		dist = m.Preview.Distribution
 		promoted = true
@@ -736,7 +737,7 @@ func CheckVariantEntries(file string, data []byte, vs *Variants, manifests map[s
 				continue
 			}
 			icon := "https://cdn.agentclientprotocol.com/registry/v1/latest/" + id + ".svg"
-			entry, _ := IndexEntry(m, icon, false)
+			entry, _ := IndexEntry(m, icon, ChannelStable)
 			at := "/" + jsonpos.EscapePointer(v.Name) + "/append/" + jsonpos.EscapePointer(id)
 			stable, err := v.Apply(id, entry)
 			if err != nil {
@@ -744,7 +745,7 @@ func CheckVariantEntries(file string, data []byte, vs *Variants, manifests map[s
 				continue
 			}
 			var basePrev, prev map[string]any
-			if pe, promoted := IndexEntry(m, icon, true); promoted && slices.Contains(v.Channels, ChannelPreview) {
+			if pe, promoted := IndexEntry(m, icon, ChannelPreview); promoted && slices.Contains(v.Channels, ChannelPreview) {
 				basePrev = pe
 				if prev, err = v.Apply(id, pe); err != nil {
 					d.add(at, jsonpos.AtKey, RuleVariants, "%v (in the preview channel): an append needs the list's object in the entry", err)

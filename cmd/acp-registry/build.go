@@ -137,7 +137,7 @@ func problemsExit(s cli.Streams, asJSON bool, report *validate.Report, err error
 		// The report is diagnostics here: stdout is for what was built.
 		// With --json, stdout holds one document whatever happens: the
 		// report, in validate --json's shape, which exit 3 announces.
-		if werr := validate.WriteText(s.Err, report, cli.Color(s.Err)); werr != nil {
+		if werr := validate.WriteText(s.Err, report, validate.TextOptions{Color: cli.Color(s.Err)}); werr != nil {
 			return werr
 		}
 		if asJSON {

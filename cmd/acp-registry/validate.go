@@ -126,7 +126,7 @@ func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateF
 	case "github":
 		err = writeGitHub(s, rep)
 	default:
-		err = validate.WriteText(s.Out, rep, cli.Color(s.Out))
+		err = validate.WriteText(s.Out, rep, validate.TextOptions{Color: cli.Color(s.Out)})
 	}
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)
