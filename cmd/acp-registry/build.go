@@ -56,7 +56,7 @@ folder, or a folder of other files).`,
 	fl.StringVar(&f.baseURL, "base-url", build.DefaultBaseURL, "prefix of the icon URLs (also REGISTRY_BASE_URL)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "validate and compute everything, write nothing")
 	fl.BoolVar(&f.json, "json", false, "print what was written as JSON")
-	f.net.register(fl, true)
+	f.net.register(fl)
 	return cmd
 }
 

@@ -55,7 +55,7 @@ e.g. an empty folder or a folder of registries).`,
 	fl.BoolVar(&f.strict, "strict", false, "count warnings as errors")
 	fl.BoolVar(&f.verifyArchives, "verify-archives", false, "download every binary archive: check sha256, safe extraction and that cmd exists")
 	fl.IntVar(&f.jobs, "jobs", 16, "network checks run at once")
-	f.net.register(fl, true)
+	f.net.register(fl)
 	return cmd
 }
 
