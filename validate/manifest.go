@@ -358,7 +358,7 @@ func (c *checker) version(v string) {
 func (c *checker) text(ptr string, v any) {
 	switch x := v.(type) {
 	case string:
-		if r, ok := controlIn(x, ptr == "/description"); ok {
+		if r, ok := controlIn(x, tabsFor(ptr)); ok {
 			c.add(ptr, jsonpos.AtValue, RuleTextControl, SeverityError,
 				"%s holds the control character %U, which terminals and CI logs act on: remove it", fieldName(ptr), r)
 		}
@@ -369,7 +369,7 @@ func (c *checker) text(ptr string, v any) {
 	case map[string]any:
 		for _, k := range sortedKeys(x) {
 			child := ptr + "/" + jsonpos.EscapePointer(k)
-			if r, ok := controlIn(k, false); ok {
+			if r, ok := controlIn(k, noTabs); ok {
 				c.add(child, jsonpos.AtKey, RuleTextControl, SeverityError,
 					"the field name %s holds the control character %U, which terminals and CI logs act on: remove it", safetext.Terminal(strconv.Quote(k)), r)
 			}
@@ -411,19 +411,35 @@ func mayHoldControl(data []byte) bool {
 // controlLead marks the bytes mayHoldControl looks closer at.
 var controlLead = [256]bool{'\\': true, 0x7f: true, 0xc2: true, 0xd8: true, 0xe2: true}
 
+// tabRule says whether a text may hold tabs.
+type tabRule int
+
+const (
+	noTabs tabRule = iota
+	tabsOK
+)
+
+// tabsFor is the rule of the string at ptr: the description may hold tabs.
+func tabsFor(ptr string) tabRule {
+	if ptr == "/description" {
+		return tabsOK
+	}
+	return noTabs
+}
+
 // controlIn finds the first character of s that safetext would not print
-// as is (a C0 or C1 control, DEL, a bidirectional control), or a tab unless
-// tabs are allowed.
-func controlIn(s string, tabOK bool) (rune, bool) {
+// as is (a C0 or C1 control, DEL, a bidirectional control), or a tab with
+// noTabs.
+func controlIn(s string, tabs tabRule) (rune, bool) {
 	if !safetext.Unsafe(s) {
-		if !tabOK && strings.IndexByte(s, '\t') >= 0 {
+		if tabs == noTabs && strings.IndexByte(s, '\t') >= 0 {
 			return '\t', true
 		}
 		return 0, false
 	}
 	for _, r := range s {
 		if r == '\t' {
-			if tabOK {
+			if tabs == tabsOK {
 				continue
 			}
 			return r, true
