@@ -164,7 +164,11 @@ func startContained(path string, spec Spec, env []string, stdin io.Reader, stdou
 		if err == nil {
 			// Root's tasks ignore RLIMIT_NPROC whatever the namespace:
 			// only a cgroup or the namespace's pid_max holds them.
-			c.setLimits(*cfg.Limits, os.Getuid() != 0)
+			nproc := nprocHolds
+			if os.Getuid() == 0 {
+				nproc = nprocIgnored
+			}
+			c.setLimits(*cfg.Limits, nproc)
 			if !c.proc {
 				// A PID namespace but the host's /proc (AppArmor lets
 				// the namespace be made but not the mount).
@@ -184,7 +188,7 @@ func startContained(path string, spec Spec, env []string, stdin io.Reader, stdou
 	if err == nil && cfg.Limits != nil {
 		// Without a user namespace of its own RLIMIT_NPROC would count
 		// all of the user's processes (Limits): only a cgroup holds them.
-		c.setLimits(*cfg.Limits, false)
+		c.setLimits(*cfg.Limits, nprocIgnored)
 	}
 	if err == nil || isAgentStart(err) {
 		return c, err
@@ -289,18 +293,25 @@ func startShim(cfg shimConfig, dir string, stdin io.Reader, stdout, stderr io.Wr
 	return c, nil
 }
 
-// setLimits records the limits asked and how they hold (c.tree); nproc:
-// RLIMIT_NPROC holds the agent's tasks (a user namespace of its own, not
-// root).
-func (c *contained) setLimits(l Limits, nproc bool) {
+// nprocRule says whether RLIMIT_NPROC holds the agent's tasks: it does in
+// a user namespace of its own, for a user other than root.
+type nprocRule int
+
+const (
+	nprocIgnored nprocRule = iota
+	nprocHolds
+)
+
+// setLimits records the limits asked and how they hold (c.tree).
+func (c *contained) setLimits(l Limits, nproc nprocRule) {
 	c.asked, c.limits = l, l
 	switch {
 	case c.tree.ProcessesBy != "":
 		// RLIMIT_NPROC holds too where it can: the lower one counts.
-		if c.limits.Processes = c.tree.Processes; nproc {
+		if c.limits.Processes = c.tree.Processes; nproc == nprocHolds {
 			c.limits.Processes = min(l.Processes, c.tree.Processes)
 		}
-	case !nproc:
+	case nproc == nprocIgnored:
 		c.limits.Processes = 0
 	}
 }
