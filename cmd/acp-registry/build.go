@@ -15,11 +15,12 @@ import (
 )
 
 type buildFlags struct {
-	out     string
-	baseURL string
-	dryRun  bool
-	json    bool
-	net     netFlags
+	out        string
+	baseURL    string
+	baseURLSet bool // --base-url was given: it wins over REGISTRY_BASE_URL
+	dryRun     bool
+	json       bool
+	net        netFlags
 }
 
 func newBuildCmd(s cli.Streams) *cobra.Command {
@@ -48,7 +49,8 @@ folder, or a folder of other files).`,
   acp-registry build agents --out dist --base-url https://cdn.example.com/registry/v1/latest --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runBuild(c.Context(), s, args, f, c.Flags().Changed("base-url"))
+			f.baseURLSet = c.Flags().Changed("base-url")
+			return runBuild(c.Context(), s, args, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -60,7 +62,7 @@ folder, or a folder of other files).`,
 	return cmd
 }
 
-func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, baseURLSet bool) error {
+func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags) error {
 	root := validate.DefaultPaths()[0]
 	if len(args) == 1 {
 		root = args[0]
@@ -69,7 +71,7 @@ func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, b
 		return err
 	}
 	baseURL := f.baseURL
-	if env := os.Getenv("REGISTRY_BASE_URL"); env != "" && !baseURLSet {
+	if env := os.Getenv("REGISTRY_BASE_URL"); env != "" && !f.baseURLSet {
 		baseURL = env
 	}
 	if !strings.HasPrefix(baseURL, "https://") && !strings.HasPrefix(baseURL, "http://") {
