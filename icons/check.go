@@ -494,7 +494,7 @@ func (c *checker) animation(t xml.StartElement, raw []rawAttr, off int) {
 				continue
 			}
 			if !href {
-				c.paint(prop, v, ra.nameOff, true)
+				c.paint(prop, v, ra.nameOff, asDeclaration)
 				continue
 			}
 			if !strings.HasPrefix(v, "#") {
@@ -534,7 +534,7 @@ func (c *checker) attribute(a xml.Attr, ra rawAttr) {
 		return
 	}
 	if colorProperty(local) {
-		c.paint(a.Name.Local, a.Value, ra.nameOff, false)
+		c.paint(a.Name.Local, a.Value, ra.nameOff, asAttribute)
 	}
 	c.references(a.Name.Local, a.Value, func(int) int { return ra.nameOff })
 }

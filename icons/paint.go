@@ -18,9 +18,17 @@ func colorProperty(name string) bool {
 	return false
 }
 
-// paint judges one colour value. css says whether it came from a style
-// declaration (for the message's spelling).
-func (c *checker) paint(prop, value string, off int, css bool) {
+// spelling is how a colour value was written, so that a message quotes it
+// the same way.
+type spelling int
+
+const (
+	asAttribute   spelling = iota // fill="red"
+	asDeclaration                 // fill: red (CSS, or one of an animation's values)
+)
+
+// paint judges one colour value.
+func (c *checker) paint(prop, value string, off int, sp spelling) {
 	v := strings.TrimSpace(value)
 	lv := c.lower(v)
 	if i := strings.Index(lv, "!important"); i >= 0 {
@@ -35,7 +43,7 @@ func (c *checker) paint(prop, value string, off int, css bool) {
 		return
 	}
 	written := printable(prop) + "=" + quote(value)
-	if css {
+	if sp == asDeclaration {
 		written = printable(prop) + ": " + printable(strings.TrimSpace(value))
 	}
 	if strings.HasPrefix(lv, "url(") {
@@ -71,7 +79,7 @@ func (c *checker) declarations(css string, at func(int) int) {
 		c.add(RuleUnsafe, at(i), "the icon's CSS uses a backslash escape, which can hide url() and @import from this check; write the CSS without escapes")
 	}
 	for _, m := range re.decl.FindAllStringSubmatchIndex(css, -1) {
-		c.paint(css[m[2]:m[3]], css[m[4]:m[5]], at(m[2]), true)
+		c.paint(css[m[2]:m[3]], css[m[4]:m[5]], at(m[2]), asDeclaration)
 	}
 	for _, m := range re.imports.FindAllStringIndex(css, -1) {
 		c.add(RuleUnsafe, at(m[0]), "the icon's CSS uses @import, which editors would fetch; delete it")

@@ -215,7 +215,7 @@ func ParsePyPI(spec string) (PackageSpec, error) {
 		return s, nil
 	case strings.HasPrefix(rest, "@"):
 		s.Op, s.Version = "@", rest[1:]
-		if !pep440Version(s.Version, false) {
+		if !pep440Version(s.Version) {
 			return s, pypiVersionError(spec, s)
 		}
 		return s, nil
@@ -228,7 +228,12 @@ func ParsePyPI(spec string) (PackageSpec, error) {
 			return s, fmt.Errorf("PyPI package %q: %q is not a version specifier: write %s==X.Y.Z", spec, clause, s.Name+s.Extras)
 		}
 		v := clause[len(op):]
-		if !pep440Version(v, op == "==" || op == "!=") {
+		checked := v
+		if op == "==" || op == "!=" {
+			// PEP 440's prefix match: ==1.2.* and !=1.2.*.
+			checked = strings.TrimSuffix(v, ".*")
+		}
+		if !pep440Version(checked) {
 			return s, pypiVersionError(spec, s)
 		}
 		if op == "==" && !strings.HasSuffix(v, "*") || op == "===" {
@@ -258,13 +263,10 @@ func pep440Op(clause string) string {
 	return ""
 }
 
-// pep440Version accepts the characters of a PEP 440 version (and a
-// trailing ".*" where wildcards are allowed); it must start with a digit
-// or "v". Exactness of the value is PEP 440's business, not a parser's.
-func pep440Version(v string, wildcard bool) bool {
-	if wildcard {
-		v = strings.TrimSuffix(v, ".*")
-	}
+// pep440Version accepts the characters of a PEP 440 version; it must
+// start with a digit or "v". Exactness of the value is PEP 440's business,
+// not a parser's.
+func pep440Version(v string) bool {
 	if v == "" {
 		return false
 	}

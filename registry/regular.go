@@ -13,17 +13,25 @@ import (
 // a FIFO planted at a cache or state path would hang every command, and the
 // editor that started it. A larger file is a *TooLargeError.
 func ReadRegular(path string, limit int64) ([]byte, error) {
-	return readRegular(path, limit, true)
+	return readRegular(path, limit, followLink)
 }
 
 // ReadRegularNoFollow is ReadRegular for files only the program itself
 // writes (receipts, markers): a final symbolic link is refused too.
 func ReadRegularNoFollow(path string, limit int64) ([]byte, error) {
-	return readRegular(path, limit, false)
+	return readRegular(path, limit, refuseLink)
 }
 
-func readRegular(path string, limit int64, follow bool) ([]byte, error) {
-	f, err := openRegular(path, follow)
+// finalLink is what opening a path does with a final symbolic link.
+type finalLink int
+
+const (
+	followLink finalLink = iota
+	refuseLink
+)
+
+func readRegular(path string, limit int64, link finalLink) ([]byte, error) {
+	f, err := openRegular(path, link)
 	if err != nil {
 		return nil, err
 	}

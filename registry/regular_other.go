@@ -6,9 +6,9 @@ import "os"
 
 // openRegular opens path for reading when it is a regular file. Windows
 // has no FIFOs at file paths (named pipes live under \\.\pipe\), but a
-// folder is refused the same way as elsewhere, and without follow a link.
-func openRegular(path string, follow bool) (*os.File, error) {
-	if !follow {
+// folder is refused the same way as elsewhere, and with refuseLink a link.
+func openRegular(path string, link finalLink) (*os.File, error) {
+	if link == refuseLink {
 		fi, err := os.Lstat(path)
 		if err != nil {
 			return nil, err

@@ -139,7 +139,7 @@ func BenchmarkValidateLean(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := WriteText(io.Discard, rep, false); err != nil {
+		if err := WriteText(io.Discard, rep, TextOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

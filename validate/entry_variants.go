@@ -189,8 +189,8 @@ type variantDoc struct {
 	probs []Problem
 }
 
-func (d *variantDoc) add(ptr string, key bool, rule string, format string, args ...any) {
-	line, col := d.idx.At(ptr, key)
+func (d *variantDoc) add(ptr string, part jsonpos.Part, rule string, format string, args ...any) {
+	line, col := d.idx.At(ptr, part)
 	d.probs = append(d.probs, Problem{File: d.file, Line: line, Column: col, Pointer: ptr,
 		Rule: rule, Severity: SeverityError, Message: fmt.Sprintf(format, args...)})
 }
@@ -209,7 +209,7 @@ func ParseVariants(file string, data []byte, ids map[string]bool) (*Variants, []
 	}
 	root, ok := v.(map[string]any)
 	if !ok {
-		d.add("", false, RuleVariants, `variants.json must hold a JSON object keyed by variant name, e.g. {"jetbrains": {"exclude": ["some-agent"]}}`)
+		d.add("", jsonpos.AtValue, RuleVariants, `variants.json must hold a JSON object keyed by variant name, e.g. {"jetbrains": {"exclude": ["some-agent"]}}`)
 		return nil, d.probs
 	}
 	vs := &Variants{}
@@ -217,16 +217,16 @@ func ParseVariants(file string, data []byte, ids map[string]bool) (*Variants, []
 	for _, name := range sortedKeys(root) {
 		ptr := "/" + jsonpos.EscapePointer(name)
 		if !registry.ValidID(name) || name == ChannelPreview {
-			d.add(ptr, true, RuleVariants, "variant name %q must match ^[a-z][a-z0-9-]*$ and not be \"preview\": it becomes part of the file name registry-<name>.json", name)
+			d.add(ptr, jsonpos.AtKey, RuleVariants, "variant name %q must match ^[a-z][a-z0-9-]*$ and not be \"preview\": it becomes part of the file name registry-<name>.json", name)
 			continue
 		}
 		if len(name) > MaxVariantName {
-			d.add(ptr, true, RuleVariants, "variant name %q is %d characters: at most %d, since it becomes part of the file name registry-<name>-preview.json, which file systems cap at 255 bytes", name[:16]+"…", len(name), MaxVariantName)
+			d.add(ptr, jsonpos.AtKey, RuleVariants, "variant name %q is %d characters: at most %d, since it becomes part of the file name registry-<name>-preview.json, which file systems cap at 255 bytes", name[:16]+"…", len(name), MaxVariantName)
 			continue
 		}
 		body, ok := root[name].(map[string]any)
 		if !ok {
-			d.add(ptr, false, RuleVariants, "variant %q is not an object: %s", name, variantShape)
+			d.add(ptr, jsonpos.AtValue, RuleVariants, "variant %q is not an object: %s", name, variantShape)
 			continue
 		}
 		va := &Variant{Name: name, Channels: []string{ChannelStable}}
@@ -244,7 +244,7 @@ func ParseVariants(file string, data []byte, ids map[string]bool) (*Variants, []
 			case "append":
 				va.Append = d.appends(kp, body[k], ids, name)
 			default:
-				d.add(kp, true, RuleVariants, "unknown field %q in variant %q: %s", k, name, variantShape)
+				d.add(kp, jsonpos.AtKey, RuleVariants, "unknown field %q in variant %q: %s", k, name, variantShape)
 			}
 		}
 		if len(ids) > 0 && excludesAll(va.Exclude, ids) {
@@ -252,12 +252,12 @@ func ParseVariants(file string, data []byte, ids map[string]bool) (*Variants, []
 			if name == MainVariant {
 				what = "registry.json and registry-preview.json"
 			}
-			d.add(ptr+"/exclude", false, RuleVariants, "variant %q excludes every agent of this registry: %s would be empty; keep at least one agent, or remove the variant", name, what)
+			d.add(ptr+"/exclude", jsonpos.AtValue, RuleVariants, "variant %q excludes every agent of this registry: %s would be empty; keep at least one agent, or remove the variant", name, what)
 		}
 		if name == MainVariant {
 			for _, k := range []string{"patch", "append", "channels", "fields"} {
 				if _, ok := body[k]; ok {
-					d.add(ptr+"/"+k, true, RuleVariants, "variant %q configures registry.json and registry-preview.json and takes only \"exclude\": patch a named variant instead", MainVariant)
+					d.add(ptr+"/"+k, jsonpos.AtKey, RuleVariants, "variant %q configures registry.json and registry-preview.json and takes only \"exclude\": patch a named variant instead", MainVariant)
 				}
 			}
 			vs.Main = va.Exclude
@@ -266,7 +266,7 @@ func ParseVariants(file string, data []byte, ids map[string]bool) (*Variants, []
 		for _, ch := range va.Channels {
 			f := va.File(ch)
 			if other, taken := files[f]; taken {
-				d.add(ptr, true, RuleVariants, "variants %q and %q both write %s: rename one", other, name, f)
+				d.add(ptr, jsonpos.AtKey, RuleVariants, "variants %q and %q both write %s: rename one", other, name, f)
 			}
 			files[f] = name
 		}
@@ -279,14 +279,14 @@ func ParseVariants(file string, data []byte, ids map[string]bool) (*Variants, []
 func (d *variantDoc) strings(ptr string, v any, what string) []string {
 	a, ok := v.([]any)
 	if !ok {
-		d.add(ptr, false, RuleVariants, "%s must be a list of strings", what)
+		d.add(ptr, jsonpos.AtValue, RuleVariants, "%s must be a list of strings", what)
 		return nil
 	}
 	out := make([]string, 0, len(a))
 	for i, x := range a {
 		s, ok := x.(string)
 		if !ok {
-			d.add(fmt.Sprintf("%s/%d", ptr, i), false, RuleVariants, "%s must be a list of strings", what)
+			d.add(fmt.Sprintf("%s/%d", ptr, i), jsonpos.AtValue, RuleVariants, "%s must be a list of strings", what)
 			continue
 		}
 		out = append(out, s)
@@ -298,7 +298,7 @@ func (d *variantDoc) ids(ptr string, v any, ids map[string]bool, verb string) []
 	list := d.strings(ptr, v, `"exclude"`)
 	for i, id := range list {
 		if ids != nil && !ids[id] {
-			d.add(fmt.Sprintf("%s/%d", ptr, i), false, RuleVariants, "%s %q, which is not an agent of this registry: check the id", verb, id)
+			d.add(fmt.Sprintf("%s/%d", ptr, i), jsonpos.AtValue, RuleVariants, "%s %q, which is not an agent of this registry: check the id", verb, id)
 		}
 	}
 	return list
@@ -319,7 +319,7 @@ func (d *variantDoc) fields(ptr string, v any) []string {
 	out := list[:0]
 	for i, f := range list {
 		if !registry.ValidID(strings.ReplaceAll(f, "_", "-")) || reservedFields[f] {
-			d.add(fmt.Sprintf("%s/%d", ptr, i), false, RuleVariants,
+			d.add(fmt.Sprintf("%s/%d", ptr, i), jsonpos.AtValue, RuleVariants,
 				"field %q cannot be a client-specific field: use a new lowercase name (such as \"bundled\") that the manifest does not already define", f)
 			continue
 		}
@@ -339,7 +339,7 @@ func (d *variantDoc) channels(ptr string, v any) []string {
 		case c == ChannelPreview && !preview:
 			preview = true
 		default:
-			d.add(fmt.Sprintf("%s/%d", ptr, i), false, RuleVariants, "channel %q: channels are \"stable\" and \"preview\", each at most once", c)
+			d.add(fmt.Sprintf("%s/%d", ptr, i), jsonpos.AtValue, RuleVariants, "channel %q: channels are \"stable\" and \"preview\", each at most once", c)
 		}
 	}
 	var out []string
@@ -350,7 +350,7 @@ func (d *variantDoc) channels(ptr string, v any) []string {
 		out = append(out, ChannelPreview)
 	}
 	if len(out) == 0 {
-		d.add(ptr, false, RuleVariants, "\"channels\" is empty: write [\"stable\"], or [\"stable\", \"preview\"] for a preview index too")
+		d.add(ptr, jsonpos.AtValue, RuleVariants, "\"channels\" is empty: write [\"stable\"], or [\"stable\", \"preview\"] for a preview index too")
 		out = []string{ChannelStable}
 	}
 	return out
@@ -359,25 +359,25 @@ func (d *variantDoc) channels(ptr string, v any) []string {
 func (d *variantDoc) patches(ptr string, v any, ids map[string]bool, name string) map[string]map[string]any {
 	m, ok := v.(map[string]any)
 	if !ok {
-		d.add(ptr, false, RuleVariants, "\"patch\" must be an object: agent id -> JSON merge patch")
+		d.add(ptr, jsonpos.AtValue, RuleVariants, "\"patch\" must be an object: agent id -> JSON merge patch")
 		return nil
 	}
 	out := map[string]map[string]any{}
 	for _, id := range sortedKeys(m) {
 		pp := ptr + "/" + jsonpos.EscapePointer(id)
 		if ids != nil && !ids[id] {
-			d.add(pp, true, RuleVariants, "variant %q patches %q, which is not an agent of this registry: check the id", name, id)
+			d.add(pp, jsonpos.AtKey, RuleVariants, "variant %q patches %q, which is not an agent of this registry: check the id", name, id)
 			continue
 		}
 		p, ok := m[id].(map[string]any)
 		if !ok {
-			d.add(pp, false, RuleVariants, "variant %q: the patch of %q must be an object (a JSON merge patch, RFC 7386)", name, id)
+			d.add(pp, jsonpos.AtValue, RuleVariants, "variant %q: the patch of %q must be an object (a JSON merge patch, RFC 7386)", name, id)
 			continue
 		}
 		var kept map[string]any
 		for _, k := range []string{"id", "icon", "preview"} {
 			if _, ok := p[k]; ok {
-				d.add(pp+"/"+k, true, RuleVariants, "variant %q, patch of %q: a patch may not change %q: indexes keep the agent's id and the icon the build sets, and carry no preview", name, id, k)
+				d.add(pp+"/"+k, jsonpos.AtKey, RuleVariants, "variant %q, patch of %q: a patch may not change %q: indexes keep the agent's id and the icon the build sets, and carry no preview", name, id, k)
 				// The rest of the patch is still judged (every problem
 				// in one run), without what is reported here.
 				if kept == nil {
@@ -406,26 +406,26 @@ var appendTarget = sync.OnceValue(func() *regexp.Regexp {
 func (d *variantDoc) appends(ptr string, v any, ids map[string]bool, name string) map[string]map[string][]any {
 	m, ok := v.(map[string]any)
 	if !ok {
-		d.add(ptr, false, RuleVariants, "\"append\" must be an object: agent id -> {\"/distribution/npx/args\": [\"--flag\"]}")
+		d.add(ptr, jsonpos.AtValue, RuleVariants, "\"append\" must be an object: agent id -> {\"/distribution/npx/args\": [\"--flag\"]}")
 		return nil
 	}
 	out := map[string]map[string][]any{}
 	for _, id := range sortedKeys(m) {
 		ap := ptr + "/" + jsonpos.EscapePointer(id)
 		if ids != nil && !ids[id] {
-			d.add(ap, true, RuleVariants, "variant %q appends to %q, which is not an agent of this registry: check the id", name, id)
+			d.add(ap, jsonpos.AtKey, RuleVariants, "variant %q appends to %q, which is not an agent of this registry: check the id", name, id)
 			continue
 		}
 		lists, ok := m[id].(map[string]any)
 		if !ok {
-			d.add(ap, false, RuleVariants, "variant %q: what is appended to %q must be an object: JSON pointer of an argument list -> strings", name, id)
+			d.add(ap, jsonpos.AtValue, RuleVariants, "variant %q: what is appended to %q must be an object: JSON pointer of an argument list -> strings", name, id)
 			continue
 		}
 		got := map[string][]any{}
 		for _, target := range sortedKeys(lists) {
 			tp := ap + "/" + jsonpos.EscapePointer(target)
 			if !appendTarget().MatchString(target) {
-				d.add(tp, true, RuleVariants, "variant %q: %q is not an argument list: append to /distribution/npx/args, /distribution/uvx/args or /distribution/binary/<platform>/args", name, target)
+				d.add(tp, jsonpos.AtKey, RuleVariants, "variant %q: %q is not an argument list: append to /distribution/npx/args, /distribution/uvx/args or /distribution/binary/<platform>/args", name, target)
 				continue
 			}
 			vals := d.strings(tp, lists[target], fmt.Sprintf("what variant %q appends to %s", name, target))
@@ -436,12 +436,13 @@ func (d *variantDoc) appends(ptr string, v any, ids map[string]bool, name string
 	return out
 }
 
-// IndexEntry is an agent as a build writes it into an index, as a JSON
-// value: the manifest's fields, icon set to iconURL, no preview; with
-// preview set, a strictly newer preview's version and distribution
-// replace the stable ones (promoted reports whether that happened). Empty
-// args and env stay only where the manifest has them.
-func IndexEntry(m *registry.Manifest, iconURL string, preview bool) (entry map[string]any, promoted bool) {
+// IndexEntry is an agent as a build writes it into the index of channel
+// (ChannelStable or ChannelPreview), as a JSON value: the manifest's
+// fields, icon set to iconURL, no preview; in ChannelPreview a strictly
+// newer preview's version and distribution replace the stable ones
+// (promoted reports whether that happened). Empty args and env stay only
+// where the manifest has them.
+func IndexEntry(m *registry.Manifest, iconURL, channel string) (entry map[string]any, promoted bool) {
 	e := map[string]any{"id": m.ID, "name": m.Name, "version": m.Version, "description": m.Description}
 	for k, s := range map[string]string{"repository": m.Repository, "website": m.Website, "license": m.License, "license_url": m.LicenseURL} {
 		if s != "" {
@@ -453,7 +454,7 @@ func IndexEntry(m *registry.Manifest, iconURL string, preview bool) (entry map[s
 	}
 	e["icon"] = iconURL
 	dist := m.Distribution
-	if preview && m.Preview != nil && registry.Newer(m.Preview.Version, m.Version) {
+	if channel == ChannelPreview && m.Preview != nil && registry.Newer(m.Preview.Version, m.Version) {
 		e["version"] = m.Preview.Version
 		dist = m.Preview.Distribution
 		promoted = true
@@ -574,7 +575,7 @@ func (d *variantDoc) checkEntry(v *Variant, id string, base, basePreview, stable
 	}
 	data, err := entryDoc(stable, previewEntry, allowed)
 	if err != nil {
-		d.add(pp, false, RuleVariants, "the patched entry of %q cannot be encoded: %v", id, err)
+		d.add(pp, jsonpos.AtValue, RuleVariants, "the patched entry of %q cannot be encoded: %v", id, err)
 		return
 	}
 	baseData, err := entryDoc(base, basePreview, nil)
@@ -605,7 +606,7 @@ func (d *variantDoc) checkEntry(v *Variant, id string, base, basePreview, stable
 			continue
 		}
 		seen[key] = true
-		d.add(ptr, false, p.Rule, "variant %q, patch of %q: %s", v.Name, id, msg)
+		d.add(ptr, jsonpos.AtValue, p.Rule, "variant %q, patch of %q: %s", v.Name, id, msg)
 	}
 }
 
@@ -620,7 +621,7 @@ func (d *variantDoc) checkText(pp string, v *Variant, id string, val any, ptr st
 	case string:
 		// A tab is allowed only in the description, as in agent.json.
 		if safetext.Unsafe(x) || (ptr != "/description" && strings.Contains(x, "\t")) {
-			d.add(pp+ptr, false, ruleTextControl, "variant %q, patch of %q: %s holds a control or bidirectional character (%s): terminals and CI logs would obey it; remove it",
+			d.add(pp+ptr, jsonpos.AtValue, ruleTextControl, "variant %q, patch of %q: %s holds a control or bidirectional character (%s): terminals and CI logs would obey it; remove it",
 				v.Name, id, orRoot(ptr), safetext.Terminal(fmt.Sprintf("%q", x)))
 		}
 	case []any:
@@ -630,7 +631,7 @@ func (d *variantDoc) checkText(pp string, v *Variant, id string, val any, ptr st
 	case map[string]any:
 		for _, k := range sortedKeys(x) {
 			if safetext.Unsafe(k) {
-				d.add(pp+ptr+"/"+jsonpos.EscapePointer(k), true, ruleTextControl, "variant %q, patch of %q: the field name %s holds a control or bidirectional character: remove it",
+				d.add(pp+ptr+"/"+jsonpos.EscapePointer(k), jsonpos.AtKey, ruleTextControl, "variant %q, patch of %q: the field name %s holds a control or bidirectional character: remove it",
 					v.Name, id, safetext.Terminal(fmt.Sprintf("%q", k)))
 				continue
 			}
@@ -736,18 +737,18 @@ func CheckVariantEntries(file string, data []byte, vs *Variants, manifests map[s
 				continue
 			}
 			icon := "https://cdn.agentclientprotocol.com/registry/v1/latest/" + id + ".svg"
-			entry, _ := IndexEntry(m, icon, false)
+			entry, _ := IndexEntry(m, icon, ChannelStable)
 			at := "/" + jsonpos.EscapePointer(v.Name) + "/append/" + jsonpos.EscapePointer(id)
 			stable, err := v.Apply(id, entry)
 			if err != nil {
-				d.add(at, true, RuleVariants, "%v: an append needs the list's object in the entry", err)
+				d.add(at, jsonpos.AtKey, RuleVariants, "%v: an append needs the list's object in the entry", err)
 				continue
 			}
 			var basePrev, prev map[string]any
-			if pe, promoted := IndexEntry(m, icon, true); promoted && slices.Contains(v.Channels, ChannelPreview) {
+			if pe, promoted := IndexEntry(m, icon, ChannelPreview); promoted && slices.Contains(v.Channels, ChannelPreview) {
 				basePrev = pe
 				if prev, err = v.Apply(id, pe); err != nil {
-					d.add(at, true, RuleVariants, "%v (in the preview channel): an append needs the list's object in the entry", err)
+					d.add(at, jsonpos.AtKey, RuleVariants, "%v (in the preview channel): an append needs the list's object in the entry", err)
 					continue
 				}
 			}

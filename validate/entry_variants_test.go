@@ -219,7 +219,7 @@ func TestVariantsReportedApart(t *testing.T) {
 	}
 
 	var text bytes.Buffer
-	if err := WriteText(&text, rep, false); err != nil {
+	if err := WriteText(&text, rep, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	show := rep.Files[0].File

@@ -52,7 +52,7 @@ func ParseFeedSource(file string, data []byte) (*FeedSource, []Problem) {
 	}
 	root, ok := v.(map[string]any)
 	if !ok {
-		d.add("", false, RuleFeedSource, "a feed source is a JSON object: write %s", feedSourceShape)
+		d.add("", jsonpos.AtValue, RuleFeedSource, "a feed source is a JSON object: write %s", feedSourceShape)
 		return nil, d.probs
 	}
 	src := &FeedSource{}
@@ -63,7 +63,7 @@ func ParseFeedSource(file string, data []byte) (*FeedSource, []Problem) {
 		}
 		s, ok := raw.(string)
 		if !ok {
-			d.add("/"+k, false, RuleFeedSource, "%q must be a string: write %s", k, feedSourceShape)
+			d.add("/"+k, jsonpos.AtValue, RuleFeedSource, "%q must be a string: write %s", k, feedSourceShape)
 		}
 		return s, ok
 	}
@@ -71,11 +71,11 @@ func ParseFeedSource(file string, data []byte) (*FeedSource, []Problem) {
 		switch k {
 		case "feed", "name", "distribution", "assets", "url":
 		default:
-			d.add("/"+jsonpos.EscapePointer(k), true, RuleFeedSource, "unknown field %q: write %s", k, feedSourceShape)
+			d.add("/"+jsonpos.EscapePointer(k), jsonpos.AtKey, RuleFeedSource, "unknown field %q: write %s", k, feedSourceShape)
 		}
 	}
 	if s, ok := str("feed"); !ok || (!strings.HasPrefix(s, "https://") && !strings.HasPrefix(s, "http://")) {
-		d.add(orRoot(pointerIf(root, "feed")), false, RuleFeedSource, "\"feed\" must be the feed's https:// URL: write %s", feedSourceShape)
+		d.add(orRoot(pointerIf(root, "feed")), jsonpos.AtValue, RuleFeedSource, "\"feed\" must be the feed's https:// URL: write %s", feedSourceShape)
 	} else {
 		src.Feed = s
 	}
@@ -83,7 +83,7 @@ func ParseFeedSource(file string, data []byte) (*FeedSource, []Problem) {
 	src.Distribution, _ = str("distribution")
 	assets, ok := root["assets"].(map[string]any)
 	if !ok || len(assets) == 0 {
-		d.add(orRoot(pointerIf(root, "assets")), false, RuleFeedSource, "\"assets\" lists no platform: write %s", feedSourceShape)
+		d.add(orRoot(pointerIf(root, "assets")), jsonpos.AtValue, RuleFeedSource, "\"assets\" lists no platform: write %s", feedSourceShape)
 	}
 	src.Assets = map[registry.Platform]string{}
 	for _, p := range sortedKeys(assets) {
@@ -91,15 +91,15 @@ func ParseFeedSource(file string, data []byte) (*FeedSource, []Problem) {
 		f, isStr := assets[p].(string)
 		switch {
 		case !registry.Platform(p).Known():
-			d.add(ptr, true, RuleFeedSource, "%q is not a platform: use one of the manifest's binary platforms, such as linux-x86_64", p)
+			d.add(ptr, jsonpos.AtKey, RuleFeedSource, "%q is not a platform: use one of the manifest's binary platforms, such as linux-x86_64", p)
 		case !isStr || f == "":
-			d.add(ptr, false, RuleFeedSource, "the file of %s must be a file name in the feed's metadata.files", p)
+			d.add(ptr, jsonpos.AtValue, RuleFeedSource, "the file of %s must be a file name in the feed's metadata.files", p)
 		default:
 			src.Assets[registry.Platform(p)] = f
 		}
 	}
 	if s, ok := str("url"); !ok || !strings.Contains(s, "{version}") || !strings.Contains(s, "{file}") {
-		d.add(orRoot(pointerIf(root, "url")), false, RuleFeedSource, "\"url\" must hold {version} and {file}: write %s", feedSourceShape)
+		d.add(orRoot(pointerIf(root, "url")), jsonpos.AtValue, RuleFeedSource, "\"url\" must hold {version} and {file}: write %s", feedSourceShape)
 	} else {
 		src.URL = s
 	}

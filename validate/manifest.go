@@ -62,12 +62,12 @@ const maxFileProblems = 200
 // bookkeeping grows with every wrong value.
 const maxSchemaValues = 10000
 
-func (c *checker) add(ptr string, key bool, rule string, sev Severity, format string, args ...any) {
+func (c *checker) add(ptr string, part jsonpos.Part, rule string, sev Severity, format string, args ...any) {
 	if len(c.probs) >= maxFileProblems {
 		c.dropped++
 		return
 	}
-	line, col := c.idx.At(ptr, key)
+	line, col := c.idx.At(ptr, part)
 	c.probs = append(c.probs, Problem{File: c.file, Line: line, Column: col, Pointer: ptr,
 		Rule: rule, Severity: sev, Message: fmt.Sprintf(format, args...)})
 }
@@ -112,7 +112,7 @@ func (c *checker) manifest(r *AgentResult, data []byte, dirName string) {
 	}
 	root, ok := v.(map[string]any)
 	if !ok {
-		c.add("", false, RuleJSONSyntax, SeverityError, "agent.json must hold a JSON object ({ \"id\": … }), not %s", article(jsonTypeName(v)))
+		c.add("", jsonpos.AtValue, RuleJSONSyntax, SeverityError, "agent.json must hold a JSON object ({ \"id\": … }), not %s", article(jsonTypeName(v)))
 		return
 	}
 	if c.typed {
@@ -133,7 +133,7 @@ func (c *checker) judge(root map[string]any, nvalues int, dirName string) {
 	var schema []schemaFinding
 	switch {
 	case nvalues > maxSchemaValues:
-		c.add("", false, RuleSchema, SeverityError,
+		c.add("", jsonpos.AtValue, RuleSchema, SeverityError,
 			"agent.json holds %d JSON values where a manifest needs a few dozen: the schema check was skipped; remove the bulk", nvalues)
 	case !conformsFast(root):
 		schema = schemaFindings(root)
@@ -164,7 +164,7 @@ func (c *checker) judge(root map[string]any, nvalues int, dirName string) {
 		if covered[f.ptr] {
 			continue
 		}
-		c.add(f.ptr, f.atKey, RuleSchema, SeverityError, "%s", f.msg)
+		c.add(f.ptr, f.part, RuleSchema, SeverityError, "%s", f.msg)
 		covered[f.ptr] = true
 	}
 	if nvalues <= maxSchemaValues {
@@ -183,7 +183,7 @@ func (c *checker) treeFindings(root map[string]any, covered map[string]bool) {
 		// The message quotes the tree's schema (an enum, a pattern), once
 		// per manifest: cut here, not only where it is shown, or a large
 		// schema multiplies into the JSON report.
-		c.add(f.ptr, f.atKey, RuleSchema, SeverityError, "%s (the registry's %s)", shown(f.msg), c.tree.sources.Agent)
+		c.add(f.ptr, f.part, RuleSchema, SeverityError, "%s (the registry's %s)", shown(f.msg), c.tree.sources.Agent)
 	}
 }
 
@@ -222,7 +222,7 @@ func (c *checker) rules(root map[string]any, dirName string) {
 			if fix == "" {
 				fix = "remove it (known fields: " + strings.Join(manifestFields(), ", ") + ")"
 			}
-			c.add("/"+jsonpos.EscapePointer(k), true, RuleUnknownField, SeverityWarning, "unknown field %q: %s", k, fix)
+			c.add("/"+jsonpos.EscapePointer(k), jsonpos.AtKey, RuleUnknownField, SeverityWarning, "unknown field %q: %s", k, fix)
 		}
 	}
 
@@ -242,12 +242,12 @@ func (c *checker) rules(root map[string]any, dirName string) {
 	}
 	for _, f := range []string{"repository", "website", "license_url"} {
 		if s, ok := root[f].(string); ok && !absoluteURL(s) {
-			c.add("/"+f, false, RuleURLFormat, SeverityError,
+			c.add("/"+f, jsonpos.AtValue, RuleURLFormat, SeverityError,
 				"%s %q is not an absolute https:// URL: write the full address, e.g. https://github.com/owner/repo", f, s)
 		}
 	}
 	if _, ok := root["license_url"]; !ok {
-		c.add("", false, RuleLicenseURLMissing, SeverityWarning,
+		c.add("", jsonpos.AtValue, RuleLicenseURLMissing, SeverityWarning,
 			"no \"license_url\": add the URL of the license text or terms of service, which clients show to users")
 	}
 
@@ -267,10 +267,10 @@ func (c *checker) id(id, dirName string) {
 		if s := registry.Slug(id); s != "" && registry.ValidID(s) {
 			hint = fmt.Sprintf(" (e.g. %q)", s)
 		}
-		c.add("/id", false, RuleIDFormat, SeverityError,
+		c.add("/id", jsonpos.AtValue, RuleIDFormat, SeverityError,
 			"id %q must match ^[a-z][a-z0-9-]*$: use lowercase letters, digits and hyphens, starting with a letter%s", id, hint)
 	} else if registry.WindowsDeviceName(id) {
-		c.add("/id", false, RuleIDFormat, SeverityError,
+		c.add("/id", jsonpos.AtValue, RuleIDFormat, SeverityError,
 			"id %q is a device name on Windows, which cannot have a folder or file of that name (agents/%s/, %s.svg): choose another id", id, id, id)
 	}
 	if dirName != "" && id != dirName {
@@ -287,7 +287,7 @@ func (c *checker) id(id, dirName string) {
 		default:
 			fix = "choose a valid id, then use it both as \"id\" and as the folder name"
 		}
-		c.add("/id", false, RuleIDDirMismatch, SeverityError,
+		c.add("/id", jsonpos.AtValue, RuleIDDirMismatch, SeverityError,
 			"id %q differs from its folder name %q: %s", id, dirName, fix)
 	}
 
@@ -300,7 +300,7 @@ func (c *checker) distribution(d map[string]any, version string) {
 	_, hasN := d["npx"]
 	_, hasU := d["uvx"]
 	if !hasB && !hasN && !hasU {
-		c.add("/distribution", false, RuleDistributionEmpty, SeverityError,
+		c.add("/distribution", jsonpos.AtValue, RuleDistributionEmpty, SeverityError,
 			"\"distribution\" has none of binary, npx, uvx: add at least one way to launch the agent")
 	}
 	if b, ok := d["binary"].(map[string]any); ok {
@@ -316,12 +316,12 @@ func (c *checker) distribution(d map[string]any, version string) {
 
 func (c *checker) version(v string) {
 	if err := registry.CheckVersionSize(v); err != nil {
-		c.add("/version", false, RuleVersionSemver, SeverityError, "%s", err.Error())
+		c.add("/version", jsonpos.AtValue, RuleVersionSemver, SeverityError, "%s", err.Error())
 		return
 	}
 	if registry.StrictVersion(v) {
 		if registry.HasLeadingZero(v) {
-			c.add("/version", false, RuleVersionLeadingZero, SeverityWarning,
+			c.add("/version", jsonpos.AtValue, RuleVersionLeadingZero, SeverityWarning,
 				"version %q has a numeric part with a leading zero: semantic-version tools order it wrongly or reject it; write %q", v, stripLeadingZeros(v))
 		}
 		return
@@ -348,7 +348,7 @@ func (c *checker) version(v string) {
 	default:
 		fix = "write MAJOR.MINOR.PATCH, e.g. 1.0.0"
 	}
-	c.add("/version", false, RuleVersionSemver, SeverityError, "version %q is not a semantic version X.Y.Z: %s", v, fix)
+	c.add("/version", jsonpos.AtValue, RuleVersionSemver, SeverityError, "version %q is not a semantic version X.Y.Z: %s", v, fix)
 }
 
 // text reports every string of the manifest, member names included, that
@@ -358,8 +358,8 @@ func (c *checker) version(v string) {
 func (c *checker) text(ptr string, v any) {
 	switch x := v.(type) {
 	case string:
-		if r, ok := controlIn(x, ptr == "/description"); ok {
-			c.add(ptr, false, RuleTextControl, SeverityError,
+		if r, ok := controlIn(x, tabsFor(ptr)); ok {
+			c.add(ptr, jsonpos.AtValue, RuleTextControl, SeverityError,
 				"%s holds the control character %U, which terminals and CI logs act on: remove it", fieldName(ptr), r)
 		}
 	case []any:
@@ -369,8 +369,8 @@ func (c *checker) text(ptr string, v any) {
 	case map[string]any:
 		for _, k := range sortedKeys(x) {
 			child := ptr + "/" + jsonpos.EscapePointer(k)
-			if r, ok := controlIn(k, false); ok {
-				c.add(child, true, RuleTextControl, SeverityError,
+			if r, ok := controlIn(k, noTabs); ok {
+				c.add(child, jsonpos.AtKey, RuleTextControl, SeverityError,
 					"the field name %s holds the control character %U, which terminals and CI logs act on: remove it", safetext.Terminal(strconv.Quote(k)), r)
 			}
 			c.text(child, x[k])
@@ -411,19 +411,35 @@ func mayHoldControl(data []byte) bool {
 // controlLead marks the bytes mayHoldControl looks closer at.
 var controlLead = [256]bool{'\\': true, 0x7f: true, 0xc2: true, 0xd8: true, 0xe2: true}
 
+// tabRule says whether a text may hold tabs.
+type tabRule int
+
+const (
+	noTabs tabRule = iota
+	tabsOK
+)
+
+// tabsFor is the rule of the string at ptr: the description may hold tabs.
+func tabsFor(ptr string) tabRule {
+	if ptr == "/description" {
+		return tabsOK
+	}
+	return noTabs
+}
+
 // controlIn finds the first character of s that safetext would not print
-// as is (a C0 or C1 control, DEL, a bidirectional control), or a tab unless
-// tabs are allowed.
-func controlIn(s string, tabOK bool) (rune, bool) {
+// as is (a C0 or C1 control, DEL, a bidirectional control), or a tab with
+// noTabs.
+func controlIn(s string, tabs tabRule) (rune, bool) {
 	if !safetext.Unsafe(s) {
-		if !tabOK && strings.IndexByte(s, '\t') >= 0 {
+		if tabs == noTabs && strings.IndexByte(s, '\t') >= 0 {
 			return '\t', true
 		}
 		return 0, false
 	}
 	for _, r := range s {
 		if r == '\t' {
-			if tabOK {
+			if tabs == tabsOK {
 				continue
 			}
 			return r, true
@@ -454,7 +470,7 @@ func (c *checker) credentials(ptr, s string) {
 	if strings.Contains(rest[:at], ":") {
 		what = "a user name and password"
 	}
-	c.add(ptr, false, RuleURLCredentials, SeverityError,
+	c.add(ptr, jsonpos.AtValue, RuleURLCredentials, SeverityError,
 		"%s carries %s before \"@\", so it goes to %q whatever the text before \"@\" says: remove everything between \"://\" and \"@\"",
 		fieldName(ptr), what, rest[at+1:])
 }
@@ -550,12 +566,12 @@ func (c *checker) binary(b map[string]any, version string) {
 		}
 		if cmd, ok := t["cmd"].(string); ok {
 			if why := badCmdPath(cmd); why != "" {
-				c.add(ptr+"/cmd", false, RuleBinaryCmdPath, SeverityError,
+				c.add(ptr+"/cmd", jsonpos.AtValue, RuleBinaryCmdPath, SeverityError,
 					"cmd %q %s: give the executable's path relative to the archive's root, e.g. \"bin/agent\"", cmd, why)
 			} else if path, rest, ok := strings.Cut(strings.TrimSpace(cmd), " "); ok {
 				// Clients run cmd as one path; a space almost always means
 				// arguments, which would become part of the file name.
-				c.add(ptr+"/cmd", false, RuleBinaryCmdArgs, SeverityWarning,
+				c.add(ptr+"/cmd", jsonpos.AtValue, RuleBinaryCmdArgs, SeverityWarning,
 					"cmd %q contains a space: clients run cmd as one file path, so %q would be part of the name; put the executable in cmd (%q) and the arguments in \"args\" (ignore this if the file name really has a space)", cmd, strings.TrimSpace(rest), path)
 			}
 		}
@@ -573,7 +589,7 @@ func (c *checker) binary(b map[string]any, version string) {
 		}
 	}
 	if len(missing) > 0 && len(b) > 0 {
-		c.add("/distribution/binary", false, RuleBinaryOSCoverage, SeverityWarning,
+		c.add("/distribution/binary", jsonpos.AtValue, RuleBinaryOSCoverage, SeverityWarning,
 			"binary has no target for %s: add one per OS family (darwin, linux, windows) so every user can run the agent", strings.Join(missing, ", "))
 	}
 }
@@ -588,10 +604,10 @@ func (c *checker) sha256(ptr, platform, sum string) {
 	switch {
 	case bad >= 0:
 		r, _ := utf8.DecodeRuneInString(sum[bad:])
-		c.add(ptr, false, RuleSHA256Format, SeverityError,
+		c.add(ptr, jsonpos.AtValue, RuleSHA256Format, SeverityError,
 			"sha256 of %s holds %q, which is not a hexadecimal digit (%d characters in all): write the archive's SHA-256 as 64 hexadecimal characters, as sha256sum prints it", platform, r, n)
 	case n != 64:
-		c.add(ptr, false, RuleSHA256Format, SeverityError,
+		c.add(ptr, jsonpos.AtValue, RuleSHA256Format, SeverityError,
 			"sha256 of %s is %d characters long, not 64: write the archive's whole SHA-256 digest, as sha256sum prints it", platform, n)
 	}
 }
@@ -605,7 +621,7 @@ func (c *checker) placeholders(ptr string, v any, seen map[string]bool) {
 	case string:
 		if isPlaceholder(x) {
 			seen[ptr] = true
-			c.add(ptr, false, RulePlaceholder, SeverityError,
+			c.add(ptr, jsonpos.AtValue, RulePlaceholder, SeverityError,
 				"%s still holds the placeholder of acp-registry new (%q): write the real value", fieldName(ptr), x)
 		}
 	case []any:
@@ -669,7 +685,7 @@ func (c *checker) archive(ptr, a, version string) {
 		} else if err == nil && u.Scheme == "" {
 			fix = "write the full https:// download URL"
 		}
-		c.add(ptr, false, RuleBinaryArchiveHTTPS, SeverityError, "archive %q must be an https:// URL: %s", a, fix)
+		c.add(ptr, jsonpos.AtValue, RuleBinaryArchiveHTTPS, SeverityError, "archive %q must be an https:// URL: %s", a, fix)
 		if err != nil {
 			return
 		}
@@ -677,14 +693,14 @@ func (c *checker) archive(ptr, a, version string) {
 	lower := strings.ToLower(u.Path)
 	for _, s := range installerSuffixes {
 		if strings.HasSuffix(lower, s) {
-			c.add(ptr, false, RuleBinaryArchiveFormat, SeverityError,
+			c.add(ptr, jsonpos.AtValue, RuleBinaryArchiveFormat, SeverityError,
 				"archive %q is a %s installer, which clients cannot unpack: publish a .zip or .tar.gz (or the raw executable)", a, s)
 			break
 		}
 	}
 	for _, s := range unsupportedSuffixes {
 		if strings.HasSuffix(lower, s) {
-			c.add(ptr, false, RuleBinaryArchiveFormat, SeverityError,
+			c.add(ptr, jsonpos.AtValue, RuleBinaryArchiveFormat, SeverityError,
 				"archive %q is a %s archive, which clients cannot open: publish .zip, .tar.gz, .tgz, .tar.bz2 or .tbz2", a, s)
 			break
 		}
@@ -692,7 +708,7 @@ func (c *checker) archive(ptr, a, version string) {
 	segs := strings.Split(u.Path, "/")
 	for _, s := range segs {
 		if s == "latest" {
-			c.add(ptr, false, RuleBinaryLatest, SeverityError,
+			c.add(ptr, jsonpos.AtValue, RuleBinaryLatest, SeverityError,
 				"archive %q points at \"latest\", which changes under the manifest: use the URL of this version's release", a)
 			break
 		}
@@ -701,7 +717,7 @@ func (c *checker) archive(ptr, a, version string) {
 		return
 	}
 	if got, where := urlVersion(segs); got != "" && !registry.SameVersion(got, version) {
-		c.add(ptr, false, RuleBinaryVersionMismatch, SeverityError,
+		c.add(ptr, jsonpos.AtValue, RuleBinaryVersionMismatch, SeverityError,
 			"archive %q is for %s %q but \"version\" is %q: point the URL at the %s release, or fix \"version\"", a, where, got, version, version)
 	}
 }
@@ -788,7 +804,7 @@ func (c *checker) pkg(k registry.Kind, ptr string, p map[string]any, version, mi
 	ptr += "/package"
 	spec, err := registry.ParsePackage(k, specStr)
 	if err != nil {
-		c.add(ptr, false, RulePackageName, SeverityError, "%s", err.Error())
+		c.add(ptr, jsonpos.AtValue, RulePackageName, SeverityError, "%s", err.Error())
 		return
 	}
 	op := "@"
@@ -802,22 +818,22 @@ func (c *checker) pkg(k registry.Kind, ptr string, p map[string]any, version, mi
 	}
 	switch {
 	case spec.Range != "":
-		c.add(ptr, false, RulePackageUnpinned, SeverityWarning,
+		c.add(ptr, jsonpos.AtValue, RulePackageUnpinned, SeverityWarning,
 			"package %q allows a range of versions (%s), not one: clients would run whatever is newest in it; write %q", specStr, spec.Range, spec.Name+spec.Extras+op+want)
 	case spec.Version == "":
-		c.add(ptr, false, RulePackageUnpinned, SeverityWarning,
+		c.add(ptr, jsonpos.AtValue, RulePackageUnpinned, SeverityWarning,
 			"package %q is not pinned to a version: clients would run whatever is newest; write %q", specStr, spec.Name+spec.Extras+op+want)
 	case strings.EqualFold(spec.Version, "latest"):
-		c.add(ptr, false, RulePackageLatest, SeverityError,
+		c.add(ptr, jsonpos.AtValue, RulePackageLatest, SeverityError,
 			"package %q is pinned to \"latest\", which changes under the manifest: write %q", specStr, spec.Name+spec.Extras+op+want)
 	case k == registry.KindNpx && !registry.ExactNPMVersion(spec.Version):
 		// npm reads "@1.2" as 1.2.x and "@^1.2.0" as a range: whatever
 		// matches newest is installed, whatever "version" says.
-		c.add(ptr, false, mismatchRule, SeverityError,
+		c.add(ptr, jsonpos.AtValue, mismatchRule, SeverityError,
 			"package %q pins %q, which npm reads as a range of versions, not one: write %q", specStr, spec.Version, PackageSpecWithVersion(spec, want))
 	case version != "" && !registry.SameVersion(spec.Version, version):
 		fixed := PackageSpecWithVersion(spec, want)
-		c.add(ptr, false, mismatchRule, SeverityError,
+		c.add(ptr, jsonpos.AtValue, mismatchRule, SeverityError,
 			"package %q pins %q but %s is %q: write %q (or fix %s)", specStr, spec.Version, versionField, version, fixed, versionField)
 	}
 }
@@ -853,23 +869,23 @@ func previewVersion(v string) bool {
 func (c *checker) preview(pv map[string]any) {
 	version, _ := pv["version"].(string)
 	if _, ok := pv["version"].(string); ok && !previewVersion(version) {
-		c.add("/preview/version", false, RulePreviewVersion, SeverityError,
+		c.add("/preview/version", jsonpos.AtValue, RulePreviewVersion, SeverityError,
 			"preview.version %q must be X.Y.Z or X.Y.Z-preview.N with N a number, e.g. \"1.2.0-preview.3\"", version)
 		version = "" // a mismatch against a malformed version says nothing new
 	} else if err := registry.CheckVersionSize(version); err != nil {
-		c.add("/preview/version", false, RulePreviewVersion, SeverityError, "preview.%s", err.Error())
+		c.add("/preview/version", jsonpos.AtValue, RulePreviewVersion, SeverityError, "preview.%s", err.Error())
 	}
 	d, ok := pv["distribution"].(map[string]any)
 	if !ok {
 		return
 	}
 	if len(d) == 0 {
-		c.add("/preview/distribution", false, RulePreviewDistribution, SeverityError,
+		c.add("/preview/distribution", jsonpos.AtValue, RulePreviewDistribution, SeverityError,
 			"preview.distribution is empty: add npx or uvx, or remove \"preview\"")
 	}
 	for _, k := range sortedKeys(d) {
 		if k != "npx" && k != "uvx" {
-			c.add("/preview/distribution/"+jsonpos.EscapePointer(k), true, RulePreviewDistribution, SeverityError,
+			c.add("/preview/distribution/"+jsonpos.EscapePointer(k), jsonpos.AtKey, RulePreviewDistribution, SeverityError,
 				"preview.distribution may hold only npx or uvx, not %q: remove it", k)
 		}
 	}
@@ -884,11 +900,11 @@ func (c *checker) env(ptr string, env map[string]any) {
 	for _, k := range sortedKeys(env) {
 		switch {
 		case registry.ReservedEnv(k):
-			c.add(ptr+"/"+jsonpos.EscapePointer(k), true, RuleEnvReserved, SeverityError, "%s", registry.ReservedEnvMessage(k))
+			c.add(ptr+"/"+jsonpos.EscapePointer(k), jsonpos.AtKey, RuleEnvReserved, SeverityError, "%s", registry.ReservedEnvMessage(k))
 		case registry.DroppedEnv(k):
 			// Upstream accepts the manifest and drops the variable at
 			// launch; so does acp. Say so, since the agent will not see it.
-			c.add(ptr+"/"+jsonpos.EscapePointer(k), true, RuleEnvDropped, SeverityWarning, "%s: rename it, or remove it", registry.DroppedEnvMessage(k))
+			c.add(ptr+"/"+jsonpos.EscapePointer(k), jsonpos.AtKey, RuleEnvDropped, SeverityWarning, "%s: rename it, or remove it", registry.DroppedEnvMessage(k))
 		}
 	}
 }

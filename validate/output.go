@@ -21,14 +21,21 @@ const (
 	ansiReset  = "\x1b[0m"
 )
 
+// TextOptions tune WriteText; the zero value writes plain text.
+type TextOptions struct {
+	// Color paints headers and severities with ANSI escapes: for a
+	// terminal only (cli.Color decides), never for a file or a CI log.
+	Color bool
+}
+
 // WriteText writes the human report: for each agent with problems a header
 // and one `file:line:col: severity rule: message` line per problem (the form
 // editors and terminals turn into links), then the summary line. Every
 // string from the registry goes through safetext.Terminal.
-func WriteText(w io.Writer, r *Report, color bool) error {
+func WriteText(w io.Writer, r *Report, o TextOptions) error {
 	bw := bufio.NewWriter(w)
 	paint := func(code, s string) string {
-		if !color {
+		if !o.Color {
 			return s
 		}
 		return code + s + ansiReset

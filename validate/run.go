@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/agentclientprotocol/acp-registry-go/icons"
+	"github.com/agentclientprotocol/acp-registry-go/internal/jsonpos"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -270,11 +271,11 @@ func (r *AgentResult) lighten() {
 	for i := range r.Problems {
 		p := &r.Problems[i]
 		if p.Line == 0 && p.Pointer != "" && p.File == r.ManifestFile {
-			p.Line, p.Column = r.index.At(p.Pointer, false)
+			p.Line, p.Column = r.index.At(p.Pointer, jsonpos.AtValue)
 		}
 	}
 	if r.declaredID {
-		r.idLine, r.idCol = r.index.At("/id", false)
+		r.idLine, r.idCol = r.index.At("/id", jsonpos.AtValue)
 	}
 	r.Manifest, r.Icon, r.index = nil, nil, nil
 }
@@ -288,7 +289,7 @@ func (r *AgentResult) position(pointer string) (line, col int) {
 		}
 		return 0, 0
 	}
-	return r.index.At(pointer, false)
+	return r.index.At(pointer, jsonpos.AtValue)
 }
 
 // finish positions pointer-only problems, sorts, and counts.

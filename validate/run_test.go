@@ -315,7 +315,7 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var text, js, gh, sum bytes.Buffer
-	if err := WriteText(&text, rep, false); err != nil {
+	if err := WriteText(&text, rep, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteJSON(&js, rep); err != nil {
@@ -325,7 +325,7 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var colored bytes.Buffer
-	WriteText(&colored, rep, true)
+	WriteText(&colored, rep, TextOptions{Color: true})
 	if !bytes.Contains(colored.Bytes(), []byte("\x1b[31merror\x1b[0m")) || bytes.Contains(text.Bytes(), []byte("\x1b[")) {
 		t.Error("colour only when asked")
 	}
@@ -343,7 +343,7 @@ func TestGolden(t *testing.T) {
 		}
 	}
 	var ltext, ljs, lgh, lsum bytes.Buffer
-	WriteText(&ltext, lean, false)
+	WriteText(&ltext, lean, TextOptions{})
 	WriteJSON(&ljs, lean)
 	WriteGitHub(&lgh, &lsum, lean)
 	for name, pair := range map[string][2][]byte{"text": {text.Bytes(), ltext.Bytes()}, "json": {js.Bytes(), ljs.Bytes()}, "github": {gh.Bytes(), lgh.Bytes()}, "summary": {sum.Bytes(), lsum.Bytes()}} {
@@ -433,7 +433,7 @@ func TestWriteTextEscapesControlCharacters(t *testing.T) {
 		{File: "reg/a\nb", Rule: "manifest-missing", Severity: SeverityWarning, Message: "folder reg/a\x1b[2Jb has no agent.json"},
 	}}}, Summary: Summary{Agents: 1, Warnings: 1}}
 	var out bytes.Buffer
-	if err := WriteText(&out, rep, false); err != nil {
+	if err := WriteText(&out, rep, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	want := "a\\nb (reg/a\\nb): 1 warning\nreg/a\\nb: warning manifest-missing: folder reg/a\\x1b[2Jb has no agent.json\n\n1 agent valid (1 warning)\n"
@@ -470,7 +470,7 @@ func TestHostileFolderNameInEveryFormat(t *testing.T) {
 			t.Fatal(err)
 		}
 		var text, gh, sum, js bytes.Buffer
-		WriteText(&text, rep, false)
+		WriteText(&text, rep, TextOptions{})
 		WriteGitHub(&gh, &sum, rep)
 		WriteJSON(&js, rep)
 		for fmtName, out := range map[string]string{"text": text.String(), "github": gh.String(), "summary": sum.String()} {
@@ -685,7 +685,7 @@ func TestNoLineStartsACommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	var text, gh, sum bytes.Buffer
-	WriteText(&text, rep, false)
+	WriteText(&text, rep, TextOptions{})
 	WriteGitHub(&gh, &sum, rep)
 	for fmtName, out := range map[string]string{"text": text.String(), "github": gh.String(), "summary": sum.String()} {
 		for _, line := range strings.Split(out, "\n") {
@@ -720,7 +720,7 @@ func TestHugeValuesAreShortenedForPeople(t *testing.T) {
 		t.Fatal(err)
 	}
 	var text, gh, sum, js bytes.Buffer
-	WriteText(&text, rep, false)
+	WriteText(&text, rep, TextOptions{})
 	WriteGitHub(&gh, &sum, rep)
 	WriteJSON(&js, rep)
 	for name, out := range map[string]string{"text": text.String(), "github": gh.String()} {

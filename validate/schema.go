@@ -86,9 +86,9 @@ func CompiledRegistrySchema() (*jsonschema.Schema, error) {
 
 // schemaFinding is one schema violation before positioning.
 type schemaFinding struct {
-	ptr   string
-	atKey bool
-	msg   string
+	ptr  string
+	part jsonpos.Part
+	msg  string
 }
 
 // schemaFindings validates v and turns every leaf violation into a finding
@@ -265,10 +265,10 @@ func describeLeaf(e *jsonschema.ValidationError, root any, st *schemaText) []sch
 		// The name of a member broke the rule: a platform (an enum) or an
 		// environment variable (a pattern).
 		if kw == "enum" {
-			return []schemaFinding{{ptr: ptr, atKey: true,
+			return []schemaFinding{{ptr: ptr, part: jsonpos.AtKey,
 				msg: fmt.Sprintf("unknown platform %q: use one of %s", lastToken(ptr), strings.Join(stringsOf(node), ", "))}}
 		}
-		return []schemaFinding{{ptr: ptr, atKey: true,
+		return []schemaFinding{{ptr: ptr, part: jsonpos.AtKey,
 			msg: fmt.Sprintf("environment variable name %q is not a portable name: use letters, digits and _, not starting with a digit", lastToken(ptr))}}
 	}
 	switch kw {
@@ -336,7 +336,7 @@ func unknownMembers(ptr string, obj map[string]any, allowed []string) []schemaFi
 		default:
 			msg = fmt.Sprintf("unknown field %q in %s: remove it (allowed: %s)", name, fieldName(ptr), strings.Join(allowed, ", "))
 		}
-		out = append(out, schemaFinding{ptr: child, atKey: true, msg: msg})
+		out = append(out, schemaFinding{ptr: child, part: jsonpos.AtKey, msg: msg})
 	}
 	return out
 }

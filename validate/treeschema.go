@@ -106,7 +106,7 @@ func loadTreeSchema(root string) *treeSchema {
 	_, agentFile := files[AgentSchemaFile]
 	agentOK := false
 	if d, ok := docs[AgentSchemaFile]; ok {
-		sch, err := compileTree(docs, AgentSchemaFile, false)
+		sch, err := compileTree(docs, AgentSchemaFile, agentAsWritten)
 		if err != nil {
 			ts.fail(d.show, err.Error())
 		} else {
@@ -116,7 +116,11 @@ func loadTreeSchema(root string) *treeSchema {
 		}
 	}
 	if d, ok := docs[RegistrySchemaFile]; ok {
-		if _, err := compileTree(docs, RegistrySchemaFile, agentFile && !agentOK); err != nil {
+		agent := agentAsWritten
+		if agentFile && !agentOK {
+			agent = agentStandIn
+		}
+		if _, err := compileTree(docs, RegistrySchemaFile, agent); err != nil {
 			ts.fail(d.show, err.Error())
 		} else {
 			ts.sources.Registry = d.show
@@ -149,11 +153,19 @@ type schemaDoc struct {
 	data      []byte
 }
 
+// agentSchema is what compileTree compiles as the agent schema.
+type agentSchema int
+
+const (
+	agentAsWritten agentSchema = iota
+	// A schema that accepts everything, so that a broken agent schema is
+	// not the registry schema's fault.
+	agentStandIn
+)
+
 // compileTree compiles the tree's schema file name with a compiler of its
-// own (the library keeps half-compiled schemas after a failure). With
-// standIn, a schema that accepts everything takes the agent schema's
-// place, so a broken agent schema is not the registry schema's fault.
-func compileTree(docs map[string]schemaDoc, name string, standIn bool) (*jsonschema.Schema, error) {
+// own (the library keeps half-compiled schemas after a failure).
+func compileTree(docs map[string]schemaDoc, name string, agent agentSchema) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft7
 	// A $ref outside the two files is not followed: no network, no file
@@ -172,7 +184,7 @@ func compileTree(docs map[string]schemaDoc, name string, standIn bool) (*jsonsch
 			continue
 		}
 		data := d.data
-		if n == AgentSchemaFile && standIn {
+		if n == AgentSchemaFile && agent == agentStandIn {
 			data = []byte("{}")
 		}
 		if err := c.AddResource(d.url, bytes.NewReader(data)); err != nil {
@@ -181,7 +193,7 @@ func compileTree(docs map[string]schemaDoc, name string, standIn bool) (*jsonsch
 			}
 		}
 	}
-	if _, ok := docs[AgentSchemaFile]; standIn && !ok {
+	if _, ok := docs[AgentSchemaFile]; agent == agentStandIn && !ok {
 		// The agent schema did not even parse: stand in at the address
 		// upstream's registry schema refers to.
 		_ = c.AddResource(AgentSchemaURL, strings.NewReader("{}"))

@@ -59,7 +59,7 @@ func TestTreeSchemaJudgesManifests(t *testing.T) {
 	}
 	var js, text bytes.Buffer
 	WriteJSON(&js, rep)
-	WriteText(&text, rep, false)
+	WriteText(&text, rep, TextOptions{})
 	if !strings.Contains(js.String(), `"agent": "`+rep.Schemas.Agent+`"`) {
 		t.Errorf("JSON does not name the schema:\n%s", js.String())
 	}

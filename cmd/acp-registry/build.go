@@ -15,11 +15,12 @@ import (
 )
 
 type buildFlags struct {
-	out     string
-	baseURL string
-	dryRun  bool
-	json    bool
-	net     netFlags
+	out        string
+	baseURL    string
+	baseURLSet bool // --base-url was given: it wins over REGISTRY_BASE_URL
+	dryRun     bool
+	json       bool
+	net        netFlags
 }
 
 func newBuildCmd(s cli.Streams) *cobra.Command {
@@ -48,7 +49,8 @@ folder, or a folder of other files).`,
   acp-registry build agents --out dist --base-url https://cdn.example.com/registry/v1/latest --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			return runBuild(c.Context(), s, args, f, c.Flags().Changed("base-url"))
+			f.baseURLSet = c.Flags().Changed("base-url")
+			return runBuild(c.Context(), s, args, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -56,11 +58,11 @@ folder, or a folder of other files).`,
 	fl.StringVar(&f.baseURL, "base-url", build.DefaultBaseURL, "prefix of the icon URLs (also REGISTRY_BASE_URL)")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "validate and compute everything, write nothing")
 	fl.BoolVar(&f.json, "json", false, "print what was written as JSON")
-	f.net.register(fl, true)
+	f.net.register(fl)
 	return cmd
 }
 
-func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, baseURLSet bool) error {
+func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags) error {
 	root := validate.DefaultPaths()[0]
 	if len(args) == 1 {
 		root = args[0]
@@ -69,7 +71,7 @@ func runBuild(ctx context.Context, s cli.Streams, args []string, f buildFlags, b
 		return err
 	}
 	baseURL := f.baseURL
-	if env := os.Getenv("REGISTRY_BASE_URL"); env != "" && !baseURLSet {
+	if env := os.Getenv("REGISTRY_BASE_URL"); env != "" && !f.baseURLSet {
 		baseURL = env
 	}
 	if !strings.HasPrefix(baseURL, "https://") && !strings.HasPrefix(baseURL, "http://") {
@@ -137,7 +139,7 @@ func problemsExit(s cli.Streams, asJSON bool, report *validate.Report, err error
 		// The report is diagnostics here: stdout is for what was built.
 		// With --json, stdout holds one document whatever happens: the
 		// report, in validate --json's shape, which exit 3 announces.
-		if werr := validate.WriteText(s.Err, report, cli.Color(s.Err)); werr != nil {
+		if werr := validate.WriteText(s.Err, report, validate.TextOptions{Color: cli.Color(s.Err)}); werr != nil {
 			return werr
 		}
 		if asJSON {

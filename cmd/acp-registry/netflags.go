@@ -21,12 +21,16 @@ type netFlags struct {
 	pypiURL          string
 }
 
-// register adds the flags; withSkip adds --skip-urls (update has nothing to
-// skip: looking things up is its job).
-func (n *netFlags) register(fl *pflag.FlagSet, withSkip bool) {
-	if withSkip {
-		fl.BoolVar(&n.skipURLs, "skip-urls", false, "skip network checks (also SKIP_URL_VALIDATION=1|true|yes)")
-	}
+// register adds the flags of a command that checks URLs, --skip-urls
+// among them.
+func (n *netFlags) register(fl *pflag.FlagSet) {
+	fl.BoolVar(&n.skipURLs, "skip-urls", false, "skip network checks (also SKIP_URL_VALIDATION=1|true|yes)")
+	n.registerLookups(fl)
+}
+
+// registerLookups adds the flags but --skip-urls, for update: it has
+// nothing to skip, looking things up is its job.
+func (n *netFlags) registerLookups(fl *pflag.FlagSet) {
 	fl.BoolVar(&n.allowPrivateURLs, "allow-private-urls", false, "allow URLs on loopback and private networks (tests, private mirrors)")
 	fl.StringVar(&n.npmRegistry, "npm-registry", remote.DefaultNPMRegistry, "npm registry for npx packages")
 	fl.StringVar(&n.pypiURL, "pypi-url", remote.DefaultPyPIURL, "PyPI for uvx packages")

@@ -64,7 +64,7 @@ delete a file that is not a catalog's: the message names it).`,
 	fl.StringVar(&f.out, "out", "", "output folder (required; replaced as a whole)")
 	fl.StringVar(&f.matrix, "matrix", "", "protocol-matrix snapshot (JSON) whose results the agent pages show")
 	fl.BoolVar(&f.json, "json", false, "print what was written as JSON")
-	f.net.register(fl, true)
+	f.net.register(fl)
 	return cmd
 }
 

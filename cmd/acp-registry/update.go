@@ -74,7 +74,7 @@ Exit status: 0 done, 1 a lookup or an apply failed, 4 updates are available
 	fl.BoolVar(&f.exitCode, "exit-code", false, "exit 4 when updates are available")
 	fl.BoolVar(&f.preview, "preview", false, "also move preview channels to npm's next/preview dist-tag")
 	fl.IntVar(&f.jobs, "jobs", 4, "agents looked up at once")
-	f.net.register(fl, false)
+	f.net.registerLookups(fl)
 	fl.StringVar(&f.githubAPIURL, "github-api-url", githubapi.DefaultURL, "GitHub API (GitHub Enterprise: https://HOST/api/v3/)")
 	return cmd
 }

@@ -16,10 +16,9 @@ import (
 )
 
 type validateFlags struct {
+	reportFlags
 	net            netFlags
 	agents         []string
-	format         string
-	json           bool
 	strict         bool
 	verifyArchives bool
 	jobs           int
@@ -45,7 +44,8 @@ e.g. an empty folder or a folder of registries).`,
   acp-registry validate agents/gemini --json
   acp-registry validate --agent gemini,claude-agent --strict`,
 		RunE: func(c *cobra.Command, args []string) error {
-			return runValidate(c.Context(), s, args, f, c.Flags().Changed("format"))
+			f.formatSet = c.Flags().Changed("format")
+			return runValidate(c.Context(), s, args, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -55,19 +55,27 @@ e.g. an empty folder or a folder of registries).`,
 	fl.BoolVar(&f.strict, "strict", false, "count warnings as errors")
 	fl.BoolVar(&f.verifyArchives, "verify-archives", false, "download every binary archive: check sha256, safe extraction and that cmd exists")
 	fl.IntVar(&f.jobs, "jobs", 16, "network checks run at once")
-	f.net.register(fl, true)
+	f.net.register(fl)
 	return cmd
 }
 
-// reportFormat settles --format and --json for validate and verify: github
-// by default under GitHub Actions, where its annotations show on the diff.
-func reportFormat(format string, asJSON, formatSet bool) (string, error) {
+// reportFlags are --format and --json, which validate and verify share.
+type reportFlags struct {
+	format    string
+	json      bool
+	formatSet bool // --format was given
+}
+
+// reportFormat settles --format and --json: github by default under
+// GitHub Actions, where its annotations show on the diff.
+func (r reportFlags) reportFormat() (string, error) {
+	format := r.format
 	switch {
-	case asJSON && formatSet && format != "json":
+	case r.json && r.formatSet && format != "json":
 		return "", cli.Usagef("--json and --format %s disagree: use one of them", format)
-	case asJSON:
+	case r.json:
 		format = "json"
-	case !formatSet:
+	case !r.formatSet:
 		format = "text"
 		if os.Getenv("GITHUB_ACTIONS") == "true" {
 			format = "github"
@@ -79,8 +87,8 @@ func reportFormat(format string, asJSON, formatSet bool) (string, error) {
 	return format, nil
 }
 
-func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateFlags, formatSet bool) error {
-	format, err := reportFormat(f.format, f.json, formatSet)
+func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateFlags) error {
+	format, err := f.reportFormat()
 	if err != nil {
 		return err
 	}
@@ -126,7 +134,7 @@ func runValidate(ctx context.Context, s cli.Streams, paths []string, f validateF
 	case "github":
 		err = writeGitHub(s, rep)
 	default:
-		err = validate.WriteText(s.Out, rep, cli.Color(s.Out))
+		err = validate.WriteText(s.Out, rep, validate.TextOptions{Color: cli.Color(s.Out)})
 	}
 	if err != nil {
 		return fmt.Errorf("write report: %w", err)

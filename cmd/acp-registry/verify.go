@@ -35,6 +35,7 @@ import (
 const installTimeout = 10 * time.Minute
 
 type verifyFlags struct {
+	reportFlags
 	agents      []string
 	kind        string
 	jobs        int
@@ -42,8 +43,6 @@ type verifyFlags struct {
 	timeout     time.Duration
 	sandbox     string
 	limits      string
-	json        bool
-	format      string
 	authCheck   bool
 	shard       string   // --shard I/N
 	merge       []string // --merge: shard outputs to join instead of running
@@ -90,7 +89,8 @@ same bytes, and exit status, as one run over every agent.`,
   ACP_PLATFORM=darwin-aarch64 acp-registry verify --type binary --sandbox /tmp/sb`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			format, err := reportFormat(f.format, f.json, cmd.Flags().Changed("format"))
+			f.formatSet = cmd.Flags().Changed("format")
+			format, err := f.reportFormat()
 			if err != nil {
 				return err
 			}

@@ -55,16 +55,22 @@ func registerCompletions(root *cobra.Command, g *globalOpts) {
 		}
 		switch c.Name() {
 		case "install", "resolve", "run", "probe", "login", "info":
-			c.ValidArgsFunction = g.completeIDs(false, c.Name() == "install")
+			c.ValidArgsFunction = g.completeIDs(idCompletion{versions: c.Name() == "install"})
 		case "uninstall", "upgrade", "rollback":
-			c.ValidArgsFunction = g.completeIDs(true, false)
+			c.ValidArgsFunction = g.completeIDs(idCompletion{installedOnly: true})
 		}
 	}
 }
 
-// completeIDs offers agent ids (installed ones only when installed), and
-// after "ID@" the versions installed (install only).
-func (g *globalOpts) completeIDs(installed, versions bool) cobra.CompletionFunc {
+// idCompletion is what completeIDs offers beside the ids of installed
+// agents.
+type idCompletion struct {
+	installedOnly bool // not the registry's other agents
+	versions      bool // after "ID@", the versions installed (install)
+}
+
+// completeIDs offers agent ids, and versions after "ID@" as o says.
+func (g *globalOpts) completeIDs(o idCompletion) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		if len(args) > 0 && cmd.Name() != "upgrade" {
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -73,7 +79,7 @@ func (g *globalOpts) completeIDs(installed, versions bool) cobra.CompletionFunc 
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		if id, _, ok := strings.Cut(toComplete, "@"); ok && versions {
+		if id, _, ok := strings.Cut(toComplete, "@"); ok && o.versions {
 			rs, _ := in.Installed(id)
 			var out []string
 			for _, r := range rs {
@@ -97,7 +103,7 @@ func (g *globalOpts) completeIDs(installed, versions bool) cobra.CompletionFunc 
 				add(r.ID, "installed "+r.Version)
 			}
 		}
-		if !installed {
+		if !o.installedOnly {
 			if idx, err := g.localIndex(cmd.Context()); err == nil {
 				for _, m := range idx.Agents {
 					add(m.ID, oneLine(m.Name))

@@ -55,7 +55,7 @@ func newListCmd(g *globalOpts) *cobra.Command {
 				fmt.Fprintln(g.streams.Err, "no agents installed (acp install ID installs one)")
 				return nil
 			}
-			return writeAgentTable(g.streams.Out, rows, false)
+			return writeAgentTable(g.streams.Out, rows, noDescriptions)
 		},
 	}
 	cmd.Flags().BoolVar(&o.installedOnly, "installed", false, "only agents installed here")
@@ -135,14 +135,22 @@ func agentRows(idx *registry.Index, in *installer.Installer, installedOnly bool)
 	return rows, nil
 }
 
-func writeAgentTable(w io.Writer, rows []agentRow, withDescription bool) error {
+// descriptions says whether an agent table has a DESCRIPTION column.
+type descriptions int
+
+const (
+	noDescriptions descriptions = iota
+	withDescriptions
+)
+
+func writeAgentTable(w io.Writer, rows []agentRow, d descriptions) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	header := "ID\tNAME\tVERSION\tDISTRIBUTIONS\tINSTALLED"
 	pinned := slices.ContainsFunc(rows, func(r agentRow) bool { return r.Pinned != "" })
 	if pinned {
 		header += "\tPINNED"
 	}
-	if withDescription {
+	if d == withDescriptions {
 		header += "\tDESCRIPTION"
 	}
 	fmt.Fprintln(tw, header)
@@ -158,7 +166,7 @@ func writeAgentTable(w io.Writer, rows []agentRow, withDescription bool) error {
 		if pinned {
 			line += "\t" + dash(cell(r.Pinned))
 		}
-		if withDescription {
+		if d == withDescriptions {
 			line += "\t" + truncate(cell(r.Description), 60)
 		}
 		fmt.Fprintln(tw, line)

@@ -409,16 +409,16 @@ type projectInstalled struct {
 }
 
 // lockProject resolves every agent of p to an exact version: an entry of
-// the old lock that its range still allows is kept unless upgrade; else
-// the newest published version the range allows.
-func lockProject(ctx context.Context, g *globalOpts, p *project.Project, old *project.Lock, upgrade bool) (*project.Lock, error) {
+// keep that its range still allows stays; else the newest published
+// version the range allows (for every agent when keep is nil).
+func lockProject(ctx context.Context, g *globalOpts, p *project.Project, keep *project.Lock) (*project.Lock, error) {
 	lock := &project.Lock{Agents: map[string]project.Locked{}}
 	var idx *registry.Index
 	f := g.finder()
 	for _, id := range slices.Sorted(maps.Keys(p.File.Agents)) {
 		rng := p.File.Agents[id]
-		if old != nil && !upgrade {
-			if e, ok := old.Agents[id]; ok && published.Allows(rng, e.Version) {
+		if keep != nil {
+			if e, ok := keep.Agents[id]; ok && published.Allows(rng, e.Version) {
 				lock.Agents[id] = e
 				continue
 			}

@@ -50,7 +50,7 @@ agent matches when it contains every word.`,
 				fmt.Fprintf(g.streams.Err, "no agent matches %q (acp list shows every agent)\n", term)
 				return nil
 			}
-			return writeAgentTable(g.streams.Out, rows, true)
+			return writeAgentTable(g.streams.Out, rows, withDescriptions)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")

@@ -74,7 +74,7 @@ range allows, with its integrity. Other agents keep their locked versions.`,
 				return err
 			}
 			p.File.Agents[m.ID] = rng
-			lock, err := lockProject(ctx, g, p, old, false)
+			lock, err := lockProject(ctx, g, p, old)
 			if err != nil {
 				return err
 			}
@@ -167,7 +167,7 @@ deterministic: sorted keys, one agent a block.`,
 			if err != nil {
 				return err
 			}
-			lock, err := lockProject(cmd.Context(), g, p, old, false)
+			lock, err := lockProject(cmd.Context(), g, p, old)
 			if err != nil {
 				return err
 			}
@@ -214,7 +214,8 @@ func upgradeProject(ctx context.Context, g *globalOpts, p *project.Project, asJS
 	if err != nil {
 		return err
 	}
-	lock, err := lockProject(ctx, g, p, old, true)
+	// Nothing of the old lock is kept: every agent moves to the newest.
+	lock, err := lockProject(ctx, g, p, nil)
 	if err != nil {
 		return err
 	}

@@ -360,7 +360,7 @@ func (c *Client) handle(line []byte) {
 	}
 	var m message
 	if line[0] != '{' || json.Unmarshal(line, &m) != nil {
-		c.recordNonJSON(line, true)
+		c.recordNonJSON(line, notJSON)
 		return
 	}
 	hasID := len(m.ID) > 0 && string(m.ID) != "null"
@@ -412,7 +412,7 @@ func (c *Client) handle(line []byte) {
 		ch <- r
 	default:
 		// Valid JSON but no JSON-RPC message (e.g. a JSON log line).
-		c.recordNonJSON(line, false)
+		c.recordNonJSON(line, notMessage)
 	}
 }
 
@@ -467,10 +467,18 @@ func depth(b []byte) int {
 	return maxD
 }
 
-func (c *Client) recordNonJSON(line []byte, undecodable bool) {
+// lineFault is why a line from the agent is no message.
+type lineFault int
+
+const (
+	notJSON    lineFault = iota // not JSON at all: decodeWatch hears of it
+	notMessage                  // JSON, but no JSON-RPC message (a JSON log line)
+)
+
+func (c *Client) recordNonJSON(line []byte, why lineFault) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if undecodable && c.decodeWatch != nil {
+	if why == notJSON && c.decodeWatch != nil {
 		select {
 		case c.decodeWatch <- cut(string(line), 4096):
 		default:

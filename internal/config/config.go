@@ -134,7 +134,7 @@ func parse(path string, data []byte) (map[string]string, map[string]AgentSetting
 	vals := map[string]string{}
 	var agents map[string]AgentSettings
 	for _, k := range slices.Sorted(maps.Keys(obj)) {
-		line, col := idx.At("/"+jsonpos.EscapePointer(k), true)
+		line, col := idx.At("/"+jsonpos.EscapePointer(k), jsonpos.AtKey)
 		if k == AgentsKey {
 			var err error
 			if agents, err = parseAgents(obj[k]); err != nil {

@@ -67,19 +67,19 @@ func FuzzTopMembers(f *testing.F) {
 			return
 		}
 		for k := range m {
-			for _, key := range []bool{false, true} {
+			for _, part := range []Part{AtValue, AtKey} {
 				ptr := "/" + EscapePointer(k)
 				sp, ok := Locate(data, ptr)
 				wantLine, wantCol := 0, 0
 				if ok {
 					off := sp.Val
-					if key && sp.Key >= 0 {
+					if part == AtKey && sp.Key >= 0 {
 						off = sp.Key
 					}
 					wantLine, wantCol = LineCol(data, off)
 				}
-				if line, col := x.At(ptr, key); line != wantLine || col != wantCol {
-					t.Fatalf("At(%q, %v) = %d:%d, Locate says %d:%d in %q", ptr, key, line, col, wantLine, wantCol, data)
+				if line, col := x.At(ptr, part); line != wantLine || col != wantCol {
+					t.Fatalf("At(%q, %v) = %d:%d, Locate says %d:%d in %q", ptr, part, line, col, wantLine, wantCol, data)
 				}
 			}
 		}

@@ -84,9 +84,17 @@ func ValueEnd(data []byte, off int) int {
 // manyLookups is when recording every position beats walking per pointer.
 const manyLookups = 8
 
-// At returns the 1-based line and column of a pointer's value, or of its key
-// when key is set and the member has one; 0, 0 when the pointer is unknown.
-func (x *Index) At(ptr string, key bool) (line, col int) {
+// Part is the part of a member a position is asked for.
+type Part uint8
+
+const (
+	AtValue Part = iota // where the value starts
+	AtKey               // where the member's key starts; its value's where it has none (the root, a list item)
+)
+
+// At returns the 1-based line and column of part of the member at ptr;
+// 0, 0 when the pointer is unknown.
+func (x *Index) At(ptr string, part Part) (line, col int) {
 	if x == nil {
 		return 0, 0
 	}
@@ -109,7 +117,7 @@ func (x *Index) At(ptr string, key bool) (line, col int) {
 		return 0, 0
 	}
 	off := sp.Val
-	if key && sp.Key >= 0 {
+	if part == AtKey && sp.Key >= 0 {
 		off = sp.Key
 	}
 	return LineCol(x.data, off)

@@ -20,21 +20,21 @@ func TestParseJSONPositions(t *testing.T) {
 	}
 	tests := []struct {
 		ptr       string
-		key       bool
+		part      Part
 		line, col int
 	}{
-		{"", false, 1, 1},
-		{"/id", false, 2, 9},
-		{"/id", true, 2, 3},
-		{"/distribution/binary/linux-x86_64/archive", false, 4, 44},
-		{"/distribution/binary/linux-x86_64", true, 4, 16},
-		{"/a~1b~0c/1", false, 6, 16},
-		{"/missing", false, 0, 0},
+		{"", AtValue, 1, 1},
+		{"/id", AtValue, 2, 9},
+		{"/id", AtKey, 2, 3},
+		{"/distribution/binary/linux-x86_64/archive", AtValue, 4, 44},
+		{"/distribution/binary/linux-x86_64", AtKey, 4, 16},
+		{"/a~1b~0c/1", AtValue, 6, 16},
+		{"/missing", AtValue, 0, 0},
 	}
 	for _, tt := range tests {
-		line, col := idx.At(tt.ptr, tt.key)
+		line, col := idx.At(tt.ptr, tt.part)
 		if line != tt.line || col != tt.col {
-			t.Errorf("at(%q, key=%v) = %d:%d, want %d:%d", tt.ptr, tt.key, line, col, tt.line, tt.col)
+			t.Errorf("At(%q, %v) = %d:%d, want %d:%d", tt.ptr, tt.part, line, col, tt.line, tt.col)
 		}
 	}
 	// The generic value is what encoding/json with UseNumber gives.
@@ -56,7 +56,7 @@ func TestParseJSONColumnsCountCharacters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err.Msg)
 	}
-	if line, col := idx.At("/id", false); line != 1 || col != 22 {
+	if line, col := idx.At("/id", AtValue); line != 1 || col != 22 {
 		t.Errorf("/id at %d:%d, want 1:22", line, col)
 	}
 }
@@ -67,10 +67,10 @@ func TestParseJSONCRLFAndBOM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err.Msg)
 	}
-	if line, col := idx.At("/name", false); line != 3 || col != 11 {
+	if line, col := idx.At("/name", AtValue); line != 3 || col != 11 {
 		t.Errorf("/name at %d:%d, want 3:11", line, col)
 	}
-	if line, col := idx.At("", false); line != 1 || col != 1 {
+	if line, col := idx.At("", AtValue); line != 1 || col != 1 {
 		t.Errorf("root at %d:%d, want 1:1 (the BOM is not a column)", line, col)
 	}
 }

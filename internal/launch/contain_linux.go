@@ -149,22 +149,26 @@ var selfExe = sync.OnceValue(func() string {
 	return "/proc/self/exe"
 })
 
-func startContained(path string, spec Spec, env []string, stdin io.Reader, stdout, stderr io.Writer, foreground bool, o Options) (*contained, error) {
+func startContained(path string, spec Spec, env []string, stdin io.Reader, stdout, stderr io.Writer, a attachment, o Options) (*contained, error) {
 	if !hooked.Load() {
-		return startDirect(path, spec, env, stdin, stdout, stderr, foreground)
+		return startDirect(path, spec, env, stdin, stdout, stderr, a)
 	}
 	selfExe()
-	cfg := shimConfig{Path: path, Args: append([]string{spec.Command}, spec.Args...), Env: env, Foreground: foreground}
-	if !foreground {
+	cfg := shimConfig{Path: path, Args: append([]string{spec.Command}, spec.Args...), Env: env, Foreground: a == attached}
+	if a == detached {
 		l := o.limits()
 		cfg.Limits, cfg.Self, cfg.NoCgroups = &l, selfExe(), o.NoCgroups
 	}
-	if !o.NoNamespaces && !foreground && !nsRefused.Load() {
-		c, err := startShim(cfg, spec.Dir, stdin, stdout, stderr, true)
+	if !o.NoNamespaces && a == detached && !nsRefused.Load() {
+		c, err := startShim(cfg, spec.Dir, stdin, stdout, stderr, newNamespaces)
 		if err == nil {
 			// Root's tasks ignore RLIMIT_NPROC whatever the namespace:
 			// only a cgroup or the namespace's pid_max holds them.
-			c.setLimits(*cfg.Limits, os.Getuid() != 0)
+			nproc := nprocHolds
+			if os.Getuid() == 0 {
+				nproc = nprocIgnored
+			}
+			c.setLimits(*cfg.Limits, nproc)
 			if !c.proc {
 				// A PID namespace but the host's /proc (AppArmor lets
 				// the namespace be made but not the mount).
@@ -177,14 +181,14 @@ func startContained(path string, spec Spec, env []string, stdin io.Reader, stdou
 		}
 		nsRefused.Store(true)
 	}
-	if !foreground {
+	if a == detached {
 		protectSelf()
 	}
-	c, err := startShim(cfg, spec.Dir, stdin, stdout, stderr, false)
+	c, err := startShim(cfg, spec.Dir, stdin, stdout, stderr, hostNamespaces)
 	if err == nil && cfg.Limits != nil {
 		// Without a user namespace of its own RLIMIT_NPROC would count
 		// all of the user's processes (Limits): only a cgroup holds them.
-		c.setLimits(*cfg.Limits, false)
+		c.setLimits(*cfg.Limits, nprocIgnored)
 	}
 	if err == nil || isAgentStart(err) {
 		return c, err
@@ -192,7 +196,7 @@ func startContained(path string, spec Spec, env []string, stdin io.Reader, stdou
 	// The supervisor itself could not run (this executable on a noexec
 	// mount, say): the agent alone, in a session of its own, is still
 	// better than no agent.
-	return startDirect(path, spec, env, stdin, stdout, stderr, foreground)
+	return startDirect(path, spec, env, stdin, stdout, stderr, a)
 }
 
 // agentStartError is the agent's own start failing, as the supervisor
@@ -208,22 +212,31 @@ func isAgentStart(err error) bool {
 
 // startDirect runs the agent without a supervisor: Stop then reaches only
 // its session's process group.
-func startDirect(path string, spec Spec, env []string, stdin io.Reader, stdout, stderr io.Writer, foreground bool) (*contained, error) {
+func startDirect(path string, spec Spec, env []string, stdin io.Reader, stdout, stderr io.Writer, a attachment) (*contained, error) {
 	cmd := exec.Command(path, spec.Args...)
 	cmd.Args[0] = spec.Command
 	cmd.Env, cmd.Dir = env, spec.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	if !foreground {
+	if a == detached {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	}
 	closeInheritedOnExec()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	return &contained{cmd: cmd, foreground: foreground, direct: true}, nil
+	return &contained{cmd: cmd, foreground: a == attached, direct: true}, nil
 }
 
-func startShim(cfg shimConfig, dir string, stdin io.Reader, stdout, stderr io.Writer, ns bool) (*contained, error) {
+// namespaces says whether the supervisor gets a user, PID and mount
+// namespace of its own.
+type namespaces int
+
+const (
+	hostNamespaces namespaces = iota
+	newNamespaces
+)
+
+func startShim(cfg shimConfig, dir string, stdin io.Reader, stdout, stderr io.Writer, nss namespaces) (*contained, error) {
 	cfgR, cfgW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -244,7 +257,7 @@ func startShim(cfg shimConfig, dir string, stdin io.Reader, stdout, stderr io.Wr
 	}
 	// Pdeathsig: if we die, the supervisor still removes the agent's tree.
 	attr := &syscall.SysProcAttr{Setsid: !cfg.Foreground, Pdeathsig: syscall.SIGTERM}
-	if ns {
+	if nss == newNamespaces {
 		cfg.Namespaces, cfg.UID, cfg.GID = true, os.Getuid(), os.Getgid()
 		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: cfg.UID, Size: 1}}
@@ -264,7 +277,7 @@ func startShim(cfg shimConfig, dir string, stdin io.Reader, stdout, stderr io.Wr
 		_ = json.NewEncoder(cfgW).Encode(cfg)
 		cfgW.Close()
 	}()
-	c := &contained{cmd: cmd, status: bufio.NewReader(stR), statusFile: stR, foreground: cfg.Foreground, ns: ns}
+	c := &contained{cmd: cmd, status: bufio.NewReader(stR), statusFile: stR, foreground: cfg.Foreground, ns: nss == newNamespaces}
 	var first shimEvent
 	line, rerr := c.status.ReadBytes('\n')
 	if rerr != nil || json.Unmarshal(line, &first) != nil || (!first.Started && first.Error == "") {
@@ -280,18 +293,25 @@ func startShim(cfg shimConfig, dir string, stdin io.Reader, stdout, stderr io.Wr
 	return c, nil
 }
 
-// setLimits records the limits asked and how they hold (c.tree); nproc:
-// RLIMIT_NPROC holds the agent's tasks (a user namespace of its own, not
-// root).
-func (c *contained) setLimits(l Limits, nproc bool) {
+// nprocRule says whether RLIMIT_NPROC holds the agent's tasks: it does in
+// a user namespace of its own, for a user other than root.
+type nprocRule int
+
+const (
+	nprocIgnored nprocRule = iota
+	nprocHolds
+)
+
+// setLimits records the limits asked and how they hold (c.tree).
+func (c *contained) setLimits(l Limits, nproc nprocRule) {
 	c.asked, c.limits = l, l
 	switch {
 	case c.tree.ProcessesBy != "":
 		// RLIMIT_NPROC holds too where it can: the lower one counts.
-		if c.limits.Processes = c.tree.Processes; nproc {
+		if c.limits.Processes = c.tree.Processes; nproc == nprocHolds {
 			c.limits.Processes = min(l.Processes, c.tree.Processes)
 		}
-	case !nproc:
+	case nproc == nprocIgnored:
 		c.limits.Processes = 0
 	}
 }

@@ -18,14 +18,14 @@ type contained struct {
 	sys        sysState
 }
 
-func startContained(path string, spec Spec, env []string, stdin io.Reader, stdout, stderr io.Writer, foreground bool, o Options) (*contained, error) {
+func startContained(path string, spec Spec, env []string, stdin io.Reader, stdout, stderr io.Writer, a attachment, o Options) (*contained, error) {
 	cmd := exec.Command(path, spec.Args...)
 	cmd.Args[0] = spec.Command
 	cmd.Env = env
 	cmd.Dir = spec.Dir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	c := &contained{cmd: cmd, foreground: foreground}
-	setSysProcAttr(cmd, foreground)
+	c := &contained{cmd: cmd, foreground: a == attached}
+	setSysProcAttr(cmd, a)
 	if err := c.start(); err != nil {
 		return nil, err
 	}

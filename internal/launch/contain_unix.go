@@ -13,9 +13,9 @@ type sysState struct{}
 // A session of its own: no controlling terminal, and a process group we
 // can kill as a whole. Children that call setsid() themselves escape it;
 // these systems offer no subreaper to catch them.
-func setSysProcAttr(cmd *exec.Cmd, foreground bool) {
+func setSysProcAttr(cmd *exec.Cmd, a attachment) {
 	closeInheritedOnExec()
-	if !foreground {
+	if a == detached {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	}
 }

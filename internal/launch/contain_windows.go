@@ -25,8 +25,8 @@ type sysState struct {
 	job windows.Handle
 }
 
-func setSysProcAttr(cmd *exec.Cmd, foreground bool) {
-	if !foreground {
+func setSysProcAttr(cmd *exec.Cmd, a attachment) {
+	if a == detached {
 		// A console without a window, not ours: the agent cannot write to
 		// the user's console, and children it starts inherit the hidden
 		// one instead of popping up windows of their own.
@@ -116,7 +116,7 @@ func killOnCloseJob(pid int) (windows.Handle, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := setKillOnClose(job, true); err != nil {
+	if err := setJobLimits(job, windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE); err != nil {
 		windows.CloseHandle(job)
 		return 0, err
 	}
@@ -133,11 +133,11 @@ func killOnCloseJob(pid int) (windows.Handle, error) {
 	return job, nil
 }
 
-func setKillOnClose(job windows.Handle, on bool) error {
+// setJobLimits sets the job's limit flags (JOB_OBJECT_LIMIT_*; 0 clears
+// them).
+func setJobLimits(job windows.Handle, flags uint32) error {
 	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{}
-	if on {
-		info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
-	}
+	info.BasicLimitInformation.LimitFlags = flags
 	_, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation, uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)))
 	return err
 }
@@ -157,7 +157,7 @@ func StartTied(cmd *exec.Cmd) (untie func(), err error) {
 	}
 	return func() {
 		if job != 0 {
-			_ = setKillOnClose(job, false)
+			_ = setJobLimits(job, 0) // no kill on close: what it left lives on
 			windows.CloseHandle(job)
 			job = 0
 		}

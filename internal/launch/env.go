@@ -42,16 +42,17 @@ func allowed(name string) bool {
 // which extra cannot override: the sandbox is the point. The result is
 // sorted, for stable diagnostics.
 func SandboxEnv(host []string, home, tmp string, extra map[string]string) []string {
-	return sandboxEnv(host, home, tmp, extra, runtime.GOOS == "windows")
+	return sandboxEnv(host, home, tmp, extra, runtime.GOOS)
 }
 
-// sandboxEnv is SandboxEnv; windows says variable names are
+// sandboxEnv is SandboxEnv on goos. On Windows variable names are
 // case-insensitive, where a manifest's "Home" or "userprofile" would
-// otherwise sit beside ours and win, and that APPDATA and LOCALAPPDATA
-// must point into the sandbox too: agents keep their credentials and
-// caches there, and one that found the user's real folders would read
-// the user's sign-ins.
-func sandboxEnv(host []string, home, tmp string, extra map[string]string, windows bool) []string {
+// otherwise sit beside ours and win, and APPDATA and LOCALAPPDATA must
+// point into the sandbox too: agents keep their credentials and caches
+// there, and one that found the user's real folders would read the
+// user's sign-ins.
+func sandboxEnv(host []string, home, tmp string, extra map[string]string, goos string) []string {
+	windows := goos == "windows"
 	env := map[string]string{}
 	for _, kv := range host {
 		k, v, ok := strings.Cut(kv, "=")
@@ -85,7 +86,7 @@ func sandboxEnv(host []string, home, tmp string, extra map[string]string, window
 		}
 		env[k] = v
 	}
-	return merge(env, nil)
+	return mergeOn(goos, env, nil)
 }
 
 // proxyVars are what npm and uv need to reach their registries from behind
@@ -135,12 +136,13 @@ func Merge(base []string, extra map[string]string) []string {
 }
 
 func merge(env map[string]string, extra map[string]string) []string {
-	return mergeFold(env, extra, runtime.GOOS == "windows")
+	return mergeOn(runtime.GOOS, env, extra)
 }
 
-func mergeFold(env map[string]string, extra map[string]string, fold bool) []string {
+// mergeOn is merge on goos: on Windows names match whatever their case.
+func mergeOn(goos string, env map[string]string, extra map[string]string) []string {
 	for k, v := range extra {
-		if fold {
+		if goos == "windows" {
 			for old := range env {
 				if old != k && strings.EqualFold(old, k) {
 					delete(env, old)

@@ -46,7 +46,7 @@ func TestSandboxEnv(t *testing.T) {
 func TestSandboxEnvFoldsCaseOnWindows(t *testing.T) {
 	extra := map[string]string{"Home": `C:\Users\me`, "userprofile": `C:\Users\me`, "Tmp": `C:\x`, "AppData": `C:\Users\me\AppData\Roaming`, "AGENT_FLAG": "1"}
 	host := []string{`APPDATA=C:\Users\me\AppData\Roaming`, `LOCALAPPDATA=C:\Users\me\AppData\Local`, `SystemRoot=C:\Windows`}
-	env := sandboxEnv(host, `C:\sb\home`, `C:\sb\tmp`, extra, true)
+	env := sandboxEnv(host, `C:\sb\home`, `C:\sb\tmp`, extra, "windows")
 	got := strings.Join(env, "\n")
 	if strings.Contains(got, `C:\Users\me`) || strings.Contains(got, `C:\x`) || !strings.Contains(got, "AGENT_FLAG=1") {
 		t.Errorf("env:\n%s", got)
@@ -59,7 +59,7 @@ func TestSandboxEnvFoldsCaseOnWindows(t *testing.T) {
 		}
 	}
 	// Elsewhere "Home" is another variable, and stays.
-	got = strings.Join(sandboxEnv(nil, "/sb/home", "/sb/tmp", extra, false), "\n")
+	got = strings.Join(sandboxEnv(nil, "/sb/home", "/sb/tmp", extra, "linux"), "\n")
 	if !strings.Contains(got, "Home=") || !strings.Contains(got, "HOME=/sb/home") {
 		t.Errorf("env:\n%s", got)
 	}
@@ -225,12 +225,12 @@ func TestPrivateProc(t *testing.T) {
 // Windows names are one variable whatever their case: a manifest's Path
 // must replace the host's PATH, not sit beside it.
 func TestMergeFoldsCaseOnWindows(t *testing.T) {
-	got := mergeFold(map[string]string{"PATH": `C:\Windows`, "Temp": "x"}, map[string]string{"Path": `C:\agent`}, true)
+	got := mergeOn("windows", map[string]string{"PATH": `C:\Windows`, "Temp": "x"}, map[string]string{"Path": `C:\agent`})
 	want := []string{`Path=C:\agent`, "Temp=x"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("merge = %q, want %q", got, want)
 	}
-	got = mergeFold(map[string]string{"PATH": "/bin"}, map[string]string{"Path": "/x"}, false)
+	got = mergeOn("linux", map[string]string{"PATH": "/bin"}, map[string]string{"Path": "/x"})
 	if len(got) != 2 {
 		t.Errorf("without folding both names stay: %q", got)
 	}

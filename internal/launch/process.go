@@ -108,7 +108,7 @@ func StartWith(spec Spec, env []string, o Options) (*Process, error) {
 		return fail(fmt.Errorf("create stderr pipe: %w", err))
 	}
 	closers = append(closers, errR, errW)
-	c, err := startContained(path, spec, env, inR, outW, errW, false, o)
+	c, err := startContained(path, spec, env, inR, outW, errW, detached, o)
 	if err != nil {
 		return fail(fmt.Errorf("start %s: %w", spec.Command, err))
 	}
@@ -230,6 +230,14 @@ func (p *Process) Stop() {
 // read (a pipe buffer's worth takes microseconds).
 const stderrDrainGrace = 500 * time.Millisecond
 
+// attachment is how a started process stands to our terminal.
+type attachment int
+
+const (
+	detached attachment = iota // an agent: a session of its own, its limits, stopped as a tree
+	attached                   // Interactive: in our process group, so it reads the keyboard and Ctrl-C reaches it
+)
+
 // Interactive runs spec with the caller's terminal (stdin, stdout,
 // stderr) and env, and returns its exit status. It stays in our process
 // group: a terminal sign-in must be in the foreground to read the
@@ -244,7 +252,7 @@ func Interactive(ctx context.Context, spec Spec, env []string, stdin io.Reader, 
 	if err != nil {
 		return -1, fmt.Errorf("start %s: %w", spec.Command, err)
 	}
-	c, err := startContained(path, spec, env, stdin, stdout, stderr, true, Options{NoNamespaces: true})
+	c, err := startContained(path, spec, env, stdin, stdout, stderr, attached, Options{NoNamespaces: true})
 	if err != nil {
 		return -1, fmt.Errorf("start %s: %w", spec.Command, err)
 	}

@@ -139,16 +139,20 @@ func (r *jsonReporter) Warn(msg string) {
 	r.emit(Event{Event: "warning", Message: msg})
 }
 
-// New returns the Reporter for mode writing to w; terminal says whether w
-// is a terminal (Auto draws only there).
-func New(mode Mode, w io.Writer, terminal bool) Reporter {
+// Options describe where a Reporter writes.
+type Options struct {
+	Terminal bool // w is a terminal that can draw (cli.Streams.ErrIsTerminal): Auto draws only there
+}
+
+// New returns the Reporter for mode writing to w.
+func New(mode Mode, w io.Writer, o Options) Reporter {
 	switch mode {
 	case JSON:
 		return NewJSON(w)
 	case Plain:
 		return NewPlain(w)
 	case Auto, "":
-		if terminal {
+		if o.Terminal {
 			return NewTerminal(w)
 		}
 	}

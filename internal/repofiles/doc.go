@@ -2,7 +2,8 @@
 // of the repository that are not Go — the GitHub Action's script, the
 // pre-commit hook definition, docs/architecture.md — the way their users
 // do, so a broken one fails `go test ./...` instead of a user's workflow.
-// (The release build script takes minutes; .ci/run runs it.)
+// (The release build script takes minutes; .ci/run runs it.) One reads
+// the module's exported API as a Go program sees it: no bare bools.
 package repofiles
 
 import (

@@ -56,7 +56,7 @@ func runHostile(mode string) bool {
 	switch mode {
 	case daemonChild:
 		// The middle of a double fork: start the daemon, exit at once.
-		spawn(stayChild, true)
+		spawn(stayChild, newSession)
 		os.Exit(0)
 	case stayChild:
 		if err := os.WriteFile(os.Getenv("ACP_FAKE_READY"), []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
@@ -67,9 +67,9 @@ func runHostile(mode string) bool {
 		}
 	case Daemon, SetsidChild:
 		if mode == Daemon {
-			spawn(daemonChild, false)
+			spawn(daemonChild, sameSession)
 		} else {
-			spawn(stayChild, true)
+			spawn(stayChild, newSession)
 		}
 		for i := 0; i < 500; i++ {
 			if _, err := os.Stat(os.Getenv("ACP_FAKE_READY")); err == nil {
@@ -171,12 +171,20 @@ func runHostile(mode string) bool {
 	return true
 }
 
+// session is where spawn starts a process.
+type session int
+
+const (
+	sameSession session = iota
+	newSession          // setsid: a session and process group of its own
+)
+
 // spawn starts this binary again as behaviour, detached from our stdio
-// (as a daemon would), in a session of its own when setsid.
-func spawn(behaviour string, setsid bool) {
+// (as a daemon would).
+func spawn(behaviour string, s session) {
 	cmd := exec.Command(os.Args[0], "--fake-token="+os.Getenv("ACP_FAKE_TOKEN"))
 	cmd.Env = append(os.Environ(), "ACP_FAKE_AGENT="+behaviour)
-	if setsid {
+	if s == newSession {
 		cmd.SysProcAttr = setsidAttr()
 	}
 	if err := cmd.Start(); err != nil {

@@ -99,16 +99,16 @@ func answerV2(id, methods string) string {
 		`"authMethods":` + methods + `}}`
 }
 
+// standardFields make a legacy method one in the standard form as well.
+const standardFields = `"type":"terminal","args":["--fake-login","standard"],"env":{"FAKE_METHOD_ENV":"standard"},`
+
 // legacyMethod is a method in the _meta["terminal-auth"] form whose
-// command is this binary in login mode; standard adds type, args and env.
-func legacyMethod(standard bool) string {
+// command is this binary in login mode, with extra fields ("" or
+// standardFields).
+func legacyMethod(extra string) string {
 	exe, _ := os.Executable()
 	cmd, _ := json.Marshal(exe)
-	std := ""
-	if standard {
-		std = `"type":"terminal","args":["--fake-login","standard"],"env":{"FAKE_METHOD_ENV":"standard"},`
-	}
-	return `[{"id":"cli-login","name":"Log in with the CLI",` + std +
+	return `[{"id":"cli-login","name":"Log in with the CLI",` + extra +
 		`"_meta":{"terminal-auth":{"command":` + string(cmd) + `,"args":["--fake-login","legacy"],"env":{"FAKE_LEGACY":"1"},"label":"fake-cli login"}}}]`
 }
 
@@ -131,9 +131,9 @@ func emitVersioned(mode, id string, emit func(string)) bool {
 	case V3:
 		emit(`{"jsonrpc":"2.0","id":` + id + `,"result":{"protocolVersion":3,"agentInfo":{"name":"fake-agent","version":"3.0.0"},"authMethods":[{"id":"oauth","name":"Sign in","type":"agent"}]}}`)
 	case LegacyLogin:
-		emit(answer(id, legacyMethod(false)))
+		emit(answer(id, legacyMethod("")))
 	case LegacyAndStandard:
-		emit(answer(id, legacyMethod(true)))
+		emit(answer(id, legacyMethod(standardFields)))
 	default:
 		return false
 	}

@@ -151,7 +151,7 @@ func TestBuildDryRunAndBadVariants(t *testing.T) {
 	}
 	if !found {
 		var buf bytes.Buffer
-		validate.WriteText(&buf, res.Report, false)
+		validate.WriteText(&buf, res.Report, validate.TextOptions{})
 		t.Errorf("no positioned variants.json problem in the report:\n%s", buf.String())
 	}
 }

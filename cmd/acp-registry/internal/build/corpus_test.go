@@ -45,7 +45,7 @@ func TestBuildCorpusWithUpstreamVariants(t *testing.T) {
 	if err != nil {
 		var buf bytes.Buffer
 		if res != nil && res.Report != nil {
-			validate.WriteText(&buf, res.Report, false)
+			validate.WriteText(&buf, res.Report, validate.TextOptions{})
 		}
 		t.Fatalf("%v\n%s", err, buf.String())
 	}

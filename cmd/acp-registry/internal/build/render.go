@@ -129,7 +129,7 @@ func (c *collector) iconURL(id string) string { return c.base + "/" + id + ".svg
 // add renders an agent whose files are in dir; safe for concurrent use.
 func (c *collector) add(m *registry.Manifest, icon []byte) error {
 	url := c.iconURL(m.ID)
-	e, _ := validate.IndexEntry(m, url, false)
+	e, _ := validate.IndexEntry(m, url, validate.ChannelStable)
 	b, err := encodeEntry(e)
 	if err != nil {
 		return err
@@ -139,7 +139,7 @@ func (c *collector) add(m *registry.Manifest, icon []byte) error {
 	r := entryRec{id: strings.Clone(m.ID), icon: icon, stable: int32(len(b))}
 	// Only a manifest with a preview can have it promoted.
 	if m.Preview != nil {
-		if e, promoted := validate.IndexEntry(m, url, true); promoted {
+		if e, promoted := validate.IndexEntry(m, url, validate.ChannelPreview); promoted {
 			p, err := encodeEntry(e)
 			if err != nil {
 				return err
@@ -208,10 +208,10 @@ func (c *collector) outputs(schemas map[string][]byte) ([]output, error) {
 	}
 	var outs []output
 	taken := map[string]bool{}
-	index := func(name string, v *validate.Variant, channel string, extensions bool) {
+	index := func(name string, v *validate.Variant, channel string) {
 		taken[name] = true
 		outs = append(outs, output{name: name, write: func(w io.Writer) error {
-			return c.writeIndex(w, v, channel, extensions)
+			return c.writeIndex(w, v, channel)
 		}})
 	}
 	var mainExclude []string
@@ -219,8 +219,8 @@ func (c *collector) outputs(schemas map[string][]byte) ([]output, error) {
 		mainExclude = c.vs.Main
 	}
 	main := &validate.Variant{Name: validate.MainVariant, Exclude: mainExclude}
-	index(IndexFile, main, validate.ChannelStable, true)
-	index(PreviewIndexFile, main, validate.ChannelPreview, true)
+	index(IndexFile, main, validate.ChannelStable)
+	index(PreviewIndexFile, main, validate.ChannelPreview)
 	var fields []string
 	if c.vs != nil {
 		for _, v := range c.vs.List {
@@ -229,9 +229,7 @@ func (c *collector) outputs(schemas map[string][]byte) ([]output, error) {
 				if taken[name] {
 					return nil, fmt.Errorf("%w: variant %q writes %s, which another index already is", ErrVariants, v.Name, name)
 				}
-				// Variant indexes are what their clients read, and none
-				// of them reads "extensions".
-				index(name, v, ch, false)
+				index(name, v, ch)
 			}
 			fields = append(fields, v.Fields...)
 		}
@@ -287,8 +285,10 @@ func (c *collector) indexes(schemas map[string][]byte) (Files, error) {
 }
 
 // writeIndex writes {"version", "agents"[, "extensions"]} around the
-// entries of one index: 2-space indent, final newline.
-func (c *collector) writeIndex(w io.Writer, v *validate.Variant, channel string, extensions bool) error {
+// entries of one index: 2-space indent, final newline. Only the main
+// variant's indexes have "extensions": a variant's index is what its
+// client reads, and none of them reads it.
+func (c *collector) writeIndex(w io.Writer, v *validate.Variant, channel string) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteString("{\n  \"version\": \"" + registry.IndexVersion + "\",\n  \"agents\": [")
 	rd := c.store.reader()
@@ -300,7 +300,7 @@ func (c *collector) writeIndex(w io.Writer, v *validate.Variant, channel string,
 		}
 		var entry []byte
 		if v.Changes(r.id) && r.m != nil {
-			e, _ := validate.IndexEntry(r.m, c.iconURL(r.id), channel == validate.ChannelPreview)
+			e, _ := validate.IndexEntry(r.m, c.iconURL(r.id), channel)
 			patched, err := v.Apply(r.id, e)
 			if err != nil {
 				return fmt.Errorf("%w: %w", ErrVariants, err)
@@ -330,7 +330,7 @@ func (c *collector) writeIndex(w io.Writer, v *validate.Variant, channel string,
 	if n > 0 {
 		bw.WriteString("\n  ")
 	}
-	if extensions {
+	if v.Name == validate.MainVariant {
 		bw.WriteString("],\n  \"extensions\": []\n}\n")
 	} else {
 		bw.WriteString("]\n}\n")

@@ -137,7 +137,7 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Tag: o.Tag, URL: rel.GetHTMLURL(), Created: created, Uploaded: []string{}, Kept: []string{}, LatestUploaded: []string{}}
-	if err := p.sync(ctx, rel, files, false, res); err != nil {
+	if err := p.sync(ctx, rel, files, keepOthers, res); err != nil {
 		return res, err
 	}
 	if o.Latest {
@@ -282,9 +282,9 @@ func (p *publisher) assets(ctx context.Context, id int64) (map[string]*github.Re
 // where the API gives none) equals the file's is kept. A changed asset is
 // replaced without a gap longer than one request: the new copy is uploaded
 // beside it under a temporary name, then the old one is deleted and the
-// new one renamed. With prune, assets that are not in files are deleted
-// last.
-func (p *publisher) sync(ctx context.Context, rel *github.RepositoryRelease, files []file, prune bool, res *Result) error {
+// new one renamed. Assets that are not in files are deleted last with
+// pruneOthers.
+func (p *publisher) sync(ctx context.Context, rel *github.RepositoryRelease, files []file, others otherAssets, res *Result) error {
 	have, err := p.assets(ctx, rel.GetID())
 	if err != nil {
 		return err
@@ -317,7 +317,7 @@ func (p *publisher) sync(ctx context.Context, rel *github.RepositoryRelease, fil
 	}
 	for name, a := range have {
 		// Temporary copies of an interrupted run go in any case.
-		if want[name] || (!prune && !isTempName(name, want)) {
+		if want[name] || (others == keepOthers && !isTempName(name, want)) {
 			continue
 		}
 		if _, err := p.GitHub.Repositories.DeleteReleaseAsset(ctx, p.owner, p.repo, a.GetID()); err != nil {
@@ -326,6 +326,15 @@ func (p *publisher) sync(ctx context.Context, rel *github.RepositoryRelease, fil
 	}
 	return nil
 }
+
+// otherAssets is what sync does with a release's assets that are not
+// among the files it publishes.
+type otherAssets int
+
+const (
+	keepOthers  otherAssets = iota // a versioned release keeps what was added beside a publish
+	pruneOthers                    // the latest release holds exactly one publish's files
+)
 
 // tempName is where a new copy of name is uploaded before it replaces
 // the old one: a plain asset name (GitHub keeps it as it is).
@@ -446,7 +455,7 @@ func (p *publisher) latest(ctx context.Context, files []file) error {
 		return fmt.Errorf("update the latest release: %w", err)
 	}
 	var lr Result
-	if err := p.sync(ctx, rel, files, true, &lr); err != nil {
+	if err := p.sync(ctx, rel, files, pruneOthers, &lr); err != nil {
 		return fmt.Errorf("update the latest release: %w", err)
 	}
 	p.latestUploaded = lr.Uploaded

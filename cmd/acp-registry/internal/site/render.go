@@ -67,9 +67,9 @@ func render(cat *catalog, mx *verify.Matrix) (build.Files, error) {
 			for i := w; i < len(cat.agents); i += workers {
 				m := &cat.agents[i]
 				cards[i] = newCard(m, verdicts)
-				p := page{Card: cards[i], Install: installs(m, false), Matrix: rows[m.ID], MatrixDate: matrixDate(mx)}
+				p := page{Card: cards[i], Install: installs(m), Matrix: rows[m.ID], MatrixDate: matrixDate(mx)}
 				if pre := cat.preview[m.ID]; pre != nil {
-					p.Preview = &preview{Version: pre.Version, Install: installs(pre, true)}
+					p.Preview = &preview{Version: pre.Version, Install: installs(pre, "--preview")}
 				}
 				buf.Reset()
 				if errs[i] = t.ExecuteTemplate(&buf, "agent.html", p); errs[i] == nil {
@@ -301,12 +301,12 @@ type target struct {
 	Env                                           []string
 }
 
-func installs(m *registry.Manifest, preview bool) install {
+// installs are the ways to install m; acpFlags follow the id in the acp
+// commands ("--preview" for a preview's page).
+func installs(m *registry.Manifest, acpFlags ...string) install {
 	acp := [][]string{{"acp", "install", m.ID}, {"acp", "run", m.ID}}
-	if preview {
-		for i := range acp {
-			acp[i] = append(acp[i], "--preview")
-		}
+	for i := range acp {
+		acp[i] = append(acp[i], acpFlags...)
 	}
 	in := install{Commands: []command{{Title: "With acp", Lines: []string{launch.Quote(acp[0]), launch.Quote(acp[1])}}}}
 	d := m.Distribution
