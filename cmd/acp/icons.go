@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -42,7 +41,7 @@ func (g *globalOpts) iconPaths(ctx context.Context, ms []*registry.Manifest) (ma
 	out := make(map[string]string, len(ms))
 	if local := g.localIcons(); local != nil {
 		for _, m := range ms {
-			if data, ok := readIcon(local, m.ID); ok {
+			if data, ok := local(m.ID); ok {
 				out[m.ID] = slash(c.Store(m.ID, data))
 			}
 		}
@@ -104,40 +103,35 @@ func (g *globalOpts) addIconPaths(ctx context.Context, idx *registry.Index, rows
 	return nil
 }
 
-// readIcon reads ID/icon.svg from a local registry, at most
-// iconcache.MaxDownload bytes (a bigger file is refused unread).
-func readIcon(fsys fs.FS, id string) ([]byte, bool) {
-	f, err := fsys.Open(path.Join(id, registry.IconFile))
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, iconcache.MaxDownload+1))
-	return data, err == nil && len(data) <= iconcache.MaxDownload
-}
-
-// localIcons is the folder tree the index's icons lie in, without the
-// network: the registry built into acp, or a registry folder given as
-// --registry; nil for registries at URLs and registry.json files.
-func (g *globalOpts) localIcons() fs.FS {
+// localIcons reads an agent's icon.svg without the network, from the
+// registry built into acp or a registry folder given as --registry; nil
+// for registries at URLs and registry.json files. A file over
+// iconcache.MaxDownload is refused unread.
+func (g *globalOpts) localIcons() func(id string) ([]byte, bool) {
 	switch g.registryStatus.Origin {
 	case source.OriginEmbedded:
-		return embeddedRegistry
+		return func(id string) ([]byte, bool) {
+			data, err := fs.ReadFile(embeddedRegistry, path.Join(id, registry.IconFile))
+			return data, err == nil && len(data) <= iconcache.MaxDownload
+		}
 	case source.OriginDir:
 		dir := g.registrySource()
+		one := false
 		if _, err := os.Stat(filepath.Join(dir, registry.ManifestFile)); err == nil {
-			// One agent's folder: its icon is beside its manifest.
-			return oneAgentFS{os.DirFS(dir)}
+			one = true // one agent's folder: its icon is beside its manifest
 		}
-		return os.DirFS(dir)
+		return func(id string) ([]byte, bool) {
+			p := filepath.Join(dir, id, registry.IconFile)
+			if one {
+				p = filepath.Join(dir, registry.IconFile)
+			}
+			// Only a regular file: a FIFO there would hang the editor.
+			data, err := registry.ReadRegular(p, iconcache.MaxDownload)
+			return data, err == nil
+		}
 	}
 	return nil
 }
-
-// oneAgentFS reads ID/icon.svg as the folder's own icon.svg.
-type oneAgentFS struct{ fs.FS }
-
-func (o oneAgentFS) Open(name string) (fs.File, error) { return o.FS.Open(path.Base(name)) }
 
 // fetchIcons says whether icons may be fetched now: not offline, and not
 // when this command's registry fetch just failed (the cached copy stood

@@ -306,13 +306,9 @@ func (c *Cache) recordPath(id string) string { return filepath.Join(c.Dir, id+".
 // read is id's record, nil when there is none or it cannot be read (a
 // damaged record is as good as none: the icon is fetched again).
 func (c *Cache) read(id string) *record {
-	f, err := os.Open(c.recordPath(id))
+	// Only a regular file: a FIFO planted there would hang the editor.
+	data, err := registry.ReadRegularNoFollow(c.recordPath(id), maxRecordSize)
 	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxRecordSize+1))
-	if err != nil || len(data) > maxRecordSize {
 		return nil
 	}
 	var r record
