@@ -128,7 +128,7 @@ func (c *Cache) Path(id, url string) string {
 		return ""
 	}
 	p := filepath.Join(c.Dir, r.File)
-	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+	if !c.regular(p) {
 		return ""
 	}
 	return p
@@ -182,7 +182,15 @@ func (c *Cache) due(r *record, url string, now time.Time) bool {
 	if !r.FailedAt.IsZero() && now.Sub(r.FailedAt) < c.retryAfter() && now.Sub(r.FailedAt) >= 0 {
 		return false
 	}
+	if r.File != "" && !c.regular(filepath.Join(c.Dir, r.File)) {
+		return true // the copy was removed (a cache clean-up)
+	}
 	return r.CheckedAt.IsZero() || now.Sub(r.CheckedAt) >= c.maxAge() || now.Sub(r.CheckedAt) < 0
+}
+
+func (c *Cache) regular(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 func (c *Cache) refresh(ctx context.Context, ic Icon) {

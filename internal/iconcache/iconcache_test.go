@@ -157,6 +157,12 @@ func TestIconFetchedCheckedAndKept(t *testing.T) {
 	if fs := files(t, c.Dir); len(fs) != 2 {
 		t.Errorf("cache holds %v, want a.json and one svg (no temporary files)", fs)
 	}
+	// A copy removed by hand is fetched again, whatever its age.
+	os.Remove(p2)
+	c.Refresh(context.Background(), []Icon{{ID: "a", URL: url}})
+	if got := c.Path("a", url); got != p2 {
+		t.Errorf("after the copy was removed Path = %q, want it fetched again as %q", got, p2)
+	}
 }
 
 func TestHostileIconIsNeverCached(t *testing.T) {
