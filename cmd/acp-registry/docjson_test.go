@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentclientprotocol/acp-registry-go/cmd/acp-registry/internal/publish"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
@@ -41,8 +40,6 @@ var jsonFlags = []string{"json", "list-ids"}
 var checkedInGo = map[string]string{
 	"### `acp-registry verify --json`": "TestVerifyJSONIsDocumented",
 	"### `acp-registry update --json`": "TestUpdateJSONIsDocumented",
-	// The exception: not a run (see the test).
-	"### `acp-registry publish --json`": "TestPublishJSONIsDocumented",
 }
 
 // Every acp-registry command that prints JSON has a heading
@@ -147,23 +144,6 @@ func TestUpdateJSONIsDocumented(t *testing.T) {
 		}
 	}
 	if d := testkit.DocJSONMismatch(cliMD, "### `acp-registry update --json`", stdout.Bytes()); d != "" {
-		t.Error(d)
-	}
-}
-
-// publish --json prints a publish.Result with cli.WriteJSON. The
-// exception to "run the command": publishing needs a fake GitHub releases
-// API, and the one publish's tests use is unexported in its package; so
-// this checks the example against the printed type, every field set as
-// Publish sets it (its slices are never nil), not against a run.
-func TestPublishJSONIsDocumented(t *testing.T) {
-	var out bytes.Buffer
-	res := publish.Result{Tag: "v1", URL: "https://github.test/o/r/releases/tag/v1", Created: true,
-		Uploaded: []string{"registry.json"}, Kept: []string{"a.svg"}, Latest: true, LatestUploaded: []string{"registry.json"}}
-	if err := cli.WriteJSON(&out, res); err != nil {
-		t.Fatal(err)
-	}
-	if d := testkit.DocJSONMismatch(cliMD, "### `acp-registry publish --json`", out.Bytes()); d != "" {
 		t.Error(d)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/fakeagent"
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/fakegithub"
 )
 
 // run is the whole program as main runs it, for tests to call directly.
@@ -47,6 +49,11 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
+			// A loopback GitHub for publish, repository o/r, token "good".
+			// A request it does not know is answered 404: publish fails.
+			gh := fakegithub.New(func(format string, args ...any) { env.T().Log(fmt.Sprintf(format, args...)) })
+			env.Defer(gh.Close)
+			env.Setenv("FAKE_GITHUB", gh.URL+"/")
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -105,6 +105,27 @@ func TestScripts(t *testing.T) {
 			"publish": func(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Check(ts.Value(serverKey).(*registryServer).publish(args[0]))
 			},
+			// file PATH NAME [N]: the server answers PATH with the script's
+			// file NAME (an SVG with N more shapes: a huge icon).
+			"file": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) < 2 {
+					ts.Fatalf("usage: file PATH NAME [N]")
+				}
+				data := ts.ReadFile(args[1])
+				if len(args) == 3 {
+					n, err := strconv.Atoi(args[2])
+					ts.Check(err)
+					data = strings.Replace(data, "</svg>", strings.Repeat(`<path fill="currentColor" d="M0 0h1v1H0z"/>`, n)+"</svg>", 1)
+				}
+				ts.Value(serverKey).(*registryServer).setFile(args[0], []byte(data))
+			},
+			// icons-cached N: acp's icon cache holds N icon files.
+			"icons-cached": func(ts *testscript.TestScript, neg bool, args []string) {
+				got, _ := filepath.Glob(filepath.Join(ts.Getenv("ACP_HOME"), "cache", "icons", "*.svg"))
+				if strconv.Itoa(len(got)) != args[0] {
+					ts.Fatalf("the icon cache holds %d icons (%q), want %s", len(got), got, args[0])
+				}
+			},
 			// hits PATH N: the server has answered N requests for PATH so far.
 			"hits": func(ts *testscript.TestScript, neg bool, args []string) {
 				got := ts.Value(serverKey).(*registryServer).hits(args[0])

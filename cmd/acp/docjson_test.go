@@ -25,6 +25,13 @@ func cliDoc() (string, error) {
 	return string(b), err
 }
 
+// projectForms are the headings of the documents commands print in a
+// project instead of their usual one.
+var projectForms = []string{
+	"### `acp install --json` in a project",
+	"### `acp upgrade --json` in a project",
+}
+
 // Every acp command that prints JSON has an example in cli.md, which
 // testdata/script/json_docs.txtar checks against the command's output.
 func TestEveryJSONCommandIsDocumented(t *testing.T) {
@@ -57,6 +64,16 @@ func TestEveryJSONCommandIsDocumented(t *testing.T) {
 		}
 		if !strings.Contains(string(script), "docjson '"+heading+"'") {
 			t.Errorf("json_docs.txtar does not check acp %s's example (docjson '%s')", c.Name(), heading)
+		}
+	}
+	// A command whose document differs in a project has a heading of its
+	// own for that form, checked the same way.
+	for _, heading := range projectForms {
+		if _, err := testkit.DocJSONExample(doc, heading); err != nil {
+			t.Errorf("docs/cli.md: %v", err)
+		}
+		if !strings.Contains(string(script), "docjson '"+heading+"'") {
+			t.Errorf("json_docs.txtar does not check the example under %s", heading)
 		}
 	}
 	if n < 10 {

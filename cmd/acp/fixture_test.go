@@ -41,6 +41,8 @@ type registryServer struct {
 func newRegistryServer() (*registryServer, error) {
 	r := &registryServer{files: map[string][]byte{}, requests: map[string]int{}, mode: "ok", requested: make(chan struct{}, 1)}
 	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))
+	// The icon the fake agent's manifest names, as the rules want it.
+	r.files["/fake.svg"] = []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16"><path fill="currentColor" d="M0 0h16v16H0z"/></svg>`)
 	if err := r.publish("1.2.0"); err != nil {
 		r.srv.Close()
 		return nil, err
@@ -94,6 +96,12 @@ func (r *registryServer) serve(w http.ResponseWriter, req *http.Request) {
 func (r *registryServer) setMode(mode string) {
 	r.mu.Lock()
 	r.mode = mode
+	r.mu.Unlock()
+}
+
+func (r *registryServer) setFile(path string, data []byte) {
+	r.mu.Lock()
+	r.files[path] = data
 	r.mu.Unlock()
 }
 

@@ -46,6 +46,11 @@ func newInfoCmd(g *globalOpts) *cobra.Command {
 				return err
 			}
 			if asJSON {
+				paths, err := g.iconPaths(cmd.Context(), []*registry.Manifest{m})
+				if err != nil {
+					return err
+				}
+				info.IconPath = paths[m.ID]
 				return cli.WriteJSON(g.streams.Out, info)
 			}
 			writeInfo(g.streams.Out, info)
@@ -60,6 +65,8 @@ func newInfoCmd(g *globalOpts) *cobra.Command {
 // infoDoc is `acp info --json`.
 type infoDoc struct {
 	Agent *registry.Manifest `json:"agent"`
+	// IconPath is the agent's icon in acp's icon cache, as list's.
+	IconPath string `json:"iconPath"`
 	// Here is what `acp install` would install on this machine, or null
 	// with HereError saying why nothing can.
 	Here      *hereDoc       `json:"here"`

@@ -48,6 +48,9 @@ func newListCmd(g *globalOpts) *cobra.Command {
 				return err
 			}
 			if o.json {
+				if err := g.addIconPaths(cmd.Context(), idx, rows); err != nil {
+					return err
+				}
 				return cli.WriteJSON(g.streams.Out, agentList{Agents: rows, Registry: &g.registryStatus})
 			}
 			if o.installedOnly && len(rows) == 0 {
@@ -74,6 +77,9 @@ type agentRow struct {
 	// Icon is the icon's URL as the registry gives it, "" when it names
 	// none: editors show it beside the name.
 	Icon string `json:"icon"`
+	// IconPath is the icon's checked copy in acp's icon cache (forward
+	// slashes), "" when there is none (see iconPaths).
+	IconPath string `json:"iconPath"`
 	// Installed is the version Resolve would launch, "" when none.
 	Installed string `json:"installed"`
 	// Pinned is, in a project, the version its acp.lock pins (its

@@ -44,6 +44,9 @@ agent matches when it contains every word.`,
 				rows = append(rows, rowFor(m, inst[m.ID]))
 			}
 			if asJSON {
+				if err := g.addIconPaths(cmd.Context(), idx, rows); err != nil {
+					return err
+				}
 				return cli.WriteJSON(g.streams.Out, agentList{Agents: rows})
 			}
 			if len(rows) == 0 {
