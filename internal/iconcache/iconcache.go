@@ -16,14 +16,11 @@
 package iconcache
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,6 +28,7 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/icons"
+	"github.com/agentclientprotocol/acp-registry-go/internal/atomicfile"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -334,25 +332,11 @@ func (c *Cache) write(id string, r record) error {
 	return writeAtomic(c.Dir, c.recordPath(id), append(data, '\n'))
 }
 
-// writeAtomic writes data to path through a temporary file in dir, so a
-// reader sees the old file or the new one, never a part.
+// writeAtomic makes dir and replaces path in it whole, so a reader sees
+// the old file or the new one, never a part.
 func writeAtomic(dir, path string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := io.Copy(f, bytes.NewReader(data))
-	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
+	return atomicfile.Write(path, data, 0o600)
 }
