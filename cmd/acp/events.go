@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 )
 
 // eventWriter turns lines written to stderr (notices, warnings, a child's

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 )
 
 // Host is what the installer tells this package about the machine and

@@ -2,6 +2,11 @@
 // person on a terminal (a bar or a spinner on stderr) or to an editor (one
 // JSON object a line on stderr), as cli.md "Errors and progress for
 // machines" describes. Nothing is written when nobody can see it.
+//
+// It is public because the installer's API names it: a Go program that
+// embeds the installer sets Installer.Progress to one of these reporters,
+// or to its own Reporter, and receives the same phases and Events acp
+// prints.
 package progress
 
 import (
