@@ -124,7 +124,7 @@ func (in *Installer) satisfies(r *Receipt, req Request) bool {
 	if req.Integrity != "" && r.Distribution == registry.KindNpx && r.Integrity != req.Integrity {
 		return false // installed unchecked, or from other bytes: install again, checked
 	}
-	return in.fitsPlatform(r) && r.Check() == nil
+	return in.fitsPlatform(r) && store.Check(r) == nil
 }
 
 // fitsPlatform: a binary install is for one platform (ACP_PLATFORM may
@@ -348,7 +348,7 @@ func (in *Installer) damaged(dir string) string {
 	if !in.fitsPlatform(r) {
 		return ""
 	}
-	if err := r.Check(); err != nil {
+	if err := store.Check(r); err != nil {
 		return err.Error()
 	}
 	return ""

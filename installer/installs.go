@@ -3,6 +3,7 @@ package installer
 import (
 	"context"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/installs"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 )
 
@@ -23,18 +24,19 @@ func (in *Installer) store() *store.Store {
 }
 
 // GCReport says exactly what gc or uninstall removed, with sizes, and what
-// it kept because a running process uses it.
-type GCReport = store.GCReport
+// it kept because a running process uses it (package installs documents
+// its fields, and those of Removed and Kept).
+type GCReport = installs.GCReport
 
 // Removed is one thing gc or uninstall deleted.
-type Removed = store.Removed
+type Removed = installs.Removed
 
 // Kept is an install gc or uninstall left in place besides the current one.
-type Kept = store.Kept
+type Kept = installs.Kept
 
 // BrokenInstall is an install whose receipt is there but whose files are
-// not whole.
-type BrokenInstall = store.BrokenInstall
+// not whole (see installs.BrokenInstall).
+type BrokenInstall = installs.BrokenInstall
 
 // Why of the previous version gc keeps, and of the versions it removes
 // besides broken and incomplete ones.

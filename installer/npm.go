@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"path/filepath"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/installs"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // Runtime is the node an npx install launches with, recorded in the
-// receipt (see runtimes.Runtime).
-type Runtime = runtimes.Runtime
+// receipt (package installs documents its fields).
+type Runtime = installs.Runtime
 
 // installNpm installs c's package with npm (see runtimes.Host.InstallNpm).
 func (in *Installer) installNpm(ctx context.Context, req Request, c Choice, tmp, final string) (*Receipt, error) {

@@ -10,20 +10,22 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/installs"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
-// LaunchSpec says exactly how to start an installed agent (see
-// store.LaunchSpec).
-type LaunchSpec = store.LaunchSpec
+// LaunchSpec says exactly how to start an installed agent: an absolute
+// command that does not depend on PATH, its args and the manifest's env.
+// Its fields are documented in package installs.
+type LaunchSpec = installs.LaunchSpec
 
-// Receipt is receipt.json inside an install directory (see store.Receipt).
-type Receipt = store.Receipt
+// Receipt is receipt.json inside an install directory: what was installed,
+// from where, and how to launch it (Launch). Its fields are documented in
+// package installs.
+type Receipt = installs.Receipt
 
 // Installer installs agents under Root. The zero value of every field but
 // Root has a sensible default.
@@ -69,7 +71,7 @@ type Installer struct {
 	// UVArgs are added to every uv tool install (e.g. "--index-url", URL).
 	UVArgs []string
 	// Limits bound archive extraction. Zero fields take the defaults.
-	Limits extract.Limits
+	Limits Limits
 	// Node is the node an npx agent launches with. Default: the newest
 	// node that satisfies the package's engines.node, on PATH or in the
 	// usual install locations (nvm, fnm, volta, Homebrew, /usr/local).
