@@ -4,7 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,59 +17,61 @@ import (
 // type is error or a number.
 func TestExportedAPINamesNoInternalType(t *testing.T) {
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, ".", func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	names, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, pkg := range pkgs {
-		for _, f := range pkg.Files {
-			internal := map[string]string{} // local name -> import path
-			for _, im := range f.Imports {
-				p, _ := strconv.Unquote(im.Path.Value)
-				if !strings.Contains(p, "/internal/") {
-					continue
-				}
-				local := p[strings.LastIndex(p, "/")+1:]
-				if im.Name != nil {
-					local = im.Name.Name
-				}
-				internal[local] = p
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		internal := map[string]string{} // local name -> import path
+		for _, im := range f.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if !strings.Contains(p, "/internal/") {
+				continue
 			}
-			check := func(what string, n ast.Node) {
-				if n == nil {
-					return
-				}
-				ast.Inspect(n, func(n ast.Node) bool {
-					if sel, ok := n.(*ast.SelectorExpr); ok {
-						if id, ok := sel.X.(*ast.Ident); ok && internal[id.Name] != "" {
-							t.Errorf("%s: %s names %s.%s from %s", fset.Position(sel.Pos()), what, id.Name, sel.Sel.Name, internal[id.Name])
-						}
+			local := p[strings.LastIndex(p, "/")+1:]
+			if im.Name != nil {
+				local = im.Name.Name
+			}
+			internal[local] = p
+		}
+		check := func(what string, n ast.Node) {
+			ast.Inspect(n, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok {
+					if id, ok := sel.X.(*ast.Ident); ok && internal[id.Name] != "" {
+						t.Errorf("%s: %s names %s.%s from %s", fset.Position(sel.Pos()), what, id.Name, sel.Sel.Name, internal[id.Name])
 					}
-					return true
-				})
-			}
-			for _, d := range f.Decls {
-				switch d := d.(type) {
-				case *ast.FuncDecl:
-					if !d.Name.IsExported() || (d.Recv != nil && !exportedRecv(d.Recv)) {
+				}
+				return true
+			})
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Name.IsExported() && (d.Recv == nil || exportedRecv(d.Recv)) {
+					check(d.Name.Name, d.Type) // the signature, not the body
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					ts, ok := s.(*ast.TypeSpec)
+					if !ok || !ts.Name.IsExported() {
 						continue
 					}
-					check(d.Name.Name, d.Type)
-				case *ast.GenDecl:
-					for _, s := range d.Specs {
-						ts, ok := s.(*ast.TypeSpec)
-						if !ok || !ts.Name.IsExported() {
-							continue
-						}
-						if st, ok := ts.Type.(*ast.StructType); ok {
-							for _, fld := range st.Fields.List {
-								if len(fld.Names) > 0 && fld.Names[0].IsExported() {
-									check(ts.Name.Name+"."+fld.Names[0].Name, fld.Type)
-								}
-							}
-							continue
-						}
+					st, ok := ts.Type.(*ast.StructType)
+					if !ok {
 						check(ts.Name.Name, ts.Type)
+						continue
+					}
+					for _, fld := range st.Fields.List {
+						if len(fld.Names) > 0 && fld.Names[0].IsExported() {
+							check(ts.Name.Name+"."+fld.Names[0].Name, fld.Type)
+						}
 					}
 				}
 			}
