@@ -1,0 +1,58 @@
+package installer
+
+import (
+	"context"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
+)
+
+// One install decides its distribution once: the runners a choice needs
+// (node and npm, uv) are looked for by that one decision, not again by
+// every step that wants to know what was chosen. Where node is not on
+// PATH, each look is a search of every version manager's folders.
+func TestInstallChoosesOnce(t *testing.T) {
+	bin := "bin/agent"
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	npm := testkit.FakeTool{Steps: []testkit.FakeStep{
+		{Write: "$prefix/node_modules/once-agent/package.json", Text: `{"name":"once-agent","bin":{"once-agent":"` + bin + `"}}`},
+		{Put: "$prefix/node_modules/once-agent/bin/agent", Tool: &testkit.FakeTool{}},
+	}}.Put(t, filepath.Join(t.TempDir(), "npm"))
+	uv, _ := fakeUV(t, false)
+	var mu sync.Mutex
+	looked := map[string]int{}
+	in := newInstaller(t)
+	in.NPM, in.UV = npm, uv
+	in.LookPath = func(name string) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		looked[name]++
+		if name == "uv" {
+			return uv, nil
+		}
+		return npm, nil // node and npm: a native bin needs no node to run
+	}
+	for _, c := range []struct {
+		name string
+		m    *registry.Manifest
+	}{
+		{"npx", &registry.Manifest{ID: "once", Version: "1.0.0", Distribution: registry.Distribution{Npx: &registry.Package{Package: "once-agent@1.0.0"}}}},
+		{"uvx", uvxManifest("0.4.1")},
+	} {
+		clear(looked)
+		if _, _, err := in.Install(context.Background(), Request{Agent: c.m}); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for _, name := range []string{"node", "npm", "uv"} {
+			if looked[name] > 1 {
+				t.Errorf("%s install: %s looked for %d times, want at most once: %v", c.name, name, looked[name], looked)
+			}
+		}
+	}
+}
