@@ -253,7 +253,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 			return nil, false, err
 		}
 	}
-	if req.Force && !in.Force {
+	if req.Force && !in.ReplaceInUse {
 		if err := in.refuseInUse(id, c.Version, dir); err != nil {
 			return nil, false, fmt.Errorf("%s: %w", what, err)
 		}
@@ -363,7 +363,7 @@ func (in *Installer) damaged(dir string) string {
 // process), and Windows would refuse the rename half-way. Only what is
 // known counts (acp run's hold, a process found through /proc), not a
 // recent resolve: an editor resolves on every launch, and --force would
-// never work where the OS cannot tell. Installer.Force overrides.
+// never work where the OS cannot tell. Installer.ReplaceInUse overrides.
 func (in *Installer) refuseInUse(id, version, dir string) error {
 	if _, err := os.Lstat(dir); err != nil {
 		return nil

@@ -14,7 +14,7 @@ func (in *Installer) store() *store.Store {
 		Root:         in.Root,
 		LockWait:     in.LockWait,
 		RecentUse:    in.RecentUse,
-		Force:        in.Force,
+		Force:        in.ReplaceInUse,
 		Now:          in.Now,
 		Report:       in.reporter(),
 		OSCannotTell: in.osCannotTell,
@@ -76,7 +76,7 @@ func (in *Installer) Rollback(ctx context.Context, id string) (*Receipt, error) 
 }
 
 // GCAll tidies every agent: removes versions other than the current one
-// and the previous one, unless a running process uses them (see Force),
+// and the previous one, unless a running process uses them (see ReplaceInUse),
 // every leftover of interrupted installs and failed deletes, and the
 // runtimes acp brought that no install uses.
 func (in *Installer) GCAll(ctx context.Context) (*GCReport, error) {
@@ -98,7 +98,7 @@ func (in *Installer) GCAgent(ctx context.Context, id string) (*GCReport, error) 
 
 // Remove uninstalls id: every version and leftover goes, except a version
 // a running process uses (kept and named in the error, wrapping ErrInUse)
-// unless Force. ErrNotInstalled when there is nothing of id.
+// unless ReplaceInUse. ErrNotInstalled when there is nothing of id.
 func (in *Installer) Remove(ctx context.Context, id string) (*GCReport, error) {
 	return in.store().Remove(ctx, id)
 }

@@ -134,12 +134,14 @@ type Installer struct {
 	// (0: wait until ctx ends). After a second of waiting a line says so.
 	// resolve and run set a bound; install waits.
 	LockWait time.Duration
-	// Force makes gc and uninstall remove versions a running process
-	// uses, and lets a forced reinstall (Request.Force) replace the files
-	// of a version a running agent uses, which Install otherwise refuses
-	// with ErrInUse. A stronger switch than Request.Force: a CLI should
-	// not set it from `install --force` alone.
-	Force bool
+	// ReplaceInUse lets gc and uninstall remove versions a running
+	// process uses, and a forced reinstall (Request.Force) replace the
+	// files of a version a running agent uses, which Install otherwise
+	// refuses with ErrInUse. Request.Force only asks for a reinstall; this
+	// allows breaking what runs: a CLI should not set it from
+	// `install --force` alone (acp sets it from gc's and uninstall's
+	// --force).
+	ReplaceInUse bool
 	// RecentUse is how long a version resolved (MarkUsed) counts as in use
 	// where the OS cannot tell which files running processes use (all but
 	// Linux). Default 3 days.
@@ -174,7 +176,7 @@ type Request struct {
 	// Force reinstalls even when the version is installed, and retries a
 	// remembered failure. A version a running agent uses (acp run's Hold,
 	// or a process found through /proc on Linux) is not replaced: the
-	// error wraps ErrInUse, unless Installer.Force.
+	// error wraps ErrInUse, unless Installer.ReplaceInUse.
 	Force bool
 	// Version, when set, must equal the version the registry offers.
 	Version string
@@ -202,11 +204,6 @@ type Choice struct {
 	Binary  *registry.BinaryTarget
 	Package *registry.Package
 	Preview bool
-}
-
-// lookPath finds a runner (see runtimes.Host.Look).
-func (in *Installer) lookPath(name string) (string, error) {
-	return in.host().Look(name)
 }
 
 // host is what package runtimes needs to know of this installer.
