@@ -69,7 +69,7 @@ func (g *globalOpts) reporter() progress.Reporter {
 	if g.events != nil {
 		return g.events.rep
 	}
-	return progress.New(g.progress, g.streams.Err, g.streams.ErrIsTerminal())
+	return progress.New(g.progress, progress.Output{W: g.streams.Err, Terminal: g.streams.ErrIsTerminal()})
 }
 
 // errorEvent is the last line on stderr under --progress json when the

@@ -144,16 +144,23 @@ func (r *jsonReporter) Warn(msg string) {
 	r.emit(Event{Event: "warning", Message: msg})
 }
 
-// New returns the Reporter for mode writing to w; terminal says whether w
-// is a terminal (Auto draws only there).
-func New(mode Mode, w io.Writer, terminal bool) Reporter {
+// Output is where a Reporter writes, and whether that is a terminal
+// (Auto draws bars and spinners only there).
+type Output struct {
+	W        io.Writer
+	Terminal bool
+}
+
+// New returns the Reporter for mode writing to out.
+func New(mode Mode, out Output) Reporter {
+	w := out.W
 	switch mode {
 	case JSON:
 		return NewJSON(w)
 	case Plain:
 		return NewPlain(w)
 	case Auto, "":
-		if terminal {
+		if out.Terminal {
 			return NewTerminal(w)
 		}
 	}
