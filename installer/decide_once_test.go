@@ -2,12 +2,9 @@ package installer
 
 import (
 	"context"
-	"path/filepath"
-	"runtime"
 	"sync"
 	"testing"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -16,14 +13,7 @@ import (
 // every step that wants to know what was chosen. Where node is not on
 // PATH, each look is a search of every version manager's folders.
 func TestInstallChoosesOnce(t *testing.T) {
-	bin := "bin/agent"
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	npm := testkit.FakeTool{Steps: []testkit.FakeStep{
-		{Write: "$prefix/node_modules/once-agent/package.json", Text: `{"name":"once-agent","bin":{"once-agent":"` + bin + `"}}`},
-		{Put: "$prefix/node_modules/once-agent/bin/agent", Tool: &testkit.FakeTool{}},
-	}}.Put(t, filepath.Join(t.TempDir(), "npm"))
+	npm := nativeNPM(t, "once-agent")
 	uv, _ := fakeUV(t, false)
 	var mu sync.Mutex
 	looked := map[string]int{}
