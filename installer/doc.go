@@ -13,6 +13,10 @@
 // package is their one face: Installer, its Request and Receipt, and the
 // sentinel errors, which are the rooms' own values (errors.Is matches
 // either name). npm and uv installs (runtime.go, runner.go) live here.
+// The records it returns (Receipt, LaunchSpec, GCReport, ...) are defined
+// in the public package installs, which the rooms share, and what it
+// reports while it works in package progress: go doc shows their fields
+// there.
 //
 // Layout under Root:
 //
