@@ -12,7 +12,8 @@
 // below: receipts, the current marker, locks, in-use, gc, rollback). This
 // package is their one face: Installer, its Request and Receipt, and the
 // sentinel errors, which are the rooms' own values (errors.Is matches
-// either name). npm and uv installs (runtime.go, runner.go) live here.
+// either name). npm and uv installs are the runtimes room's
+// (installer/internal/runtimes); npm.go and binary.go here hand them on.
 // The records it returns (Receipt, LaunchSpec, GCReport, ...) are defined
 // in the public package installs, which the rooms share, and what it
 // reports while it works in package progress: go doc shows their fields
