@@ -15,10 +15,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/installs"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -230,8 +231,12 @@ const (
 	DefaultMinRate = download.DefaultMinRate
 )
 
-// Download fetches rawURL into a new temporary file in dir while hashing
-// it, and returns the file's path and sha256 (hex); see download.Download.
+// Download fetches rawURL into a new temporary file in dir while hashing it,
+// and returns the file's path and sha256 (hex). When wantSHA256 is set and
+// differs, the file is removed and the error wraps ErrChecksum. Only https
+// is accepted, and http to loopback hosts; transient failures are retried
+// twice. report, when non-nil, receives the bytes as they arrive. The
+// caller removes the file.
 func Download(ctx context.Context, client *http.Client, rawURL, dir, wantSHA256 string, report progress.Reporter) (path, sha256hex string, err error) {
 	return download.Download(ctx, client, rawURL, dir, wantSHA256, report)
 }
@@ -240,20 +245,23 @@ func Download(ctx context.Context, client *http.Client, rawURL, dir, wantSHA256 
 // localhost or a loopback address.
 func LoopbackOnly(u *url.URL) bool { return download.LoopbackOnly(u) }
 
-// Limits bound what an archive may expand to (see extract.Limits).
-type Limits = extract.Limits
+// Limits bound what an archive may expand to (package installs documents
+// the fields and their defaults).
+type Limits = installs.Limits
 
 // Default limits: far above any real agent (the largest are ~300 MB), far
 // below what fills a disk.
 const (
-	DefaultMaxBytes   = extract.DefaultMaxBytes
-	DefaultMaxEntries = extract.DefaultMaxEntries
-	DefaultMaxRatio   = extract.DefaultMaxRatio
-	DefaultRatioFloor = extract.DefaultRatioFloor
+	DefaultMaxBytes   = installs.DefaultMaxBytes
+	DefaultMaxEntries = installs.DefaultMaxEntries
+	DefaultMaxRatio   = installs.DefaultMaxRatio
+	DefaultRatioFloor = installs.DefaultRatioFloor
 )
 
-// Extract unpacks the archive at archivePath into dest, safely; see
-// extract.Extract.
+// Extract unpacks the archive at archivePath (zip, tar, tar.gz, tar.bz2,
+// told apart by content) into dest, which must not exist or be empty. It
+// refuses, naming the entry, anything that would write outside dest, and
+// more than lim allows; on any error dest is removed.
 func Extract(ctx context.Context, archivePath, dest string, lim Limits) error {
 	return extract.Extract(ctx, archivePath, dest, lim)
 }

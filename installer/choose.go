@@ -14,14 +14,26 @@ const (
 	uvHint   = runtimes.UVHint
 )
 
+// ChooseOptions narrow what Choose may pick.
+type ChooseOptions struct {
+	// Dist forces one kind; "" takes the binary, else npx, else uvx.
+	Dist registry.Kind
+	// Preview chooses among the manifest's preview block (m.Preview).
+	Preview bool
+	// LookPath finds the runners (node and npm for npx, uv for uvx):
+	// exec.LookPath, or the Installer's. nil finds none, so only a binary
+	// can be chosen.
+	LookPath func(string) (string, error)
+}
+
 // Choose picks how to install m on platform p: the binary for p, else npx,
-// else uvx, skipping kinds whose runner (node and npm, or uv) lookPath
-// cannot find. want forces one kind. preview uses m.Preview. The error
+// else uvx, skipping kinds whose runner o.LookPath cannot find. The error
 // says what to install or which platforms exist.
-func Choose(m *registry.Manifest, p registry.Platform, want registry.Kind, preview bool, lookPath func(string) (string, error)) (Choice, error) {
+func Choose(m *registry.Manifest, p registry.Platform, o ChooseOptions) (Choice, error) {
 	if m == nil {
 		return Choice{}, errorf(ErrNoDistribution, "no agent given")
 	}
+	want, preview, lookPath := o.Dist, o.Preview, o.LookPath
 	dist, version := m.Distribution, m.Version
 	if preview {
 		if m.Preview == nil {

@@ -61,7 +61,7 @@ func TestChoose(t *testing.T) {
 			if look == nil {
 				look = noRunners
 			}
-			c, err := Choose(m(tc.d), tc.p, tc.want, tc.preview, look)
+			c, err := Choose(m(tc.d), tc.p, ChooseOptions{Dist: tc.want, Preview: tc.preview, LookPath: look})
 			if tc.errIs != nil {
 				if !errors.Is(err, tc.errIs) || !strings.Contains(err.Error(), tc.errText) {
 					t.Fatalf("err = %v, want %v containing %q", err, tc.errIs, tc.errText)
@@ -79,11 +79,11 @@ func TestChoose(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Choose(m(registry.Distribution{Npx: npx}), "linux-x86_64", "", true, all); err != nil {
+	if _, err := Choose(m(registry.Distribution{Npx: npx}), "linux-x86_64", ChooseOptions{Preview: true, LookPath: all}); err != nil {
 		t.Errorf("preview with a preview block: %v", err)
 	}
 	noPreview := &registry.Manifest{ID: "demo", Version: "1.0.0", Distribution: registry.Distribution{Npx: npx}}
-	if _, err := Choose(noPreview, "linux-x86_64", "", true, all); err == nil || !strings.Contains(err.Error(), "no preview channel") {
+	if _, err := Choose(noPreview, "linux-x86_64", ChooseOptions{Preview: true, LookPath: all}); err == nil || !strings.Contains(err.Error(), "no preview channel") {
 		t.Errorf("preview without a block: %v", err)
 	}
 }
@@ -111,7 +111,7 @@ func TestChooseCorpus(t *testing.T) {
 	}
 	for _, m := range agents {
 		for _, p := range registry.Platforms {
-			c, err := Choose(&m, p, "", false, runners("node", "npm", "uv"))
+			c, err := Choose(&m, p, ChooseOptions{LookPath: runners("node", "npm", "uv")})
 			if err != nil {
 				if !errors.Is(err, ErrNoDistribution) || !strings.Contains(err.Error(), m.ID) {
 					t.Errorf("%s on %s: %v", m.ID, p, err)

@@ -12,7 +12,12 @@
 // below: receipts, the current marker, locks, in-use, gc, rollback). This
 // package is their one face: Installer, its Request and Receipt, and the
 // sentinel errors, which are the rooms' own values (errors.Is matches
-// either name). npm and uv installs (runtime.go, runner.go) live here.
+// either name). npm and uv installs are the runtimes room's
+// (installer/internal/runtimes); npm.go and binary.go here hand them on.
+// The records it returns (Receipt, LaunchSpec, GCReport, ...) are defined
+// in the public package installs, which the rooms share, and what it
+// reports while it works in package progress: go doc shows their fields
+// there.
 //
 // Layout under Root:
 //
@@ -39,7 +44,7 @@
 // previous one, the newest complete install older than the current, which
 // Rollback makes current again; older versions are removed, and so is a
 // version newer than the current one (left by a rollback). A version a
-// running process uses is kept whatever its age, unless Force. An upgrade
+// running process uses is kept whatever its age, unless ReplaceInUse. An upgrade
 // is an Install followed by GCAgent, so it keeps one version to return to.
 //
 // A forced reinstall (Request.Force, `acp install --force`) does not
@@ -49,7 +54,7 @@
 // (node loads modules lazily) and Windows refuses half-way. Where the OS
 // cannot tell, a recent resolve does not count here, or --force would
 // never work for an editor that resolves on every launch. The override is
-// Installer.Force, the switch that lets gc and uninstall remove in-use
+// Installer.ReplaceInUse, the switch that lets gc and uninstall remove in-use
 // versions; a CLI should ask for it separately, not infer it from
 // `install --force`.
 //

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/e2e"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )

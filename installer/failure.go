@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -40,7 +41,7 @@ type failure struct {
 // A failure is remembered for these inputs only (issue 26): the user
 // who installs Node.js, sets ACP_NODE_MIRROR or edits the config file
 // gets a new attempt, not the old error.
-func (in *Installer) failureInputs(req Request, c Choice) string {
+func (in *Installer) failureInputs(req Request, c Choice, rt *runtimes.Host) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s|%t|%s|%s|%s|%s|%t|%t|%t|%s|%s|%s|%q|%q|%q\n",
 		c.Kind, c.Preview, req.Dist, req.PackageOverride, in.NodeMirror, in.UVMirror,
@@ -51,7 +52,7 @@ func (in *Installer) failureInputs(req Request, c Choice) string {
 	if c.Package != nil {
 		fmt.Fprintf(h, "%s\n", c.Package.Package)
 	}
-	io.WriteString(h, in.host().Stamp())
+	io.WriteString(h, rt.Stamp())
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 )
 
 // FetchOptions bound one Fetch.

@@ -12,7 +12,7 @@ import (
 )
 
 // install --force of a version acp run holds does not replace the files
-// under the running agent; Installer.Force, the stronger switch, does.
+// under the running agent; Installer.ReplaceInUse, the stronger switch, does.
 func TestForcedInstallRefusesAHeldVersion(t *testing.T) {
 	srv := newServer(t)
 	in := newInstaller(t)
@@ -38,9 +38,9 @@ func TestForcedInstallRefusesAHeldVersion(t *testing.T) {
 	if _, err := in.Resolve(context.Background(), Request{Agent: m}, NoInstall); err != nil {
 		t.Errorf("resolve after the refusal: %v", err)
 	}
-	in.Force = true
+	in.ReplaceInUse = true
 	if _, already, err := in.Install(context.Background(), Request{Agent: m, Force: true}); err != nil || already || srv.count("/a.tgz") != 2 {
-		t.Errorf("Installer.Force: already=%v err=%v downloads=%d", already, err, srv.count("/a.tgz"))
+		t.Errorf("Installer.ReplaceInUse: already=%v err=%v downloads=%d", already, err, srv.count("/a.tgz"))
 	}
 }
 

@@ -103,7 +103,7 @@ func TestGCKeepsAVersionARunningAgentUses(t *testing.T) {
 	}
 
 	// --force removes what is in use.
-	in.Force = true
+	in.ReplaceInUse = true
 	if _, err := in.Remove(context.Background(), "demo"); err != nil {
 		t.Fatal(err)
 	}

@@ -9,12 +9,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testarchive"
 
 	"github.com/agentclientprotocol/acp-registry-go/registry"
@@ -173,4 +175,20 @@ func sameList(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// nativeNPM puts an npm (testkit.FakeTool) that "installs" the package
+// named pkg with one bin, a native executable (the test binary, so no node
+// runs it), then does the steps given.
+func nativeNPM(t *testing.T, pkg string, more ...testkit.FakeStep) string {
+	t.Helper()
+	bin := "bin/agent"
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	steps := append([]testkit.FakeStep{
+		{Write: "$prefix/node_modules/" + pkg + "/package.json", Text: `{"name":"` + pkg + `","bin":{"` + pkg + `":"` + bin + `"}}`},
+		{Put: "$prefix/node_modules/" + pkg + "/bin/agent", Tool: &testkit.FakeTool{}},
+	}, more...)
+	return testkit.FakeTool{Steps: steps}.Put(t, filepath.Join(t.TempDir(), "npm"))
 }

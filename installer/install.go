@@ -13,24 +13,28 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
-// choose applies the request to the manifest.
-func (in *Installer) choose(req Request) (Choice, error) {
+// choose applies the request to the manifest: the one decision of an
+// install, looking for runners through h (which remembers what it found),
+// that every later step is handed.
+func (in *Installer) choose(req Request, h *runtimes.Host) (Choice, error) {
 	m := req.Agent
 	if m == nil {
 		return Choice{}, errors.New("install: no agent given")
 	}
-	c, err := Choose(m, in.platform(), req.Dist, req.Preview, in.lookPath)
-	if errors.Is(err, ErrRunnerMissing) && in.host().Managed != nil && !in.Offline {
+	o := ChooseOptions{Dist: req.Dist, Preview: req.Preview, LookPath: h.Look}
+	c, err := Choose(m, in.platform(), o)
+	if errors.Is(err, ErrRunnerMissing) && h.Managed != nil && !in.Offline {
 		// acp brings node and npm itself (see ManageRuntimes).
-		c, err = Choose(m, in.platform(), req.Dist, req.Preview, in.managedLookPath)
+		o.LookPath = managedLookPath(h)
+		c, err = Choose(m, in.platform(), o)
 	}
 	if errors.Is(err, ErrRunnerMissing) {
-		return Choice{}, in.runnerHint(err, req)
+		return Choice{}, runnerHint(err, req, h)
 	}
 	if err != nil {
 		return Choice{}, err
@@ -47,12 +51,11 @@ func (in *Installer) choose(req Request) (Choice, error) {
 
 // runnerHint gives Choose's runtime-missing its next step: what to
 // install, and where acp would fetch it from (issue 26).
-func (in *Installer) runnerHint(err error, req Request) error {
+func runnerHint(err error, req Request, h *runtimes.Host) error {
 	var ke *kindError
 	if !errors.As(err, &ke) || ke.Help != "" {
 		return err
 	}
-	h := in.host()
 	var hints []string
 	kinds := []registry.Kind{req.Dist}
 	if req.Dist == "" {
@@ -71,14 +74,16 @@ func (in *Installer) runnerHint(err error, req Request) error {
 	return &e
 }
 
-// managedLookPath is lookPath on a machine where acp brings the runtimes
+// managedLookPath is h.Look on a machine where acp brings the runtimes
 // it can install itself.
-func (in *Installer) managedLookPath(name string) (string, error) {
-	_, _, uvBuild := runtimes.UVTarget(runtime.GOOS, runtime.GOARCH)
-	if name == "node" || name == "npm" || (name == "uv" && uvBuild) {
-		return name, nil
+func managedLookPath(h *runtimes.Host) func(string) (string, error) {
+	return func(name string) (string, error) {
+		_, _, uvBuild := runtimes.UVTarget(runtime.GOOS, runtime.GOARCH)
+		if name == "node" || name == "npm" || (name == "uv" && uvBuild) {
+			return name, nil
+		}
+		return h.Look(name)
 	}
-	return in.lookPath(name)
 }
 
 // wanted returns the version the request names, without choosing a
@@ -124,7 +129,7 @@ func (in *Installer) satisfies(r *Receipt, req Request) bool {
 	if req.Integrity != "" && r.Distribution == registry.KindNpx && r.Integrity != req.Integrity {
 		return false // installed unchecked, or from other bytes: install again, checked
 	}
-	return in.fitsPlatform(r) && r.Check() == nil
+	return in.fitsPlatform(r) && store.Check(r) == nil
 }
 
 // fitsPlatform: a binary install is for one platform (ACP_PLATFORM may
@@ -149,15 +154,12 @@ func (in *Installer) Launch(ctx context.Context, r *Receipt) (*LaunchSpec, error
 	return &r.Launch, nil
 }
 
-// choices lists the distributions to try, best first: the one Choose
-// picks, then (when all, or offline) the agent's other kinds that can run
-// here, to fall back on when the first cannot be fetched. A forced Dist is
-// the only one. Offline, binaries (which would be downloaded) are left out.
-func (in *Installer) choices(req Request, all bool) ([]Choice, error) {
-	first, err := in.choose(req)
-	if err != nil {
-		return nil, err
-	}
+// choices lists the distributions to try, best first: first (what choose
+// decided), then (when all, or offline) the agent's other kinds that can
+// run here, to fall back on when the first cannot be fetched. A forced
+// Dist is the only one. Offline, binaries (which would be downloaded) are
+// left out.
+func (in *Installer) choices(req Request, first Choice, all bool, h *runtimes.Host) ([]Choice, error) {
 	cs := []Choice{first}
 	if req.Dist == "" && (all || (in.Offline && first.Kind == registry.KindBinary)) {
 		dist := req.Agent.Distribution
@@ -168,7 +170,7 @@ func (in *Installer) choices(req Request, all bool) ([]Choice, error) {
 			if k == first.Kind {
 				continue
 			}
-			if c, err := Choose(req.Agent, in.platform(), k, req.Preview, in.lookPath); err == nil {
+			if c, err := Choose(req.Agent, in.platform(), ChooseOptions{Dist: k, Preview: req.Preview, LookPath: h.Look}); err == nil {
 				cs = append(cs, c)
 			}
 		}
@@ -198,7 +200,8 @@ func (in *Installer) choices(req Request, all bool) ([]Choice, error) {
 // FailureMemory (under CacheDir) and returned again at once unless
 // req.Force.
 func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, error) {
-	c, err := in.choose(req)
+	h := in.host()
+	c, err := in.choose(req, h)
 	if err != nil {
 		return nil, false, err // Choose's messages name the agent and version
 	}
@@ -213,12 +216,12 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		if r, err := store.ReadReceipt(dir); err == nil && in.satisfies(r, req) {
 			return in.readyCurrent(ctx, r, req)
 		}
-		inputs = in.failureInputs(req, c)
+		inputs = in.failureInputs(req, c, h)
 		if err := in.recalledFailure(id, c.Version, inputs); err != nil {
 			return nil, false, err
 		}
 	}
-	cs, err := in.choices(req, false) // offline, not the binary
+	cs, err := in.choices(req, c, false, h) // offline, not the binary
 	if err != nil {
 		return nil, false, err
 	}
@@ -250,7 +253,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 			return nil, false, err
 		}
 	}
-	if req.Force && !in.Force {
+	if req.Force && !in.ReplaceInUse {
 		if err := in.refuseInUse(id, c.Version, dir); err != nil {
 			return nil, false, fmt.Errorf("%s: %w", what, err)
 		}
@@ -262,7 +265,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		rep.Phase(id, progress.Repair, problem)
 		rep.Warn(fmt.Sprintf("%s %s is damaged (%s): installing it again", id, c.Version, problem))
 	}
-	r, err := in.installFirst(ctx, req, cs, dir, rep)
+	r, err := in.installFirst(ctx, req, cs, dir, rep, h)
 	if err != nil {
 		err = fmt.Errorf("%s: %w", what, err)
 		// Not remembered: an interruption, offline, a missing node or
@@ -271,7 +274,7 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 		// they fix it, and the next attempt must see their fix.
 		if ctx.Err() == nil && !errors.Is(err, ErrNotInstalled) && !errors.Is(err, ErrRuntimeMissing) && !errors.Is(err, kinds.ErrLocalSettings) {
 			if inputs == "" {
-				inputs = in.failureInputs(req, c)
+				inputs = in.failureInputs(req, c, h)
 			}
 			in.rememberFailure(id, c.Version, inputs, err)
 		}
@@ -294,13 +297,13 @@ func (in *Installer) Install(ctx context.Context, req Request) (*Receipt, bool, 
 // installFirst installs the first of cs that can be fetched, under the
 // agent's lock: when one fails for a network reason, the agent's next
 // distribution is tried and rep is told. The error names every failure.
-func (in *Installer) installFirst(ctx context.Context, req Request, cs []Choice, dir string, rep progress.Reporter) (*Receipt, error) {
+func (in *Installer) installFirst(ctx context.Context, req Request, cs []Choice, dir string, rep progress.Reporter, h *runtimes.Host) (*Receipt, error) {
 	var r *Receipt
 	var err error
 	var failures []string
 	for i := 0; i < len(cs); i++ {
 		c := cs[i]
-		r, err = in.installLocked(ctx, req, c, dir)
+		r, err = in.installLocked(ctx, req, c, dir, h)
 		if err == nil {
 			break
 		}
@@ -311,7 +314,7 @@ func (in *Installer) installFirst(ctx context.Context, req Request, cs []Choice,
 		if i == 0 && len(cs) == 1 {
 			// Only now is it worth looking for the others (which may
 			// mean searching for node).
-			if all, aerr := in.choices(req, true); aerr == nil {
+			if all, aerr := in.choices(req, cs[0], true, h); aerr == nil {
 				cs = all
 			}
 		}
@@ -348,7 +351,7 @@ func (in *Installer) damaged(dir string) string {
 	if !in.fitsPlatform(r) {
 		return ""
 	}
-	if err := r.Check(); err != nil {
+	if err := store.Check(r); err != nil {
 		return err.Error()
 	}
 	return ""
@@ -360,7 +363,7 @@ func (in *Installer) damaged(dir string) string {
 // process), and Windows would refuse the rename half-way. Only what is
 // known counts (acp run's hold, a process found through /proc), not a
 // recent resolve: an editor resolves on every launch, and --force would
-// never work where the OS cannot tell. Installer.Force overrides.
+// never work where the OS cannot tell. Installer.ReplaceInUse overrides.
 func (in *Installer) refuseInUse(id, version, dir string) error {
 	if _, err := os.Lstat(dir); err != nil {
 		return nil
@@ -424,7 +427,7 @@ func (in *Installer) upgradeLegacyNpx(r *Receipt) error {
 	return nil
 }
 
-func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, dir string) (*Receipt, error) {
+func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, dir string, h *runtimes.Host) (*Receipt, error) {
 	agentDir := filepath.Dir(dir)
 	// Again under the lock: a failed install by another process may have
 	// removed the folder since Install created it.
@@ -453,9 +456,9 @@ func (in *Installer) installLocked(ctx context.Context, req Request, c Choice, d
 		// password hidden.
 		r, err = in.installBinary(ctx, req, c, tmp, dir)
 	case registry.KindNpx:
-		r, err = in.installNpm(ctx, req, c, tmp, dir)
+		r, err = in.installNpm(ctx, h, req, c, tmp, dir)
 	case registry.KindUvx:
-		r, err = in.installUV(ctx, req, c, tmp, dir)
+		r, err = in.installUV(ctx, h, req, c, tmp)
 	default:
 		err = errorf(ErrNoDistribution, "unknown distribution %q", c.Kind)
 	}
@@ -525,7 +528,12 @@ func (in *Installer) Resolve(ctx context.Context, req Request, missing IfMissing
 	if missing == NoInstall {
 		// When installing could not help either (no such distribution,
 		// no build for this platform, runner missing), say that instead.
-		if _, err := in.choices(req, false); err != nil && !errors.Is(err, ErrNotInstalled) {
+		h := in.host()
+		c, err := in.choose(req, h)
+		if err == nil {
+			_, err = in.choices(req, c, false, h)
+		}
+		if err != nil && !errors.Is(err, ErrNotInstalled) {
 			return nil, err
 		}
 		cmd := id

@@ -19,7 +19,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testarchive"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 

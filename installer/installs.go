@@ -3,6 +3,7 @@ package installer
 import (
 	"context"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/installs"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 )
 
@@ -13,7 +14,7 @@ func (in *Installer) store() *store.Store {
 		Root:         in.Root,
 		LockWait:     in.LockWait,
 		RecentUse:    in.RecentUse,
-		Force:        in.Force,
+		Force:        in.ReplaceInUse,
 		Now:          in.Now,
 		Report:       in.reporter(),
 		OSCannotTell: in.osCannotTell,
@@ -23,18 +24,19 @@ func (in *Installer) store() *store.Store {
 }
 
 // GCReport says exactly what gc or uninstall removed, with sizes, and what
-// it kept because a running process uses it.
-type GCReport = store.GCReport
+// it kept because a running process uses it (package installs documents
+// its fields, and those of Removed and Kept).
+type GCReport = installs.GCReport
 
 // Removed is one thing gc or uninstall deleted.
-type Removed = store.Removed
+type Removed = installs.Removed
 
 // Kept is an install gc or uninstall left in place besides the current one.
-type Kept = store.Kept
+type Kept = installs.Kept
 
 // BrokenInstall is an install whose receipt is there but whose files are
-// not whole.
-type BrokenInstall = store.BrokenInstall
+// not whole (see installs.BrokenInstall).
+type BrokenInstall = installs.BrokenInstall
 
 // Why of the previous version gc keeps, and of the versions it removes
 // besides broken and incomplete ones.
@@ -74,7 +76,7 @@ func (in *Installer) Rollback(ctx context.Context, id string) (*Receipt, error) 
 }
 
 // GCAll tidies every agent: removes versions other than the current one
-// and the previous one, unless a running process uses them (see Force),
+// and the previous one, unless a running process uses them (see ReplaceInUse),
 // every leftover of interrupted installs and failed deletes, and the
 // runtimes acp brought that no install uses.
 func (in *Installer) GCAll(ctx context.Context) (*GCReport, error) {
@@ -96,7 +98,7 @@ func (in *Installer) GCAgent(ctx context.Context, id string) (*GCReport, error) 
 
 // Remove uninstalls id: every version and leftover goes, except a version
 // a running process uses (kept and named in the error, wrapping ErrInUse)
-// unless Force. ErrNotInstalled when there is nothing of id.
+// unless ReplaceInUse. ErrNotInstalled when there is nothing of id.
 func (in *Installer) Remove(ctx context.Context, id string) (*GCReport, error) {
 	return in.store().Remove(ctx, id)
 }

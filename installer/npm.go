@@ -5,17 +5,18 @@ import (
 	"encoding/json"
 	"path/filepath"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/installs"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // Runtime is the node an npx install launches with, recorded in the
-// receipt (see runtimes.Runtime).
-type Runtime = runtimes.Runtime
+// receipt (package installs documents its fields).
+type Runtime = installs.Runtime
 
 // installNpm installs c's package with npm (see runtimes.Host.InstallNpm).
-func (in *Installer) installNpm(ctx context.Context, req Request, c Choice, tmp, final string) (*Receipt, error) {
-	got, err := in.host().InstallNpm(ctx, req.Agent.ID, c.Package, req.PackageOverride, tmp, final)
+func (in *Installer) installNpm(ctx context.Context, h *runtimes.Host, req Request, c Choice, tmp, final string) (*Receipt, error) {
+	got, err := h.InstallNpm(ctx, req.Agent.ID, c.Package, req.PackageOverride, tmp, final)
 	if err != nil {
 		return nil, err
 	}
@@ -70,8 +71,8 @@ func checkNpmIntegrity(prefix, pkg, want string) error {
 }
 
 // installUV installs c's package with uv (see runtimes.Host.InstallUV).
-func (in *Installer) installUV(ctx context.Context, req Request, c Choice, tmp, _ string) (*Receipt, error) {
-	got, err := in.host().InstallUV(ctx, req.Agent.ID, c.Package, c.Version, req.PackageOverride, tmp)
+func (in *Installer) installUV(ctx context.Context, h *runtimes.Host, req Request, c Choice, tmp string) (*Receipt, error) {
+	got, err := h.InstallUV(ctx, req.Agent.ID, c.Package, c.Version, req.PackageOverride, tmp)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
@@ -17,15 +16,8 @@ import (
 // other bytes install nothing. It lands beside the current version and is
 // never made current, not even as the only install.
 func TestPinnedInstallChecksIntegrityAndStaysBesideCurrent(t *testing.T) {
-	bin := "bin/agent"
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	npm := testkit.FakeTool{Steps: []testkit.FakeStep{
-		{Write: "$prefix/node_modules/pin-agent/package.json", Text: `{"name":"pin-agent","bin":{"pin-agent":"` + bin + `"}}`},
-		{Put: "$prefix/node_modules/pin-agent/bin/agent", Tool: &testkit.FakeTool{}},
-		{Write: "$prefix/node_modules/.package-lock.json", Text: `{"lockfileVersion":3,"packages":{"node_modules/pin-agent":{"integrity":"sha512-good"}}}`},
-	}}.Put(t, filepath.Join(t.TempDir(), "npm"))
+	npm := nativeNPM(t, "pin-agent",
+		testkit.FakeStep{Write: "$prefix/node_modules/.package-lock.json", Text: `{"lockfileVersion":3,"packages":{"node_modules/pin-agent":{"integrity":"sha512-good"}}}`})
 	in := newInstaller(t)
 	in.NPM = npm
 	in.LookPath = func(string) (string, error) { return npm, nil }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )

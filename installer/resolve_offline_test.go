@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )

@@ -10,20 +10,22 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/installs"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
-// LaunchSpec says exactly how to start an installed agent (see
-// store.LaunchSpec).
-type LaunchSpec = store.LaunchSpec
+// LaunchSpec says exactly how to start an installed agent: an absolute
+// command that does not depend on PATH, its args and the manifest's env.
+// Its fields are documented in package installs.
+type LaunchSpec = installs.LaunchSpec
 
-// Receipt is receipt.json inside an install directory (see store.Receipt).
-type Receipt = store.Receipt
+// Receipt is receipt.json inside an install directory: what was installed,
+// from where, and how to launch it (Launch). Its fields are documented in
+// package installs.
+type Receipt = installs.Receipt
 
 // Installer installs agents under Root. The zero value of every field but
 // Root has a sensible default.
@@ -69,7 +71,7 @@ type Installer struct {
 	// UVArgs are added to every uv tool install (e.g. "--index-url", URL).
 	UVArgs []string
 	// Limits bound archive extraction. Zero fields take the defaults.
-	Limits extract.Limits
+	Limits Limits
 	// Node is the node an npx agent launches with. Default: the newest
 	// node that satisfies the package's engines.node, on PATH or in the
 	// usual install locations (nvm, fnm, volta, Homebrew, /usr/local).
@@ -132,12 +134,14 @@ type Installer struct {
 	// (0: wait until ctx ends). After a second of waiting a line says so.
 	// resolve and run set a bound; install waits.
 	LockWait time.Duration
-	// Force makes gc and uninstall remove versions a running process
-	// uses, and lets a forced reinstall (Request.Force) replace the files
-	// of a version a running agent uses, which Install otherwise refuses
-	// with ErrInUse. A stronger switch than Request.Force: a CLI should
-	// not set it from `install --force` alone.
-	Force bool
+	// ReplaceInUse lets gc and uninstall remove versions a running
+	// process uses, and a forced reinstall (Request.Force) replace the
+	// files of a version a running agent uses, which Install otherwise
+	// refuses with ErrInUse. Request.Force only asks for a reinstall; this
+	// allows breaking what runs: a CLI should not set it from
+	// `install --force` alone (acp sets it from gc's and uninstall's
+	// --force).
+	ReplaceInUse bool
 	// RecentUse is how long a version resolved (MarkUsed) counts as in use
 	// where the OS cannot tell which files running processes use (all but
 	// Linux). Default 3 days.
@@ -172,7 +176,7 @@ type Request struct {
 	// Force reinstalls even when the version is installed, and retries a
 	// remembered failure. A version a running agent uses (acp run's Hold,
 	// or a process found through /proc on Linux) is not replaced: the
-	// error wraps ErrInUse, unless Installer.Force.
+	// error wraps ErrInUse, unless Installer.ReplaceInUse.
 	Force bool
 	// Version, when set, must equal the version the registry offers.
 	Version string
@@ -200,11 +204,6 @@ type Choice struct {
 	Binary  *registry.BinaryTarget
 	Package *registry.Package
 	Preview bool
-}
-
-// lookPath finds a runner (see runtimes.Host.Look).
-func (in *Installer) lookPath(name string) (string, error) {
-	return in.host().Look(name)
 }
 
 // host is what package runtimes needs to know of this installer.

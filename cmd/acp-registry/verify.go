@@ -484,7 +484,7 @@ func loadAgents(root string, ids []string) ([]*registry.Manifest, error) {
 // the tokens of the CI job or the maintainer.
 func sandboxInstall(s cli.Streams, plat registry.Platform) verify.InstallFunc {
 	return func(ctx context.Context, m *registry.Manifest, kind registry.Kind, dir string) (launch.Spec, error) {
-		if _, err := installer.Choose(m, plat, kind, false, exec.LookPath); err != nil {
+		if _, err := installer.Choose(m, plat, installer.ChooseOptions{Dist: kind, LookPath: exec.LookPath}); err != nil {
 			if errors.Is(err, installer.ErrNoDistribution) || errors.Is(err, installer.ErrRunnerMissing) {
 				return launch.Spec{}, verify.Skip(err.Error())
 			}

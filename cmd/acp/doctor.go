@@ -13,10 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/dirs"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 )
 
 // eventWriter turns lines written to stderr (notices, warnings, a child's
@@ -69,7 +69,7 @@ func (g *globalOpts) reporter() progress.Reporter {
 	if g.events != nil {
 		return g.events.rep
 	}
-	return progress.New(g.progress, g.streams.Err, progress.Options{Terminal: g.streams.ErrIsTerminal()})
+	return progress.New(g.progress, progress.Output{W: g.streams.Err, Terminal: g.streams.ErrIsTerminal()})
 }
 
 // errorEvent is the last line on stderr under --progress json when the

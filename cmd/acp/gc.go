@@ -32,7 +32,7 @@ caches, shared by all agents, are not touched.`,
 			if err != nil {
 				return err
 			}
-			in.Force = force
+			in.ReplaceInUse = force
 			rep, err := in.GCAll(cmd.Context())
 			if rep == nil {
 				return err

@@ -99,7 +99,7 @@ type installedDoc struct {
 
 func agentInfo(m *registry.Manifest, in *installer.Installer) (*infoDoc, error) {
 	doc := &infoDoc{Agent: m, Installed: []installedDoc{}}
-	c, err := installer.Choose(m, in.Platform, "", false, exec.LookPath)
+	c, err := installer.Choose(m, in.Platform, installer.ChooseOptions{LookPath: exec.LookPath})
 	if err != nil {
 		// The agent and version are in the header already; keep the reason.
 		doc.HereError = strings.TrimPrefix(err.Error(), fmt.Sprintf("%s %s cannot be installed here: ", m.ID, m.Version))

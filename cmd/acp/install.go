@@ -65,7 +65,7 @@ is reported, any other is the error not-installed.`,
 			if version == "latest" { // as npm says it: the registry's version
 				version = ""
 			}
-			rc, already, note, err := installAgent(cmd.Context(), g, id, version, dist, o.preview, o.force)
+			rc, already, note, err := installAgent(cmd.Context(), g, id, version, dist, o)
 			if err != nil {
 				return err
 			}
@@ -94,7 +94,7 @@ is reported, any other is the error not-installed.`,
 
 // installAgent installs id at version ("" the registry's); note says when
 // the version is not the registry's.
-func installAgent(ctx context.Context, g *globalOpts, id, version string, dist registry.Kind, preview, force bool) (*installer.Receipt, bool, string, error) {
+func installAgent(ctx context.Context, g *globalOpts, id, version string, dist registry.Kind, o installOpts) (*installer.Receipt, bool, string, error) {
 	idx, err := g.index(ctx)
 	if err != nil {
 		return nil, false, "", err
@@ -104,11 +104,11 @@ func installAgent(ctx context.Context, g *globalOpts, id, version string, dist r
 		return nil, false, "", err
 	}
 	if version != "" {
-		if !offeredVersion(m, version) && !preview {
-			rc, rel, already, err := installRelease(ctx, g, m, version, nil, dist, force)
+		if !offeredVersion(m, version) && !o.preview {
+			rc, rel, already, err := installRelease(ctx, g, m, version, nil, dist, o.force)
 			return rc, already, offRegistryNote(rel), err
 		}
-		if preview, err = pickChannel(m, version, preview); err != nil {
+		if o.preview, err = pickChannel(m, version, o.preview); err != nil {
 			return nil, false, "", err
 		}
 	}
@@ -116,7 +116,7 @@ func installAgent(ctx context.Context, g *globalOpts, id, version string, dist r
 	if err != nil {
 		return nil, false, "", err
 	}
-	rc, already, err := g.install(ctx, in, installer.Request{Agent: m, Dist: dist, Preview: preview, Force: force, Version: version})
+	rc, already, err := g.install(ctx, in, installer.Request{Agent: m, Dist: dist, Preview: o.preview, Force: o.force, Version: version})
 	return rc, already, "", err
 }
 

@@ -12,10 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer"
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
 	"github.com/agentclientprotocol/acp-registry-go/internal/config"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/project"
 	"github.com/agentclientprotocol/acp-registry-go/registry/source"
 )

@@ -34,7 +34,7 @@ then break).`,
 			if err != nil {
 				return err
 			}
-			in.Force = force
+			in.ReplaceInUse = force
 			rep, err := in.Remove(cmd.Context(), id)
 			if rep == nil {
 				return err

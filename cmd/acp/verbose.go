@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/cli"
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 )
 

@@ -15,7 +15,6 @@ import (
 // which the installer's tests call. An entry that no longer takes one is
 // simply not found.
 var boolParamsPending = map[string]bool{
-	"installer.Choose":                    true,
 	"installer/internal/download.NoSpace": true,
 	"internal/testkit.DeadServer":         true,
 }

@@ -17,7 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 )
 

@@ -34,7 +34,7 @@ func TestExtractRefusesExpansionBomb(t *testing.T) {
 }
 
 func TestBudget(t *testing.T) {
-	def := Limits{}.withDefaults()
+	def := Limits{}.WithDefaults()
 	cases := []struct {
 		download, want int64
 	}{
@@ -45,11 +45,11 @@ func TestBudget(t *testing.T) {
 		{math.MaxInt64 / 2, 4 << 30}, // no overflow
 	}
 	for _, c := range cases {
-		if got := def.budget(c.download); got != c.want {
+		if got := budget(def, c.download); got != c.want {
 			t.Errorf("budget(%d) = %d, want %d", c.download, got, c.want)
 		}
 	}
-	err := def.tooLarge("archive", 3<<20+1<<19, "")
+	err := tooLarge(def, "archive", 3<<20+1<<19, "")
 	if want := "archive expands past 350 MiB, 100× its 3.5 MiB download: refusing a decompression bomb"; err.Error() != want {
 		t.Errorf("message %q, want %q", err, want)
 	}

@@ -102,7 +102,7 @@ func Identify(ctx context.Context, f *os.File, maxEntries int) (Format, error) {
 		return Format{}, err
 	}
 	if maxEntries <= 0 {
-		maxEntries = Limits{}.withDefaults().MaxEntries
+		maxEntries = Limits{}.WithDefaults().MaxEntries
 	}
 	fm, err := sniff(f, head, maxEntries)
 	if _, serr := f.Seek(0, io.SeekStart); serr != nil {
@@ -304,12 +304,12 @@ func extractFor(ctx context.Context, fm Format, f *os.File, dest string, lim Lim
 		return err
 	}
 	defer root.Close()
-	x := &extraction{root: root, lim: lim.withDefaults(), dirs: map[string]bool{".": true}, windows: windows,
+	x := &extraction{root: root, lim: lim.WithDefaults(), dirs: map[string]bool{".": true}, windows: windows,
 		foldCase: windows || runtime.GOOS == "darwin", folded: map[string]string{}}
 	if fi, err := f.Stat(); err == nil {
 		x.download = fi.Size()
 	}
-	x.budget = x.lim.budget(x.download)
+	x.budget = budget(x.lim, x.download)
 	// An error of our own (a refused entry, a full disk, a symlink the OS
 	// would not create) is already a sentence; only what the archive
 	// reader reports means the file is corrupt or truncated.
@@ -644,7 +644,7 @@ func (x *extraction) file(ctx context.Context, name string, f member) error {
 }
 
 func (x *extraction) tooLarge(raw string) error {
-	return x.lim.tooLarge("archive", x.download, fmt.Sprintf(" (at entry %q)", raw))
+	return tooLarge(x.lim, "archive", x.download, fmt.Sprintf(" (at entry %q)", raw))
 }
 
 // budget is how many bytes a download of the given size may expand to: the
@@ -655,7 +655,7 @@ func (x *extraction) tooLarge(raw string) error {
 // zeros stops at 300 MB instead of filling the disk at 4 GiB. The floor
 // spares small archives (a script, a tiny binary) a cap of a few kilobytes.
 // lim must have its defaults.
-func (l Limits) budget(size int64) int64 {
+func budget(l Limits, size int64) int64 {
 	limit := l.RatioFloor
 	if size > math.MaxInt64/l.MaxRatio {
 		limit = math.MaxInt64
@@ -667,8 +667,8 @@ func (l Limits) budget(size int64) int64 {
 
 // tooLarge refuses what (an archive, gzip data) that passed its budget,
 // naming the limit it passed: the ratio to the download or the total cap.
-func (l Limits) tooLarge(what string, size int64, at string) error {
-	limit := l.budget(size)
+func tooLarge(l Limits, what string, size int64, at string) error {
+	limit := budget(l, size)
 	if limit < l.MaxBytes {
 		return errorf(ErrUnsafeArchive, "%s expands past %s, %d× its %s download%s: refusing a decompression bomb", what, approxBytes(limit), l.MaxRatio, approxBytes(size), at)
 	}
@@ -833,7 +833,7 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // Decompress writes the one compressed file in f (fm says how it is
 // compressed) to target, which must not exist, within lim's budget.
 func Decompress(ctx context.Context, fm Format, f *os.File, target string, lim Limits) error {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	r, err := decompressor(fm.compress, f)
 	if err != nil {
 		return errorf(ErrUnsafeArchive, "read %s data: %v", fm.name, err)
@@ -850,13 +850,13 @@ func Decompress(ctx context.Context, fm Format, f *os.File, target string, lim L
 	if fi, err := f.Stat(); err == nil {
 		size = fi.Size()
 	}
-	budget := lim.budget(size)
-	n, err := io.Copy(out, io.LimitReader(ctxReader{ctx, r}, budget+1))
+	limit := budget(lim, size)
+	n, err := io.Copy(out, io.LimitReader(ctxReader{ctx, r}, limit+1))
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
-	if n > budget {
-		return lim.tooLarge(fm.name+" data", size, "")
+	if n > limit {
+		return tooLarge(lim, fm.name+" data", size, "")
 	}
 	switch {
 	case err == nil:

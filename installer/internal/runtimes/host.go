@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 )
 
 // Host is what the installer tells this package about the machine and
@@ -45,6 +45,36 @@ type Host struct {
 	Cache *NodeCache
 	// Debug, when set, hears what runs (acp --verbose).
 	Debug func(msg string)
+
+	// looked remembers what PathLookup and Look answered: an install
+	// looks for each runner once, however many of its steps ask (where
+	// node is not on PATH, a look is a search of every version
+	// manager's folders).
+	mu     sync.Mutex
+	looked map[string]lookAnswer
+}
+
+type lookAnswer struct {
+	path string
+	err  error
+}
+
+// remember answers key by find the first time, and as then afterwards.
+func (h *Host) remember(key string, find func() (string, error)) (string, error) {
+	h.mu.Lock()
+	a, ok := h.looked[key]
+	h.mu.Unlock()
+	if ok {
+		return a.path, a.err
+	}
+	p, err := find()
+	h.mu.Lock()
+	if h.looked == nil {
+		h.looked = map[string]lookAnswer{}
+	}
+	h.looked[key] = lookAnswer{p, err}
+	h.mu.Unlock()
+	return p, err
 }
 
 func (h *Host) debugf(format string, args ...any) {
@@ -63,10 +93,12 @@ type NodeCache struct {
 // PathLookup is LookPath without the fallback to the usual install
 // locations.
 func (h *Host) PathLookup(name string) (string, error) {
-	if h.LookPath != nil {
-		return h.LookPath(name)
-	}
-	return exec.LookPath(name)
+	return h.remember("path "+name, func() (string, error) {
+		if h.LookPath != nil {
+			return h.LookPath(name)
+		}
+		return exec.LookPath(name)
+	})
 }
 
 // Look finds a runner. Without an injected LookPath, node and npm are
@@ -76,21 +108,23 @@ func (h *Host) Look(name string) (string, error) {
 	if name == "node" && h.Node != "" {
 		return h.Node, nil
 	}
-	p, err := h.PathLookup(name)
-	if err == nil || h.LookPath != nil {
+	return h.remember("look "+name, func() (string, error) {
+		p, err := h.PathLookup(name)
+		if err == nil || h.LookPath != nil {
+			return p, err
+		}
+		switch name {
+		case "node":
+			if found, _ := h.Nodes(context.Background()); len(found) > 0 {
+				return found[0].Path, nil
+			}
+		case "npm":
+			if np, nerr := h.NPMNear(context.Background()); nerr == nil {
+				return np, nil
+			}
+		}
 		return p, err
-	}
-	switch name {
-	case "node":
-		if found, _ := h.Nodes(context.Background()); len(found) > 0 {
-			return found[0].Path, nil
-		}
-	case "npm":
-		if np, nerr := h.NPMNear(context.Background()); nerr == nil {
-			return np, nil
-		}
-	}
-	return p, err
+	})
 }
 
 func (h *Host) reporter() progress.Reporter {

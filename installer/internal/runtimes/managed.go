@@ -15,8 +15,8 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 )
 
 // DefaultNodeMirror is where official Node.js builds come from unless

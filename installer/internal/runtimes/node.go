@@ -14,14 +14,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/installs"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 )
 
 // Runtime is the node an npx install launches with, as its receipt
-// records it (see store.Runtime).
-type Runtime = store.Runtime
+// records it (see installs.Runtime).
+type Runtime = installs.Runtime
 
 // nodeProbe is what running `node --version` told about one file.
 type nodeProbe struct {

@@ -20,8 +20,8 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )

@@ -11,8 +11,8 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 

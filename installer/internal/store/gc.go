@@ -17,42 +17,6 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
-// GCReport says exactly what gc or uninstall removed, with sizes, and what
-// it kept because a running process uses it.
-type GCReport struct {
-	Removed []Removed `json:"removed"`
-	Kept    []Kept    `json:"kept"`
-
-	seen map[fileID]bool // files already counted (dirSize)
-}
-
-// Removed is one thing gc or uninstall deleted.
-type Removed struct {
-	Agent string `json:"agent"`
-	// Version is set for an install (complete or not), empty for leftovers.
-	Version string `json:"version,omitempty"`
-	Path    string `json:"path"`
-	Bytes   int64  `json:"bytes"`
-	// Why: "older version", "uninstalled", "broken install: …",
-	// "interrupted install", "partial download", "failed delete", …
-	Why string `json:"why"`
-}
-
-// Kept is an install gc or uninstall left in place besides the current
-// one: because it is in use, or (gc) as the previous version, kept for
-// rollback.
-type Kept struct {
-	Agent   string `json:"agent"`
-	Version string `json:"version"`
-	Path    string `json:"path"`
-	// Why names the user: "in use by process 1234 (node)", "in use by acp
-	// run", a recent resolve where the OS cannot tell, or WhyRollback.
-	Why string `json:"why"`
-	// Rollback is set for the previous version, the one Rollback would
-	// make current.
-	Rollback bool `json:"rollback,omitempty"`
-}
-
 // Why of the previous version gc keeps, and of the versions it removes
 // besides broken and incomplete ones.
 const (
@@ -64,17 +28,15 @@ const (
 	whyBrokenPrefix = "broken install: "
 )
 
-// Bytes is the total size of what was removed.
-func (r *GCReport) Bytes() int64 {
-	var n int64
-	for _, x := range r.Removed {
-		n += x.Bytes
-	}
-	return n
+// report is a GCReport being written, with the files it has counted:
+// a file with several names counts once in one report (see dirSize).
+type report struct {
+	*GCReport
+	seen map[fileID]bool
 }
 
-func newReport() *GCReport {
-	return &GCReport{Removed: []Removed{}, Kept: []Kept{}, seen: map[fileID]bool{}}
+func newReport() *report {
+	return &report{GCReport: &GCReport{Removed: []Removed{}, Kept: []Kept{}}, seen: map[fileID]bool{}}
 }
 
 // DefaultRecentUse is how long a resolved version counts as in use where
@@ -94,10 +56,10 @@ func (s *Store) GCAll(ctx context.Context) (*GCReport, error) {
 	agents := filepath.Join(s.Root, "agents")
 	entries, err := os.ReadDir(agents)
 	if errors.Is(err, fs.ErrNotExist) {
-		return rep, nil
+		return rep.GCReport, nil
 	}
 	if err != nil {
-		return rep, fmt.Errorf("gc: %w", err)
+		return rep.GCReport, fmt.Errorf("gc: %w", err)
 	}
 	procs := s.processes()
 	var first error
@@ -107,15 +69,15 @@ func (s *Store) GCAll(ctx context.Context) (*GCReport, error) {
 		switch {
 		case strings.HasPrefix(name, ".rm-"):
 			// An uninstall renamed the agent aside, then failed to delete it.
-			first = firstErr(first, s.RemoveLeftover(ctx, rep, "", p, "failed delete"))
+			first = firstErr(first, s.removeLeftover(ctx, rep, "", p, "failed delete"))
 		case e.IsDir() && registry.ValidID(name):
 			first = firstErr(first, s.sweep(ctx, name, false, procs, rep))
 		}
 		if ctx.Err() != nil {
-			return rep, download.Stopped(ctx)
+			return rep.GCReport, download.Stopped(ctx)
 		}
 	}
-	return rep, first
+	return rep.GCReport, first
 }
 
 // GCAgent is GCAll for one agent.
@@ -124,7 +86,7 @@ func (s *Store) GCAgent(ctx context.Context, id string) (*GCReport, error) {
 		return nil, err
 	}
 	rep := newReport()
-	return rep, s.sweep(ctx, id, false, s.processes(), rep)
+	return rep.GCReport, s.sweep(ctx, id, false, s.processes(), rep)
 }
 
 // Remove uninstalls id: every version and leftover goes, except a version
@@ -147,11 +109,11 @@ func (s *Store) Remove(ctx context.Context, id string) (*GCReport, error) {
 		}
 		err = errorf(ErrInUse, "uninstall %s: kept %s: close it and run acp uninstall %s again%s", id, strings.Join(what, ", "), id, force)
 	}
-	return rep, err
+	return rep.GCReport, err
 }
 
 // sweep does gc (or, with uninstall, removal) of one agent under its lock.
-func (s *Store) sweep(ctx context.Context, id string, uninstall bool, procs []procUse, rep *GCReport) error {
+func (s *Store) sweep(ctx context.Context, id string, uninstall bool, procs []procUse, rep *report) error {
 	what := "gc " + id
 	if uninstall {
 		what = "uninstall " + id
@@ -185,7 +147,7 @@ func (s *Store) sweep(ctx context.Context, id string, uninstall bool, procs []pr
 		if !strings.HasPrefix(name, ".") || keepTools[name] {
 			continue
 		}
-		first = firstErr(first, s.RemoveLeftover(ctx, rep, id, filepath.Join(dir, name), leftoverWhy(name)))
+		first = firstErr(first, s.removeLeftover(ctx, rep, id, filepath.Join(dir, name), leftoverWhy(name)))
 	}
 	if complete == 0 {
 		// Nothing complete is left (a first install that never finished,
@@ -214,7 +176,7 @@ func (s *Store) keepVersions(id string) (keep, prev string) {
 // sweepVersions removes the versions of id that sweep does not keep (all
 // but those in use, with uninstall). It returns how many complete
 // installs are left, the uv environments they use, and the first error.
-func (s *Store) sweepVersions(ctx context.Context, id, what string, entries []fs.DirEntry, keep, prev string, uninstall bool, procs []procUse, rep *GCReport) (int, map[string]bool, error) {
+func (s *Store) sweepVersions(ctx context.Context, id, what string, entries []fs.DirEntry, keep, prev string, uninstall bool, procs []procUse, rep *report) (int, map[string]bool, error) {
 	dir := s.AgentDir(id)
 	keepTools := map[string]bool{}
 	var first error
@@ -241,8 +203,8 @@ func (s *Store) sweepVersions(ctx context.Context, id, what string, entries []fs
 		switch {
 		case rerr != nil:
 			why = whyNoReceipt
-		case r.Check() != nil:
-			why = whyBrokenPrefix + r.Check().Error()
+		case Check(r) != nil:
+			why = whyBrokenPrefix + Check(r).Error()
 		case uninstall:
 			why = whyUninstalled
 		case name == prev:
@@ -282,6 +244,10 @@ func (s *Store) sweepVersions(ctx context.Context, id, what string, entries []fs
 // RemoveLeftover deletes p, a leftover (why says what it was) of agent id
 // or of none (""), and records it in rep with its size.
 func (s *Store) RemoveLeftover(ctx context.Context, rep *GCReport, id, p, why string) error {
+	return s.removeLeftover(ctx, &report{GCReport: rep, seen: map[fileID]bool{}}, id, p, why)
+}
+
+func (s *Store) removeLeftover(ctx context.Context, rep *report, id, p, why string) error {
 	size := dirSize(rep.seen, p)
 	if err := RemoveDir(ctx, p); err != nil {
 		return deleteFailed("gc", p, err)
@@ -430,7 +396,7 @@ func (s *Store) Hold(ctx context.Context, id, version string) (release func(), e
 	defer unlock()
 	r, err := ReadReceipt(s.VersionDir(id, version))
 	if err == nil {
-		err = r.Check()
+		err = Check(r)
 	}
 	if err != nil {
 		return nil, errorf(ErrNotInstalled, "%s %s is not installed (%v): run acp install %s", id, version, err, id)

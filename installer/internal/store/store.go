@@ -18,7 +18,7 @@ import (
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
-	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
+	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -185,16 +185,16 @@ func ReadReceipt(dir string) (*Receipt, error) {
 		return nil, fmt.Errorf("%s does not describe this install (remove the folder and install again)", filepath.Join(dir, ReceiptFile))
 	}
 	r.Dir = dir
-	r.Launch.normalize()
+	normalize(&r.Launch)
 	return &r, nil
 }
 
-// Check reports whether the install can still be launched: its command is
+// Check reports whether the install r records can still be launched: its command is
 // there (and, for a binary, still looks like an executable: an HTML error
 // page installed by an older acp is broken), and so is every path of its
 // args inside the install. nil means healthy. Installed, Current, List and
 // Install all judge installs by it, so list, resolve and doctor agree.
-func (r *Receipt) Check() error {
+func Check(r *Receipt) error {
 	cmd := r.Launch.Command
 	if r.Distribution == registry.KindNpx && r.Runtime != nil && len(r.Launch.Args) > 0 {
 		// The node is outside the install and is looked for again at
@@ -229,7 +229,7 @@ func (r *Receipt) Check() error {
 }
 
 // normalize makes Args and Env empty rather than null in JSON.
-func (l *LaunchSpec) normalize() {
+func normalize(l *LaunchSpec) {
 	if l.Args == nil {
 		l.Args = []string{}
 	}
@@ -245,7 +245,7 @@ func (l *LaunchSpec) normalize() {
 // or over a file that something else (an archive, an install script) put
 // there. Its launch's Args and Env are made empty rather than null.
 func WriteReceipt(path string, r *Receipt) error {
-	r.Launch.normalize()
+	normalize(&r.Launch)
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -285,7 +285,7 @@ func (s *Store) Installed(id string) ([]Receipt, error) {
 			continue
 		}
 		r, err := ReadReceipt(filepath.Join(s.AgentDir(id), e.Name()))
-		if err != nil || r.Check() != nil {
+		if err != nil || Check(r) != nil {
 			continue // incomplete or broken: not installed (GC removes it)
 		}
 		rs = append(rs, *r)
@@ -326,7 +326,7 @@ func (s *Store) Current(id string) (*Receipt, error) {
 			if r, err := ReadReceipt(s.VersionDir(id, v)); err == nil {
 				// Broken (its command deleted or an error page): launching
 				// an older version instead would surprise; install repairs.
-				if cerr := r.Check(); cerr != nil {
+				if cerr := Check(r); cerr != nil {
 					return nil, errorf(ErrNotInstalled, "%s %s is broken (%v): run acp install %s to repair it", id, v, cerr, id)
 				}
 				return r, nil
@@ -461,14 +461,6 @@ func ReplaceDir(ctx context.Context, tmp, dir string) error {
 	return nil
 }
 
-// BrokenInstall is an install whose receipt is there but whose files are
-// not whole: its command deleted by hand, an error page saved as the
-// program. Resolve and list pass over it; doctor names it.
-type BrokenInstall struct {
-	ID, Version string
-	Problem     string // Receipt.Check's sentence
-}
-
 // BrokenInstalls lists the broken installs under Root, by id and version
 // (the order of the folders).
 func (s *Store) BrokenInstalls() ([]BrokenInstall, error) {
@@ -501,7 +493,7 @@ func (s *Store) BrokenInstalls() ([]BrokenInstall, error) {
 				out = append(out, BrokenInstall{ID: a.Name(), Version: v.Name(), Problem: receiptProblem(dir, err)})
 				continue
 			}
-			if cerr := r.Check(); cerr != nil {
+			if cerr := Check(r); cerr != nil {
 				out = append(out, BrokenInstall{ID: r.ID, Version: r.Version, Problem: cerr.Error()})
 			}
 		}

@@ -86,7 +86,7 @@ func TestTerminalUntrustedText(t *testing.T) {
 // writes events.
 func TestNewModes(t *testing.T) {
 	var out strings.Builder
-	r := New(Auto, &out, Options{})
+	r := New(Auto, Output{W: &out})
 	r.Phase("a", NPM, "x")
 	r.Bytes("a", 1, 2)
 	r.Warn("old node")
@@ -94,7 +94,7 @@ func TestNewModes(t *testing.T) {
 		t.Errorf("auto off a terminal wrote %q", out.String())
 	}
 	out.Reset()
-	r = New(JSON, &out, Options{Terminal: true})
+	r = New(JSON, Output{W: &out, Terminal: true})
 	r.Phase("a", NPM, "x")
 	r.Warn("w")
 	if !strings.Contains(out.String(), `{"event":"progress","agent":"a","phase":"npm","elapsedMs":`) || !strings.Contains(out.String(), `{"event":"warning","elapsedMs":`) {

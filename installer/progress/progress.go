@@ -2,6 +2,11 @@
 // person on a terminal (a bar or a spinner on stderr) or to an editor (one
 // JSON object a line on stderr), as cli.md "Errors and progress for
 // machines" describes. Nothing is written when nobody can see it.
+//
+// It is public because the installer's API names it: a Go program that
+// embeds the installer sets Installer.Progress to one of these reporters,
+// or to its own Reporter, and receives the same phases and Events acp
+// prints.
 package progress
 
 import (
@@ -139,20 +144,23 @@ func (r *jsonReporter) Warn(msg string) {
 	r.emit(Event{Event: "warning", Message: msg})
 }
 
-// Options describe where a Reporter writes.
-type Options struct {
-	Terminal bool // w is a terminal that can draw (cli.Streams.ErrIsTerminal): Auto draws only there
+// Output is where a Reporter writes, and whether that is a terminal
+// (Auto draws bars and spinners only there).
+type Output struct {
+	W        io.Writer
+	Terminal bool
 }
 
-// New returns the Reporter for mode writing to w.
-func New(mode Mode, w io.Writer, o Options) Reporter {
+// New returns the Reporter for mode writing to out.
+func New(mode Mode, out Output) Reporter {
+	w := out.W
 	switch mode {
 	case JSON:
 		return NewJSON(w)
 	case Plain:
 		return NewPlain(w)
 	case Auto, "":
-		if o.Terminal {
+		if out.Terminal {
 			return NewTerminal(w)
 		}
 	}
