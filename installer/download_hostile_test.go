@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testarchive"
 )
@@ -62,19 +62,6 @@ func TestDownloadMustBeWhatItSays(t *testing.T) {
 	}
 }
 
-func TestLooksExecutable(t *testing.T) {
-	for _, head := range []string{"\x7fELF\x02\x01", "\xcf\xfa\xed\xfe\x0c", "\xca\xfe\xba\xbe\x00", "\xfe\xed\xfa\xce", "MZ\x90\x00", "#!/bin/sh\n"} {
-		if !extract.LooksExecutable([]byte(head)) {
-			t.Errorf("%q not taken for an executable", head)
-		}
-	}
-	for _, head := range []string{"", "<html>", "\x7fEL", "echo hi\n", "PK\x03\x04", "{}"} {
-		if extract.LooksExecutable([]byte(head)) {
-			t.Errorf("%q taken for an executable", head)
-		}
-	}
-}
-
 // An install made by an older acp from an error page (the page saved as
 // the agent's executable and marked current) is broken: nobody lists or
 // resolves it, and install repairs it.
@@ -104,7 +91,7 @@ func TestInstallRepairsAnErrorPageInstall(t *testing.T) {
 	if err != nil || already {
 		t.Fatalf("install of a broken install: already=%v err=%v, want a repair", already, err)
 	}
-	if head, _ := extract.ReadHead(r.Launch.Command); !strings.HasPrefix(string(head), "#!") {
+	if head, _ := kinds.ReadHead(r.Launch.Command); !strings.HasPrefix(string(head), "#!") {
 		t.Errorf("after the repair the command holds %q", head)
 	}
 	if n := srv.count("/a.tgz"); n != 2 {

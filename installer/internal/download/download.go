@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 )
@@ -93,28 +94,13 @@ func Download(ctx context.Context, client *http.Client, rawURL, dir, wantSHA256 
 // localhost or a loopback address.
 func LoopbackOnly(u *url.URL) bool { return remote.IsLoopbackHost(u.Hostname()) }
 
-// ValidSHA256 reports whether s is a sha256 as manifests write it: 64 hex
-// digits (either case).
-func ValidSHA256(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
-
 // checkSHA256 refuses a malformed digest before anything is downloaded: it
 // is a mistake in the manifest, not tampering.
 func checkSHA256(rawURL, want string) error {
-	if want == "" || ValidSHA256(strings.TrimSpace(want)) {
+	if want == "" || kinds.ValidSHA256(strings.TrimSpace(want)) {
 		return nil
 	}
-	return errorf(ErrBadManifest, "the manifest's sha256 for %s is %q, not 64 hex digits: fix sha256 in the manifest (sha256sum prints it)", Redact(rawURL), want)
+	return errorf(ErrBadManifest, "the manifest's sha256 for %s is %q, not 64 hex digits: fix sha256 in the manifest (sha256sum prints it)", remote.RedactURL(rawURL), want)
 }
 
 // Get is Download under the policy of d: it returns the temporary file's
@@ -122,7 +108,7 @@ func checkSHA256(rawURL, want string) error {
 func (d Options) Get(ctx context.Context, rawURL, dir, want string) (string, string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
-		return "", "", fmt.Errorf("download %s: not an absolute URL", Redact(rawURL))
+		return "", "", fmt.Errorf("download %s: not an absolute URL", remote.RedactURL(rawURL))
 	}
 	if err := checkSHA256(rawURL, want); err != nil {
 		return "", "", err
@@ -163,7 +149,7 @@ func (d Options) Get(ctx context.Context, rawURL, dir, want string) (string, str
 		return true, wait(i), last
 	})
 	if err != nil && err != last {
-		return "", "", fmt.Errorf("download %s: %w", u.Redacted(), Stopped(ctx)) // interrupted between attempts
+		return "", "", fmt.Errorf("download %s: %w", u.Redacted(), kinds.Stopped(ctx)) // interrupted between attempts
 	}
 	if err != nil {
 		return "", "", err
@@ -264,7 +250,7 @@ func (d Options) once(ctx context.Context, client *http.Client, u *url.URL, dir 
 	resp, err := client.Do(req)
 	if err != nil {
 		if parent.Err() != nil {
-			return "", "", false, fmt.Errorf("download %s: %w", shown, Stopped(parent))
+			return "", "", false, fmt.Errorf("download %s: %w", shown, kinds.Stopped(parent))
 		}
 		if context.Cause(ctx) == errNoAnswer {
 			return "", "", false, errorf(ErrDownload, "download %s: no answer within %s", shown, header)
@@ -288,7 +274,7 @@ func (d Options) once(ctx context.Context, client *http.Client, u *url.URL, dir 
 		return "", "", retry, errorf(ErrDownload, "download %s: unexpected status %s", shown, resp.Status)
 	}
 	if limit := d.maxBytes(); resp.ContentLength > limit {
-		return "", "", false, errorf(ErrDownload, "download %s: the file is %d bytes, more than the %s limit", shown, resp.ContentLength, HumanBytes(limit))
+		return "", "", false, errorf(ErrDownload, "download %s: the file is %d bytes, more than the %s limit", shown, resp.ContentLength, kinds.HumanBytes(limit))
 	}
 	timer.Stop()
 	timer = time.AfterFunc(stall, func() { cancel(errStalled) })
@@ -346,13 +332,13 @@ func (d Options) receive(ctx, parent context.Context, cancel context.CancelCause
 		case w.err != nil:
 			return "", "", false, writeFailed(shown, dir, w.err, resp.ContentLength, n)
 		case parent.Err() != nil:
-			return "", "", false, fmt.Errorf("download %s: %w", shown, Stopped(parent))
+			return "", "", false, fmt.Errorf("download %s: %w", shown, kinds.Stopped(parent))
 		}
 		retry, err := broke(context.Cause(ctx), err, shown, n, resp.ContentLength, stall, time.Since(body.start()), minRate)
 		return "", "", retry, err
 	}
 	if n > d.maxBytes() {
-		return "", "", false, errorf(ErrDownload, "download %s: more than the %s limit", shown, HumanBytes(d.maxBytes()))
+		return "", "", false, errorf(ErrDownload, "download %s: more than the %s limit", shown, kinds.HumanBytes(d.maxBytes()))
 	}
 	if resp.ContentLength >= 0 && n != resp.ContentLength {
 		return "", "", true, errorf(ErrDownload, "download %s: truncated: got %d of %d bytes", shown, n, resp.ContentLength)
@@ -375,7 +361,7 @@ func broke(cause, err error, shown string, n, total int64, stall, took time.Dura
 	case cause == errStalled:
 		return true, errorf(ErrDownload, "download %s: stalled: nothing received for %s after %d bytes", shown, stall, n)
 	case cause == errTooSlow:
-		return false, errorf(ErrDownload, "download %s: too slow: %s in %s, below the minimum of %s/s", shown, HumanBytes(n), took.Round(time.Second), HumanBytes(minRate))
+		return false, errorf(ErrDownload, "download %s: too slow: %s in %s, below the minimum of %s/s", shown, kinds.HumanBytes(n), took.Round(time.Second), kinds.HumanBytes(minRate))
 	case errors.Is(err, io.ErrUnexpectedEOF) && total > 0:
 		return true, errorf(ErrDownload, "download %s: truncated: the server closed the connection after %d of %d bytes", shown, n, total)
 	}
@@ -385,24 +371,14 @@ func broke(cause, err error, shown string, n, total int64, stall, took time.Dura
 // writeFailed words a failed write of the download: a full disk says
 // where and how much room the file needs.
 func writeFailed(shown, dir string, err error, total, n int64) error {
-	if IsNoSpace(err) {
+	if kinds.IsNoSpace(err) {
 		need := total
 		if need <= 0 {
 			need = n
 		}
-		return NoSpace(fmt.Sprintf("download %s", shown), dir, need, total <= 0)
+		return kinds.NoSpace(fmt.Sprintf("download %s", shown), dir, need, total <= 0)
 	}
 	return fmt.Errorf("download %s: write into %s: %w", shown, dir, err)
-}
-
-// NoSpace is the full-disk error: never retried, never "corrupt".
-func NoSpace(what, dir string, need int64, atLeast bool) error {
-	more := ""
-	if atLeast {
-		more = "at least "
-	}
-	mb := (need + 999_999) / 1_000_000
-	return errorf(ErrNoSpace, "%s: no space left on %s (needs %s%d MB): free some space and try again", what, dir, more, mb)
 }
 
 // trackWriter remembers a write error, so a full disk is not taken for a
@@ -486,9 +462,6 @@ func unwrapURLError(err error) error {
 	}
 	return err
 }
-
-// Redact hides a password in a URL, also in one that fails to parse.
-func Redact(raw string) string { return remote.RedactURL(raw) }
 
 // copyBufferSize is the download's copy buffer: 256 KiB keeps a large
 // archive's copy near the disk's speed, but a small one (a script, the

@@ -11,10 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
-
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/gofrs/flock"
 )
 
 // GCReport says exactly what gc or uninstall removed, with sizes, and what
@@ -112,7 +111,7 @@ func (s *Store) GCAll(ctx context.Context) (*GCReport, error) {
 			first = firstErr(first, s.sweep(ctx, name, false, procs, rep))
 		}
 		if ctx.Err() != nil {
-			return rep, download.Stopped(ctx)
+			return rep, kinds.Stopped(ctx)
 		}
 	}
 	return rep, first
