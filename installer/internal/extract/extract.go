@@ -22,6 +22,7 @@ import (
 	"syscall"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -667,7 +668,7 @@ func (l Limits) tooLarge(what string, size int64, at string) error {
 	if limit < l.MaxBytes {
 		return errorf(ErrUnsafeArchive, "%s expands past %s, %d× its %s download%s: refusing a decompression bomb", what, approxBytes(limit), l.MaxRatio, approxBytes(size), at)
 	}
-	return errorf(ErrUnsafeArchive, "%s expands to more than %s%s: refusing it as a likely decompression bomb", what, kinds.HumanBytes(limit), at)
+	return errorf(ErrUnsafeArchive, "%s expands to more than %s%s: refusing it as a likely decompression bomb", what, remote.HumanBytes(limit), at)
 }
 
 // linkTarget checks a link target and returns it resolved (lexically) as a
@@ -793,7 +794,7 @@ func approxBytes(n int64) string {
 			break
 		}
 	}
-	return kinds.HumanBytes(n)
+	return remote.HumanBytes(n)
 }
 
 // readErr remembers the error its reader returned, so that a failed copy

@@ -1,21 +1,5 @@
 package kinds
 
-import "fmt"
-
-// HumanBytes words a size that is a round number of units ("4 GiB"), or
-// bytes; the installer's messages about limits and rates use it.
-func HumanBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
 // NoSpace is the full-disk error: never retried, never "corrupt".
 func NoSpace(what, dir string, need int64, atLeast bool) error {
 	more := ""

@@ -142,7 +142,7 @@ func (h *Host) EnsureUV(ctx context.Context, agent string) (string, error) {
 	// read into memory.
 	data, err := registry.ReadRegular(sumFile, maxUVSum)
 	if errors.As(err, new(*registry.TooLargeError)) {
-		return "", kinds.Errorf(kinds.ErrChecksum, "%s%s.sha256 is larger than %s, not uv's one line: check ACP_UV_MIRROR", remote.RedactURL(base), name, kinds.HumanBytes(maxUVSum))
+		return "", kinds.Errorf(kinds.ErrChecksum, "%s%s.sha256 is larger than %s, not uv's one line: check ACP_UV_MIRROR", remote.RedactURL(base), name, remote.HumanBytes(maxUVSum))
 	}
 	if err != nil {
 		return "", err
