@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
 // server is a loopback file server that counts requests by path.
@@ -193,5 +195,26 @@ func TestSizeCap(t *testing.T) {
 	// At the cap itself the file is whole.
 	if _, _, err := (Options{Max: 5000}).Get(context.Background(), srv.URL+"/chunked", dir, sum(big)); err != nil {
 		t.Errorf("a file of exactly Max bytes: %v", err)
+	}
+}
+
+// A download whose request was cancelled as its body ended is not a
+// download: nothing is hashed or handed on, however cleanly the transport
+// reported the end.
+func TestCancelledDownloadYieldsNothing(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(strings.Repeat("x", 1000))) // chunked: no length to check
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	client := &http.Client{Transport: testkit.CancelAtEOF{RT: srv.Client().Transport, Cancel: cancel}}
+	dir := t.TempDir()
+	path, sum, err := Download(ctx, client, srv.URL+"/agent", dir, "", nil)
+	if err == nil {
+		t.Fatalf("a cancelled download succeeded: %s with sha256 %s", path, sum)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("the cancelled download left %d files", len(left))
 	}
 }
