@@ -41,19 +41,21 @@ func cmdPath(cmd string) (string, error) {
 // downloader applies the Installer's download policy.
 func (in *Installer) downloader(agent string) download.Options {
 	return download.Options{
-		Client:        in.HTTP,
-		AllowHTTP:     in.AllowHTTP,
-		Guard:         true,
-		AllowPrivate:  in.AllowPrivateURLs,
-		HeaderTimeout: in.HeaderTimeout,
-		Stall:         in.StallTimeout,
-		MinRate:       in.MinRate,
-		RateWindow:    in.rateWindow,
-		Wait:          in.retryWait,
-		Report:        in.reporter(),
-		Agent:         agent,
-		Create:        in.createTemp,
-		Lookup:        in.lookup,
+		Fetch: remote.Fetch{
+			HTTP:          in.HTTP,
+			AllowHTTP:     in.AllowHTTP,
+			Guard:         true,
+			AllowPrivate:  in.AllowPrivateURLs,
+			HeaderTimeout: in.HeaderTimeout,
+			Stall:         in.StallTimeout,
+			MinRate:       in.MinRate,
+			RateWindow:    in.rateWindow,
+			Wait:          in.retryWait,
+			Create:        in.createTemp,
+			Lookup:        in.lookup,
+		},
+		Report: in.reporter(),
+		Agent:  agent,
 	}
 }
 
@@ -213,7 +215,7 @@ func VerifyArchive(ctx context.Context, client *http.Client, t registry.BinaryTa
 		return err
 	}
 	defer os.RemoveAll(work)
-	d := download.Options{Client: client}
+	d := download.Options{Fetch: remote.Fetch{HTTP: client}}
 	file, _, err := d.Get(ctx, t.Archive, work, t.SHA256)
 	if err != nil {
 		return err

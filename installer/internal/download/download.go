@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/internal/progress"
@@ -25,31 +23,13 @@ const (
 )
 
 // Options is the policy of a download beyond its arguments, so the
-// Installer can inject it while Download keeps safe defaults. The zero
-// value of every field is a safe default; the fields are remote.Fetch's.
+// Installer can inject it while Download keeps safe defaults: the fetch's
+// (see remote.Fetch; its Started and Bytes are set from Report), and who
+// hears of it. The zero value of every field is a safe default.
 type Options struct {
-	Client    *http.Client
-	AllowHTTP func(*url.URL) bool
-	// Guard refuses connections to non-public addresses (checked at connect
-	// time, after DNS), except loopback when the manifest's URL itself is a
-	// loopback one (a local mirror), and anything when AllowPrivate.
-	Guard         bool
-	AllowPrivate  bool
-	HeaderTimeout time.Duration
-	Stall         time.Duration
-	MinRate       int64
-	RateWindow    time.Duration
-	Attempts      int
-	Wait          func(attempt int) time.Duration
-	Report        progress.Reporter
-	Agent         string
-	// Max bounds the file while it arrives (MaxDownload when 0): a small
-	// document (a runtime mirror's index) need not reach the disk in GiB.
-	Max int64
-	// Create makes the temporary file (tests inject a failing disk).
-	Create func(dir string) (TempFile, error)
-	// Lookup replaces DNS for the guard (tests).
-	Lookup func(ctx context.Context, network, host string) ([]netip.Addr, error)
+	remote.Fetch
+	Report progress.Reporter
+	Agent  string
 }
 
 // TempFile is what a download writes to.
@@ -64,7 +44,7 @@ type TempFile = remote.TempFile
 // receives the bytes as they arrive. The caller removes the file. client's
 // own address policy applies (no guard is added).
 func Download(ctx context.Context, client *http.Client, rawURL, dir, wantSHA256 string, report progress.Reporter) (path, sha256hex string, err error) {
-	d := Options{Client: client, Report: report}
+	d := Options{Fetch: remote.Fetch{HTTP: client}, Report: report}
 	return d.Get(ctx, rawURL, dir, wantSHA256)
 }
 
@@ -94,13 +74,9 @@ func (d Options) Get(ctx context.Context, rawURL, dir, want string) (string, str
 	if u, err := url.Parse(rawURL); err == nil {
 		shown = u.Redacted()
 	}
-	f := remote.Fetch{
-		HTTP: d.Client, AllowHTTP: d.AllowHTTP, Guard: d.Guard, AllowPrivate: d.AllowPrivate, Lookup: d.Lookup,
-		HeaderTimeout: d.HeaderTimeout, Stall: d.Stall, MinRate: d.MinRate, RateWindow: d.RateWindow, Max: d.Max,
-		Attempts: d.Attempts, Wait: d.Wait, Create: d.Create,
-		Started: func() { d.Report.Phase(d.Agent, progress.Download, shown) },
-		Bytes:   func(got, total int64) { d.Report.Bytes(d.Agent, got, total) },
-	}
+	f := d.Fetch
+	f.Started = func() { d.Report.Phase(d.Agent, progress.Download, shown) }
+	f.Bytes = func(got, total int64) { d.Report.Bytes(d.Agent, got, total) }
 	got, err := f.ToFile(ctx, rawURL, dir)
 	if err != nil {
 		return "", "", failed(ctx, shown, dir, err)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
 
@@ -109,7 +110,7 @@ func TestStalledBodyAbortedByStall(t *testing.T) {
 		gone <- struct{}{}
 	})
 	dir := t.TempDir()
-	d := Options{Stall: 200 * time.Millisecond, Attempts: 2, Wait: noWait}
+	d := Options{Fetch: remote.Fetch{Stall: 200 * time.Millisecond, Attempts: 2, Wait: noWait}}
 	_, _, err := d.Get(context.Background(), srv.URL+"/a.tgz", dir, "")
 	if !errors.Is(err, ErrDownload) || !strings.Contains(err.Error(), "stalled: nothing received for 200ms after 10 bytes") {
 		t.Fatalf("err = %v, want a stall", err)
@@ -132,7 +133,7 @@ func TestRedirectToPlainHTTPRefused(t *testing.T) {
 		http.Redirect(w, r, plain.URL+"/agent", http.StatusFound)
 	})
 	dir := t.TempDir()
-	_, _, err := Options{Client: secure.Client()}.Get(context.Background(), secure.URL+"/agent", dir, "")
+	_, _, err := Options{Fetch: remote.Fetch{HTTP: secure.Client()}}.Get(context.Background(), secure.URL+"/agent", dir, "")
 	if !errors.Is(err, ErrDownload) || !strings.Contains(err.Error(), "refused: not https") {
 		t.Fatalf("err = %v, want the plain-http hop refused", err)
 	}
@@ -177,7 +178,7 @@ func TestSizeCap(t *testing.T) {
 		serve(big)(w, r)
 	})
 	dir := t.TempDir()
-	d := Options{Max: 1000, Wait: noWait}
+	d := Options{Fetch: remote.Fetch{Max: 1000, Wait: noWait}}
 	_, _, err := d.Get(context.Background(), srv.URL+"/announced", dir, "")
 	if !errors.Is(err, ErrDownload) || !strings.Contains(err.Error(), "the file is 5000 bytes, more than the 1000 bytes limit") {
 		t.Errorf("announced: err = %v", err)
@@ -193,7 +194,7 @@ func TestSizeCap(t *testing.T) {
 	}
 	emptyDir(t, dir)
 	// At the cap itself the file is whole.
-	if _, _, err := (Options{Max: 5000}).Get(context.Background(), srv.URL+"/chunked", dir, sum(big)); err != nil {
+	if _, _, err := (Options{Fetch: remote.Fetch{Max: 5000}}).Get(context.Background(), srv.URL+"/chunked", dir, sum(big)); err != nil {
 		t.Errorf("a file of exactly Max bytes: %v", err)
 	}
 }
