@@ -18,8 +18,10 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/installer/installs"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
 	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -27,7 +29,7 @@ import (
 // cmd is a path, not a command line: arguments belong in args.
 func cmdPath(cmd string) (string, error) {
 	c := strings.ReplaceAll(strings.TrimSpace(cmd), "\\", "/")
-	if c == "" || strings.HasPrefix(c, "/") || extract.HasDriveLetter(c) {
+	if c == "" || strings.HasPrefix(c, "/") || kinds.HasDriveLetter(c) {
 		return "", errorf(ErrCmdMissing, "cmd %q must be a relative path inside the archive", cmd)
 	}
 	c = path.Clean(c)
@@ -40,19 +42,21 @@ func cmdPath(cmd string) (string, error) {
 // downloader applies the Installer's download policy.
 func (in *Installer) downloader(agent string) download.Options {
 	return download.Options{
-		Client:        in.HTTP,
-		AllowHTTP:     in.AllowHTTP,
-		Guard:         true,
-		AllowPrivate:  in.AllowPrivateURLs,
-		HeaderTimeout: in.HeaderTimeout,
-		Stall:         in.StallTimeout,
-		MinRate:       in.MinRate,
-		RateWindow:    in.rateWindow,
-		Wait:          in.retryWait,
-		Report:        in.reporter(),
-		Agent:         agent,
-		Create:        in.createTemp,
-		Lookup:        in.lookup,
+		Fetch: remote.Fetch{
+			HTTP:          in.HTTP,
+			AllowHTTP:     in.AllowHTTP,
+			Guard:         true,
+			AllowPrivate:  in.AllowPrivateURLs,
+			HeaderTimeout: in.HeaderTimeout,
+			Stall:         in.StallTimeout,
+			MinRate:       in.MinRate,
+			RateWindow:    in.rateWindow,
+			Wait:          in.retryWait,
+			Create:        in.createTemp,
+			Lookup:        in.lookup,
+		},
+		Report: in.reporter(),
+		Agent:  agent,
 	}
 }
 
@@ -64,9 +68,9 @@ func (in *Installer) installBinary(ctx context.Context, req Request, c Choice, t
 	}
 	d := in.downloader(req.Agent.ID)
 	if t.SHA256 == "" {
-		d.Report.Warn(fmt.Sprintf("%s %s for %s is not verified: the manifest gives no sha256 for %s", req.Agent.ID, c.Version, c.Target, download.Redact(t.Archive)))
+		d.Report.Warn(fmt.Sprintf("%s %s for %s is not verified: the manifest gives no sha256 for %s", req.Agent.ID, c.Version, c.Target, remote.RedactURL(t.Archive)))
 	}
-	in.debugf("download %s (%s, sha256 %s)", download.Redact(t.Archive), c.Target, t.SHA256)
+	in.debugf("download %s (%s, sha256 %s)", remote.RedactURL(t.Archive), c.Target, t.SHA256)
 	file, sum, err := d.Get(ctx, t.Archive, filepath.Dir(tmp), t.SHA256)
 	if err != nil {
 		return nil, err
@@ -100,9 +104,9 @@ func placeDownload(ctx context.Context, file, dest, rel, url string, lim extract
 	defer f.Close()
 	fm, err := extract.Identify(ctx, f, lim.MaxEntries)
 	if err != nil {
-		return "", fmt.Errorf("unpack %s: %w", download.Redact(url), err)
+		return "", fmt.Errorf("unpack %s: %w", remote.RedactURL(url), err)
 	}
-	head, err := extract.ReadHeadOf(f)
+	head, err := kinds.ReadHeadOf(f)
 	if err == nil {
 		_, err = f.Seek(0, io.SeekStart)
 	}
@@ -121,15 +125,15 @@ func placeDownload(ctx context.Context, file, dest, rel, url string, lim extract
 		// that name would be overwritten, or, as a link, have the receipt
 		// written over what it points to.
 		if _, err := os.Lstat(filepath.Join(dest, store.ReceiptFile)); err == nil {
-			return "", fmt.Errorf("unpack %s: %w", download.Redact(url), errorf(ErrUnsafeArchive, "archive entry %q takes the name of acp's install receipt, which acp writes at the top of every install folder: the archive must not have one there", store.ReceiptFile))
+			return "", fmt.Errorf("unpack %s: %w", remote.RedactURL(url), errorf(ErrUnsafeArchive, "archive entry %q takes the name of acp's install receipt, which acp writes at the top of every install folder: the archive must not have one there", store.ReceiptFile))
 		}
 	case fm.IsCompressed():
 		target := filepath.Join(dest, filepath.FromSlash(rel))
 		if err := extract.Decompress(ctx, fm, f, target, lim); err != nil {
-			return "", fmt.Errorf("unpack %s: %w", download.Redact(url), err)
+			return "", fmt.Errorf("unpack %s: %w", remote.RedactURL(url), err)
 		}
-		if head, err := extract.ReadHead(target); err != nil || !extract.LooksExecutable(head) {
-			return "", extract.NotExecutable(fmt.Sprintf("the %s data from %s", fm.Name(), download.Redact(url)), head)
+		if head, err := kinds.ReadHead(target); err != nil || !kinds.LooksExecutable(head) {
+			return "", extract.NotExecutable(fmt.Sprintf("the %s data from %s", fm.Name(), remote.RedactURL(url)), head)
 		}
 	default:
 		f.Close()
@@ -212,7 +216,7 @@ func VerifyArchive(ctx context.Context, client *http.Client, t registry.BinaryTa
 		return err
 	}
 	defer os.RemoveAll(work)
-	d := download.Options{Client: client}
+	d := download.Options{Fetch: remote.Fetch{HTTP: client}}
 	file, _, err := d.Get(ctx, t.Archive, work, t.SHA256)
 	if err != nil {
 		return err

@@ -17,8 +17,7 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
-	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit/testarchive"
 )
 
@@ -62,19 +61,6 @@ func TestDownloadMustBeWhatItSays(t *testing.T) {
 	}
 }
 
-func TestLooksExecutable(t *testing.T) {
-	for _, head := range []string{"\x7fELF\x02\x01", "\xcf\xfa\xed\xfe\x0c", "\xca\xfe\xba\xbe\x00", "\xfe\xed\xfa\xce", "MZ\x90\x00", "#!/bin/sh\n"} {
-		if !extract.LooksExecutable([]byte(head)) {
-			t.Errorf("%q not taken for an executable", head)
-		}
-	}
-	for _, head := range []string{"", "<html>", "\x7fEL", "echo hi\n", "PK\x03\x04", "{}"} {
-		if extract.LooksExecutable([]byte(head)) {
-			t.Errorf("%q taken for an executable", head)
-		}
-	}
-}
-
 // An install made by an older acp from an error page (the page saved as
 // the agent's executable and marked current) is broken: nobody lists or
 // resolves it, and install repairs it.
@@ -104,7 +90,7 @@ func TestInstallRepairsAnErrorPageInstall(t *testing.T) {
 	if err != nil || already {
 		t.Fatalf("install of a broken install: already=%v err=%v, want a repair", already, err)
 	}
-	if head, _ := extract.ReadHead(r.Launch.Command); !strings.HasPrefix(string(head), "#!") {
+	if head, _ := kinds.ReadHead(r.Launch.Command); !strings.HasPrefix(string(head), "#!") {
 		t.Errorf("after the repair the command holds %q", head)
 	}
 	if n := srv.count("/a.tgz"); n != 2 {
@@ -392,26 +378,5 @@ func TestArchivedScriptWithoutShebangIsNotBroken(t *testing.T) {
 	}
 	if n := srv.count("/a.tgz"); n != 1 {
 		t.Errorf("downloads = %d, want 1", n)
-	}
-}
-
-// A download whose request was cancelled as its body ended is not a
-// download: nothing is hashed or handed on, however cleanly the transport
-// reported the end.
-func TestCancelledDownloadYieldsNothing(t *testing.T) {
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Write([]byte(strings.Repeat("x", 1000))) // chunked: no length to check
-	}))
-	defer srv.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	client := &http.Client{Transport: testkit.CancelAtEOF{RT: srv.Client().Transport, Cancel: cancel}}
-	dir := t.TempDir()
-	path, sum, err := Download(ctx, client, srv.URL+"/agent", dir, "", nil)
-	if err == nil {
-		t.Fatalf("a cancelled download succeeded: %s with sha256 %s", path, sum)
-	}
-	if left, _ := os.ReadDir(dir); len(left) != 0 {
-		t.Errorf("the cancelled download left %d files", len(left))
 	}
 }

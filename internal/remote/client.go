@@ -201,9 +201,8 @@ func (c *Client) acquire(ctx context.Context, host string) (func(), error) {
 	return func() { once.Do(func() { <-sem }) }, nil
 }
 
-// attempt makes one request. The per-attempt timer bounds the wait for
-// the headers; once they are in, it becomes an idle timer for the body.
-// attempt sends one request with h's headers.
+// attempt makes one request with h's headers under the Client's timeout
+// (send) and holds a slot of the host until the body is closed.
 func (c *Client) attempt(ctx context.Context, method string, u *url.URL, trust Trust, h header) (*http.Response, error) {
 	c.init()
 	hc := c.guarded
@@ -214,68 +213,116 @@ func (c *Client) attempt(ctx context.Context, method string, u *url.URL, trust T
 	if err != nil {
 		return nil, err
 	}
-	actx, cancel := context.WithCancel(ctx)
-	fired := new(atomic.Bool)
+	hdr := http.Header{}
+	hdr.Set("User-Agent", c.userAgent())
+	h.set(hdr)
 	timeout := c.timeout()
-	timer := time.AfterFunc(timeout, func() { fired.Store(true); cancel() })
-	req, err := http.NewRequestWithContext(actx, method, u.String(), nil)
+	resp, err := send(ctx, hc, method, u, hdr, budget{header: timeout, idle: timeout})
 	if err != nil {
-		timer.Stop()
-		cancel()
 		release()
-		return nil, err
-	}
-	req.Header.Set("User-Agent", c.userAgent())
-	h.set(req.Header)
-	resp, err := hc.Do(req)
-	if err != nil {
-		timer.Stop()
-		cancel()
-		release()
-		if fired.Load() && ctx.Err() == nil {
+		if timedOut(ctx, err) {
 			return nil, ErrTimeout
 		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		// The transport's own header and dial timeouts are the same
-		// timeout as ours, whichever fires first.
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() && ctx.Err() == nil {
-			return nil, ErrTimeout
-		}
 		return nil, err
 	}
-	// A response can still arrive after the timer cancelled the request
-	// (the cancel races with the read); the attempt timed out all the same.
-	if fired.Load() && ctx.Err() == nil {
-		resp.Body.Close()
-		timer.Stop()
-		cancel()
-		release()
-		return nil, ErrTimeout
-	}
-	timer.Reset(timeout)
-	resp.Body = &body{rc: resp.Body, ctx: actx, want: resp.ContentLength, timer: timer, timeout: timeout, fired: fired, done: func() { timer.Stop(); cancel(); release() }}
+	resp.Body.(*body).release = release
 	return resp, nil
 }
 
-// body resets the idle timer on progress and frees the attempt's context
-// and host slot on Close. Its end is checked: a body shorter than its
-// Content-Length, or one whose request was cancelled, never ends with a
-// clean io.EOF (net/http can report one on a chunked body cut short by a
-// deadline, and update once hashed such a body into agent.json).
+// Causes of an attempt's cancellation by its own budget, told apart from
+// the caller's.
+var (
+	errNoAnswer = errors.New("no answer")
+	errIdle     = errors.New("no data")
+)
+
+// budget bounds one request: header is the wait for the response
+// headers, idle the longest pause between two reads of the body.
+type budget struct {
+	header, idle time.Duration
+	// progress, when set, receives the body's bytes so far.
+	progress func(got int64)
+}
+
+// send is the module's one way to make an HTTP request: hc carries the
+// transport and the redirect policy, h the headers. Until the headers
+// arrive the budget is b.header; then the timer becomes an idle timer
+// that every read which made progress re-arms (a total timeout would kill
+// slow but healthy large downloads). When it fires the request is
+// cancelled with cause errNoAnswer or errIdle (timedOut tells). The body
+// checks its end (EndOfBody); closing it frees the request.
+func send(ctx context.Context, hc *http.Client, method string, u *url.URL, h http.Header, b budget) (*http.Response, error) {
+	actx, cancel := context.WithCancelCause(ctx)
+	var answered atomic.Bool
+	timer := time.AfterFunc(b.header, func() {
+		if answered.Load() {
+			cancel(errIdle)
+		} else {
+			cancel(errNoAnswer)
+		}
+	})
+	req, err := http.NewRequestWithContext(actx, method, u.String(), nil)
+	if err != nil {
+		timer.Stop()
+		cancel(nil)
+		return nil, err
+	}
+	req.Header = h
+	resp, err := hc.Do(req)
+	if err == nil && context.Cause(actx) == errNoAnswer && ctx.Err() == nil {
+		// A response can still arrive after the timer cancelled the
+		// request (the cancel races with the read); the attempt timed out
+		// all the same.
+		resp.Body.Close()
+		err = errNoAnswer
+	}
+	if err != nil {
+		timer.Stop()
+		cancel(nil)
+		if context.Cause(actx) == errNoAnswer && ctx.Err() == nil {
+			return nil, fmt.Errorf("%w: %w", errNoAnswer, err)
+		}
+		return nil, err
+	}
+	answered.Store(true)
+	timer.Reset(b.idle)
+	resp.Body = &body{rc: resp.Body, ctx: actx, want: resp.ContentLength, timer: timer, timeout: b.idle, progress: b.progress,
+		done: func() { timer.Stop(); cancel(nil) }}
+	return resp, nil
+}
+
+// timedOut reports a request's failure by its own budget (send's timer or
+// the transport's own header and dial timeouts, the same budget whichever
+// fires first), not by the caller's ctx.
+func timedOut(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var ne net.Error
+	return errors.Is(err, errNoAnswer) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// body re-arms the idle timer on progress and frees the request's context
+// (and the Client's host slot) on Close. Its end is checked: a body
+// shorter than its Content-Length, or one whose request was cancelled,
+// never ends with a clean io.EOF (net/http can report one on a chunked
+// body cut short by a deadline, and update once hashed such a body into
+// agent.json).
 type body struct {
-	rc      io.ReadCloser
-	ctx     context.Context
-	want    int64 // Content-Length, -1 when unknown
-	got     int64
-	timer   *time.Timer
-	timeout time.Duration
-	fired   *atomic.Bool
-	once    sync.Once
-	done    func()
+	rc       io.ReadCloser
+	ctx      context.Context
+	want     int64 // Content-Length, -1 when unknown
+	got      int64
+	timer    *time.Timer
+	timeout  time.Duration
+	progress func(int64)
+	once     sync.Once
+	done     func()
+	release  func() // the host slot, when a Client holds one
 }
 
 func (b *body) Read(p []byte) (int, error) {
@@ -283,6 +330,9 @@ func (b *body) Read(p []byte) (int, error) {
 	b.got += int64(n)
 	if n > 0 {
 		b.timer.Reset(b.timeout)
+		if b.progress != nil {
+			b.progress(b.got)
+		}
 	}
 	if err == io.EOF {
 		err = EndOfBody(b.ctx, b.got, b.want)
@@ -290,7 +340,7 @@ func (b *body) Read(p []byte) (int, error) {
 			err = io.EOF
 		}
 	}
-	if err != nil && err != io.EOF && b.fired.Load() {
+	if cause := context.Cause(b.ctx); err != nil && err != io.EOF && (cause == errIdle || cause == errNoAnswer) {
 		err = fmt.Errorf("no data for %s: %w", b.timeout, ErrTimeout)
 	}
 	return n, err
@@ -313,7 +363,12 @@ func EndOfBody(ctx context.Context, got, want int64) error {
 
 func (b *body) Close() error {
 	err := b.rc.Close()
-	b.once.Do(b.done)
+	b.once.Do(func() {
+		b.done()
+		if b.release != nil {
+			b.release()
+		}
+	})
 	return err
 }
 

@@ -2,7 +2,9 @@
 // installer and registry/source: URL reachability checks, GETs with
 // retries and backoff, whole documents fetched conditionally within a
 // connect budget (the registry index), npm packuments and PyPI project
-// documents. It owns the network policy of
+// documents, and the fetch of a file an agent manifest names into a
+// temporary file (Fetch; the installer's downloads). Every request goes
+// out through one function, send. It owns the network policy of
 // registry-rules.md: bounded concurrency per host, a timeout per attempt,
 // retries on 429/5xx/network errors, at most five redirects, and the refusal
 // of non-public addresses for URLs that come from manifests, enforced again

@@ -1,11 +1,6 @@
 package download
 
-import (
-	"context"
-	"fmt"
-
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
-)
+import "github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 
 // Sentinel errors, for errors.Is: the installer's kinds (package kinds),
 // which package installer exports under the same names.
@@ -24,22 +19,4 @@ var (
 
 func errorf(kind error, format string, args ...any) error {
 	return kinds.Errorf(kind, format, args...)
-}
-
-// Stopped is ctx's error worded by its cause (kinds.Stopped), under the
-// name the rooms call it by.
-func Stopped(ctx context.Context) error { return kinds.Stopped(ctx) }
-
-// HumanBytes words a size that is a round number of units ("4 GiB"), or
-// bytes; the installer's messages about limits and rates use it.
-func HumanBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

@@ -21,7 +21,8 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -97,7 +98,7 @@ func Identify(ctx context.Context, f *os.File, maxEntries int) (Format, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return Format{}, err
 	}
-	head, err := ReadHeadOf(f)
+	head, err := kinds.ReadHeadOf(f)
 	if err != nil {
 		return Format{}, err
 	}
@@ -156,7 +157,7 @@ func sniffCompressed(f *os.File, compress, tarName string) (Format, error) {
 		return Format{}, err
 	}
 	defer r.Close()
-	inner, err := ReadHeadOf(r)
+	inner, err := kinds.ReadHeadOf(r)
 	if err != nil {
 		return Format{}, err
 	}
@@ -321,7 +322,7 @@ func extractFor(ctx context.Context, fm Format, f *os.File, dest string, lim Lim
 	}
 	if err := walkArchive(fm, f, x.download, handle); err != nil {
 		if ctx.Err() != nil {
-			return download.Stopped(ctx)
+			return kinds.Stopped(ctx)
 		}
 		var ke *kindError
 		if own || errors.As(err, &ke) {
@@ -527,10 +528,10 @@ func cleanEntry(raw string) (string, error) {
 	if strings.ContainsRune(n, 0) {
 		return "", errorf(ErrUnsafeArchive, "archive entry %q has a NUL byte in its name", raw)
 	}
-	if HasDriveLetter(n) && (len(n) == 2 || n[2] != '/') {
+	if kinds.HasDriveLetter(n) && (len(n) == 2 || n[2] != '/') {
 		return "", errorf(ErrUnsafeArchive, "archive entry %q holds ':', which is not allowed in a file name on Windows (there %q names a drive)", raw, n[:2])
 	}
-	if strings.HasPrefix(n, "/") || HasDriveLetter(n) {
+	if strings.HasPrefix(n, "/") || kinds.HasDriveLetter(n) {
 		return "", errorf(ErrUnsafeArchive, "archive entry %q has an absolute path: entries must be relative to the archive", raw)
 	}
 	c := path.Clean(n)
@@ -538,11 +539,6 @@ func cleanEntry(raw string) (string, error) {
 		return "", errorf(ErrUnsafeArchive, "archive entry %q points outside the extraction folder (a zip-slip path)", raw)
 	}
 	return c, nil
-}
-
-// HasDriveLetter reports a Windows path that starts with a drive (C:).
-func HasDriveLetter(p string) bool {
-	return len(p) >= 2 && p[1] == ':' && ((p[0] >= 'a' && p[0] <= 'z') || (p[0] >= 'A' && p[0] <= 'Z'))
 }
 
 // mkdirs creates dir and its parents, refusing to pass through anything
@@ -630,8 +626,8 @@ func (x *extraction) file(ctx context.Context, name string, f member) error {
 		return errorf(ErrUnsafeArchive, "read archive entry %q: %v (the file is corrupt or truncated)", raw, src.err)
 	}
 	for _, e := range []error{err, cerr} {
-		if download.IsNoSpace(e) {
-			return download.NoSpace("extract "+raw, x.root.Name(), x.bytes+max(f.size-n, 0), true)
+		if kinds.IsNoSpace(e) {
+			return kinds.NoSpace("extract "+raw, x.root.Name(), x.bytes+max(f.size-n, 0), true)
 		}
 	}
 	if err != nil {
@@ -672,14 +668,14 @@ func tooLarge(l Limits, what string, size int64, at string) error {
 	if limit < l.MaxBytes {
 		return errorf(ErrUnsafeArchive, "%s expands past %s, %d× its %s download%s: refusing a decompression bomb", what, approxBytes(limit), l.MaxRatio, approxBytes(size), at)
 	}
-	return errorf(ErrUnsafeArchive, "%s expands to more than %s%s: refusing it as a likely decompression bomb", what, download.HumanBytes(limit), at)
+	return errorf(ErrUnsafeArchive, "%s expands to more than %s%s: refusing it as a likely decompression bomb", what, remote.HumanBytes(limit), at)
 }
 
 // linkTarget checks a link target and returns it resolved (lexically) as a
 // clean path relative to dest.
 func linkInside(name, target string) (string, bool) {
 	t := strings.ReplaceAll(target, "\\", "/")
-	if t == "" || strings.HasPrefix(t, "/") || HasDriveLetter(t) || strings.ContainsRune(t, 0) {
+	if t == "" || strings.HasPrefix(t, "/") || kinds.HasDriveLetter(t) || strings.ContainsRune(t, 0) {
 		return "", false
 	}
 	r := path.Join(path.Dir(name), t)
@@ -798,7 +794,7 @@ func approxBytes(n int64) string {
 			break
 		}
 	}
-	return download.HumanBytes(n)
+	return remote.HumanBytes(n)
 }
 
 // readErr remembers the error its reader returned, so that a failed copy
@@ -825,7 +821,7 @@ type ctxReader struct {
 
 func (c ctxReader) Read(p []byte) (int, error) {
 	if err := c.ctx.Err(); err != nil {
-		return 0, download.Stopped(c.ctx)
+		return 0, kinds.Stopped(c.ctx)
 	}
 	return c.r.Read(p)
 }
@@ -862,9 +858,9 @@ func Decompress(ctx context.Context, fm Format, f *os.File, target string, lim L
 	case err == nil:
 		return nil
 	case ctx.Err() != nil:
-		return download.Stopped(ctx)
-	case download.IsNoSpace(err):
-		return download.NoSpace("unpack "+fm.name+" data", filepath.Dir(target), n, true)
+		return kinds.Stopped(ctx)
+	case kinds.IsNoSpace(err):
+		return kinds.NoSpace("unpack "+fm.name+" data", filepath.Dir(target), n, true)
 	}
 	return errorf(ErrUnsafeArchive, "read %s data: %v (the file is corrupt or truncated)", fm.name, err)
 }

@@ -1,6 +1,10 @@
-// Package kinds holds the installer's error kinds, so that the installer
-// and its rooms (runtimes, ...) wrap the same sentinel values that package
-// installer exports.
+// Package kinds is the floor the installer's rooms (download, extract,
+// store, runtimes) stand on: the installer's error kinds, one set of
+// sentinel values that the rooms wrap and package installer exports, and
+// the few judgements more than one room makes the same way (what a file's
+// first bytes are, a full disk, a stopped context, a
+// sha256 as manifests write it, a Windows drive letter). A room imports
+// kinds for these, never a sibling room.
 package kinds
 
 import (

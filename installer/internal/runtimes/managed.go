@@ -6,17 +6,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
 
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // DefaultNodeMirror is where official Node.js builds come from unless
@@ -148,10 +148,10 @@ func (h *Host) EnsureNode(ctx context.Context, agent, requires string) (*Runtime
 	}
 	v := pickNode(rels, engineConstraint(requires), key)
 	if v == nil && requires == "" {
-		return nil, kinds.Errorf(kinds.ErrRunnerMissing, "%sindex.json lists no release for %s: check ACP_NODE_MIRROR", download.Redact(base), plat)
+		return nil, kinds.Errorf(kinds.ErrRunnerMissing, "%sindex.json lists no release for %s: check ACP_NODE_MIRROR", remote.RedactURL(base), plat)
 	}
 	if v == nil {
-		return nil, kinds.Errorf(kinds.ErrRunnerMissing, "%s needs Node.js %s, and %sindex.json lists no release for %s that satisfies it", agent, requires, download.Redact(base), plat)
+		return nil, kinds.Errorf(kinds.ErrRunnerMissing, "%s needs Node.js %s, and %sindex.json lists no release for %s that satisfies it", agent, requires, remote.RedactURL(base), plat)
 	}
 	tag := "v" + v.String()
 	dir := filepath.Join(work, tag)
@@ -173,7 +173,7 @@ func (h *Host) EnsureNode(ctx context.Context, agent, requires string) (*Runtime
 	}
 	file, err := m.Download(ctx, agent, base+tag+"/"+name, tmp, sum, 0)
 	if err != nil {
-		return nil, fmt.Errorf("install Node.js %s (its sha256 from %sSHASUMS256.txt): %w", tag, download.Redact(base+tag+"/"), err)
+		return nil, fmt.Errorf("install Node.js %s (its sha256 from %sSHASUMS256.txt): %w", tag, remote.RedactURL(base+tag+"/"), err)
 	}
 	h.reporter().Phase(agent, progress.Extract, "node "+tag)
 	unpacked := filepath.Join(tmp, "x")
@@ -185,7 +185,7 @@ func (h *Host) EnsureNode(ctx context.Context, agent, requires string) (*Runtime
 		return nil, fmt.Errorf("install Node.js %s: %s holds no %s", tag, name, filepath.Base(managedNodeExe(top)))
 	}
 	if err := h.CheckNodeBuild(ctx, top); err != nil {
-		return nil, h.badBuild(fmt.Sprintf("Node.js %s from %s", tag, download.Redact(base+tag+"/"+name)), err)
+		return nil, h.badBuild(fmt.Sprintf("Node.js %s from %s", tag, remote.RedactURL(base+tag+"/"+name)), err)
 	}
 	// Another install may have put the same version in place meanwhile:
 	// its copy is as good as ours.
@@ -248,13 +248,13 @@ func (h *Host) fetchJSON(ctx context.Context, agent, url, dir string, v any) err
 	defer os.Remove(file)
 	data, err := registry.ReadRegular(file, maxMirrorJSON)
 	if errors.As(err, new(*registry.TooLargeError)) {
-		return fmt.Errorf("%s is larger than %d MiB, far beyond a Node.js mirror's index: check ACP_NODE_MIRROR", download.Redact(url), maxMirrorJSON>>20)
+		return fmt.Errorf("%s is larger than %d MiB, far beyond a Node.js mirror's index: check ACP_NODE_MIRROR", remote.RedactURL(url), maxMirrorJSON>>20)
 	}
 	if err != nil {
 		return err
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s is not the JSON a Node.js mirror serves (%v): check ACP_NODE_MIRROR", download.Redact(url), err)
+		return fmt.Errorf("%s is not the JSON a Node.js mirror serves (%v): check ACP_NODE_MIRROR", remote.RedactURL(url), err)
 	}
 	return nil
 }
@@ -274,11 +274,11 @@ func (h *Host) releaseSum(ctx context.Context, agent, url, name, dir string) (st
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		if len(fields) == 2 && strings.TrimPrefix(fields[1], "*") == name && download.ValidSHA256(fields[0]) {
+		if len(fields) == 2 && strings.TrimPrefix(fields[1], "*") == name && kinds.ValidSHA256(fields[0]) {
 			return strings.ToLower(fields[0]), nil
 		}
 	}
-	return "", kinds.Errorf(kinds.ErrChecksum, "%s lists no sha256 for %s: the mirror is incomplete", download.Redact(url), name)
+	return "", kinds.Errorf(kinds.ErrChecksum, "%s lists no sha256 for %s: the mirror is incomplete", remote.RedactURL(url), name)
 }
 
 // ManagedIn reports whether path lies inside the managed runtimes' root,

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 )
 
 // A missing runtime is runtime-missing with the next step in its hint
@@ -61,7 +61,7 @@ func runtimeMissing(msg, hint string, fetchErr error) error {
 func (h *Host) nodeMissing(id, pkg, requires string, searched []string, fetchErr error) error {
 	what := fmt.Sprintf("%s (%s) needs %s, and no node was found (looked on %s)", id, pkg, rangeName(requires), strings.Join(searched, ", "))
 	if fetchErr != nil {
-		what += fmt.Sprintf(", and Node.js could not be downloaded from %s: %v", download.Redact(h.Managed.NodeMirror), fetchErr)
+		what += fmt.Sprintf(", and Node.js could not be downloaded from %s: %v", remote.RedactURL(h.Managed.NodeMirror), fetchErr)
 	}
 	return runtimeMissing(what, h.NodeHint(requires), fetchErr)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentclientprotocol/acp-registry-go/registry"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,8 +14,8 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/installs"
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
+	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
 // Runtime is the node an npx install launches with, as its receipt
@@ -52,7 +51,7 @@ func AbsFor(goos, p string) bool {
 	if strings.HasPrefix(p, `\\`) || strings.HasPrefix(p, "//") {
 		return true // UNC
 	}
-	return len(p) >= 3 && extract.HasDriveLetter(p) && (p[2] == '\\' || p[2] == '/')
+	return len(p) >= 3 && kinds.HasDriveLetter(p) && (p[2] == '\\' || p[2] == '/')
 }
 
 // NodeSearch is where node is looked for beyond PATH: the version managers

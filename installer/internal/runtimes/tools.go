@@ -18,10 +18,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/launch"
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -398,7 +398,7 @@ func (h *Host) npm(ctx context.Context, agent string) (string, error) {
 	if found, _ := h.Nodes(ctx); len(found) > 0 {
 		here = fmt.Sprintf("no npm here (only node %s at %s, without its npm)", found[0].Version, found[0].Path)
 	}
-	return "", runtimeMissing(fmt.Sprintf("%s, and Node.js could not be downloaded from %s: %v", here, download.Redact(h.Managed.NodeMirror), merr), h.NodeHint(""), merr)
+	return "", runtimeMissing(fmt.Sprintf("%s, and Node.js could not be downloaded from %s: %v", here, remote.RedactURL(h.Managed.NodeMirror), merr), h.NodeHint(""), merr)
 }
 
 // nodePathEnv puts a node's folder first on npm's PATH: npm is itself a

@@ -9,10 +9,10 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/internal/platform"
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -92,7 +92,7 @@ func (h *Host) uv(ctx context.Context, agent string) (string, error) {
 		if mirror == "" {
 			mirror = DefaultUVMirror
 		}
-		return "", runtimeMissing(fmt.Sprintf("no uv here, and uv could not be downloaded from %s: %v", download.Redact(mirror), merr), h.UVHint(), merr)
+		return "", runtimeMissing(fmt.Sprintf("no uv here, and uv could not be downloaded from %s: %v", remote.RedactURL(mirror), merr), h.UVHint(), merr)
 	}
 	return m, nil
 }
@@ -142,14 +142,14 @@ func (h *Host) EnsureUV(ctx context.Context, agent string) (string, error) {
 	// read into memory.
 	data, err := registry.ReadRegular(sumFile, maxUVSum)
 	if errors.As(err, new(*registry.TooLargeError)) {
-		return "", kinds.Errorf(kinds.ErrChecksum, "%s%s.sha256 is larger than %s, not uv's one line: check ACP_UV_MIRROR", download.Redact(base), name, download.HumanBytes(maxUVSum))
+		return "", kinds.Errorf(kinds.ErrChecksum, "%s%s.sha256 is larger than %s, not uv's one line: check ACP_UV_MIRROR", remote.RedactURL(base), name, remote.HumanBytes(maxUVSum))
 	}
 	if err != nil {
 		return "", err
 	}
 	f := strings.Fields(string(data))
-	if len(f) == 0 || !download.ValidSHA256(f[0]) {
-		return "", kinds.Errorf(kinds.ErrChecksum, "%s%s.sha256 holds no sha256: the mirror is incomplete", download.Redact(base), name)
+	if len(f) == 0 || !kinds.ValidSHA256(f[0]) {
+		return "", kinds.Errorf(kinds.ErrChecksum, "%s%s.sha256 holds no sha256: the mirror is incomplete", remote.RedactURL(base), name)
 	}
 	file, err := m.Download(ctx, agent, base+name, tmp, strings.ToLower(f[0]), 0)
 	if err != nil {
@@ -168,7 +168,7 @@ func (h *Host) EnsureUV(ctx context.Context, agent string) (string, error) {
 		return "", fmt.Errorf("uv %s: %s holds no %s", DefaultUVVersion, name, uvExe())
 	}
 	if err := CheckUVBuild(ctx, top); err != nil {
-		return "", h.badBuild(fmt.Sprintf("uv %s from %s", DefaultUVVersion, download.Redact(base+name)), err)
+		return "", h.badBuild(fmt.Sprintf("uv %s from %s", DefaultUVVersion, remote.RedactURL(base+name)), err)
 	}
 	if err := os.Rename(top, dir); err != nil && !exists(filepath.Join(dir, uvExe())) {
 		return "", err

@@ -13,7 +13,7 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -74,7 +74,7 @@ func (s *Store) GCAll(ctx context.Context) (*GCReport, error) {
 			first = firstErr(first, s.sweep(ctx, name, false, procs, rep))
 		}
 		if ctx.Err() != nil {
-			return rep.GCReport, download.Stopped(ctx)
+			return rep.GCReport, kinds.Stopped(ctx)
 		}
 	}
 	return rep.GCReport, first

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
+	"github.com/agentclientprotocol/acp-registry-go/internal/remote"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -14,7 +14,7 @@ import (
 func readRegular(path string, limit int64) ([]byte, error) {
 	data, err := registry.ReadRegularNoFollow(path, limit)
 	if big := (*registry.TooLargeError)(nil); errors.As(err, &big) {
-		return nil, fmt.Errorf("%s is larger than %s: it is not a file acp wrote (remove it)", path, download.HumanBytes(limit))
+		return nil, fmt.Errorf("%s is larger than %s: it is not a file acp wrote (remove it)", path, remote.HumanBytes(limit))
 	}
 	return data, err
 }

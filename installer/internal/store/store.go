@@ -16,8 +16,7 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/download"
-	"github.com/agentclientprotocol/acp-registry-go/installer/internal/extract"
+	"github.com/agentclientprotocol/acp-registry-go/installer/internal/kinds"
 	"github.com/agentclientprotocol/acp-registry-go/installer/progress"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -156,7 +155,7 @@ func (s *Store) lockFile(ctx context.Context, p, what string, shared bool) (func
 		if !ok || err != nil {
 			fl.Close()
 			if ctx.Err() != nil {
-				return nil, fmt.Errorf("wait for the lock on %s: %w", what, download.Stopped(ctx))
+				return nil, fmt.Errorf("wait for the lock on %s: %w", what, kinds.Stopped(ctx))
 			}
 			if err == nil || errors.Is(err, context.DeadlineExceeded) {
 				return nil, errorf(ErrLocked, "another acp has held the lock on %s for %s (installing or removing it): try again when it finishes", what, time.Since(start).Round(100*time.Millisecond))
@@ -209,13 +208,13 @@ func Check(r *Receipt) error {
 	if err != nil || !fi.Mode().IsRegular() {
 		return fmt.Errorf("its command %s is missing", cmd)
 	}
-	if r.Distribution == registry.KindBinary && !extract.WindowsScript(cmd) {
-		head, err := extract.ReadHead(cmd)
+	if r.Distribution == registry.KindBinary && !kinds.WindowsScript(cmd) {
+		head, err := kinds.ReadHead(cmd)
 		if err != nil {
 			return fmt.Errorf("its command %s cannot be read: %v", cmd, err)
 		}
-		if extract.ErrorBody(head) {
-			return fmt.Errorf("its command %s is not an executable: it is %s", cmd, extract.DescribeContent(head))
+		if kinds.ErrorBody(head) {
+			return fmt.Errorf("its command %s is not an executable: it is %s", cmd, kinds.DescribeContent(head))
 		}
 	}
 	for _, a := range r.Launch.Args {
@@ -414,7 +413,7 @@ func retryRename(ctx context.Context, from, to string, mv func(from, to string) 
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return &kindError{Msg: err.Error() + " (gave up waiting: " + download.Stopped(ctx).Error() + ")", Kind: ctx.Err(), Err: err}
+			return &kindError{Msg: err.Error() + " (gave up waiting: " + kinds.Stopped(ctx).Error() + ")", Kind: ctx.Err(), Err: err}
 		case <-t.C:
 		}
 		err = mv(from, to)
