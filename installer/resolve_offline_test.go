@@ -25,7 +25,7 @@ func TestInstalledResolveFetchesNothing(t *testing.T) {
 	old := testkit.LinkSelf(t, filepath.Join(home, ".volta/tools/image/node/v94.0.0/bin/node"))
 	in := npxInstaller(t, shapedNPM(t, claudeShaped(">=95"), ""), toolEnv)
 	in.ManageRuntimes = true
-	refusing, refused := testkit.DeadServer(t, false)
+	refusing, refused := testkit.DeadServer(t, testkit.Refuses)
 	in.NodeMirror = refusing
 	if _, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()}); err != nil {
 		t.Fatal(err)
@@ -33,7 +33,7 @@ func TestInstalledResolveFetchesNothing(t *testing.T) {
 	if refused() == 0 {
 		t.Fatal("the install did not try to bring Node.js ≥ 95 (the test's premise)")
 	}
-	hanging, answered := testkit.DeadServer(t, true)
+	hanging, answered := testkit.DeadServer(t, testkit.Hangs)
 	for _, m := range []struct {
 		url   string
 		conns func() int64
@@ -75,7 +75,7 @@ func hintOf(err error) string {
 // runtimes off, the same code and the install pages.
 func TestRuntimeMissingSaysWhatToDo(t *testing.T) {
 	_, toolEnv := fakeHome(t)
-	mirror, conns := testkit.DeadServer(t, false)
+	mirror, conns := testkit.DeadServer(t, testkit.Refuses)
 	in := managedInstaller(t, mirror, toolEnv)
 	in.UVMirror = mirror
 	_, _, err := in.Install(context.Background(), Request{Agent: claudeManifest()})
@@ -191,7 +191,7 @@ func TestRecordedNodeGoneSaidOnce(t *testing.T) {
 	}
 	other := testkit.LinkSelf(t, filepath.Join(home, ".volta/tools/image/node/v95.0.0/bin/node"))
 	os.Remove(first)
-	mirror, conns := testkit.DeadServer(t, false)
+	mirror, conns := testkit.DeadServer(t, testkit.Refuses)
 	in.ManageRuntimes, in.NodeMirror = true, mirror
 	var events strings.Builder
 	in.Progress = progress.NewJSON(&events)

@@ -60,7 +60,7 @@ func realNpm(t *testing.T, reg *testkit.NpmRegistry) {
 func TestInstalledNpxResolvesWithoutTheNetwork(t *testing.T) {
 	reg := testkit.NewNpmRegistry(t, oldEnginePackage("old-engine", "1.0.0", time.Now().Add(-400*24*time.Hour)))
 	realNpm(t, reg)
-	refusing, refused := testkit.DeadServer(t, false)
+	refusing, refused := testkit.DeadServer(t, testkit.Refuses)
 	t.Setenv(installer.EnvNodeMirror, refusing)
 	r := "--registry=" + folderRegistry(t, map[string]any{"id": "old-engine", "distribution": map[string]any{"npx": map[string]any{"package": "old-engine@1.0.0"}}})
 
@@ -71,7 +71,7 @@ func TestInstalledNpxResolvesWithoutTheNetwork(t *testing.T) {
 	if refused() == 0 || !strings.Contains(stderr.String(), "asks for node") {
 		t.Fatalf("the install did not try the mirror and fall back to the old node (the test's premise):\n%s", stderr.String())
 	}
-	hanging, answered := testkit.DeadServer(t, true)
+	hanging, answered := testkit.DeadServer(t, testkit.Hangs)
 	for _, m := range []struct {
 		url   string
 		conns func() int64

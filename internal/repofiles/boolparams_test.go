@@ -10,15 +10,6 @@ import (
 	"testing"
 )
 
-// boolParamsPending are exported functions whose bool parameter another
-// change of issue 27 item 7 replaces: the installer's, and DeadServer,
-// which the installer's tests call. An entry that no longer takes one is
-// simply not found.
-var boolParamsPending = map[string]bool{
-	"installer/internal/download.NoSpace": true,
-	"internal/testkit.DeadServer":         true,
-}
-
 // A Go program reads a call to the module as it is written: f(x, true)
 // says nothing of what true asks for. No exported function or method of
 // the module takes a bool parameter; an options struct or a named
@@ -53,9 +44,7 @@ func TestNoExportedBoolParameters(t *testing.T) {
 			if fn.Recv != nil {
 				name = filepath.ToSlash(rel) + "." + receiverName(fn.Recv) + "." + fn.Name.Name
 			}
-			if !boolParamsPending[name] {
-				t.Errorf("%s: %s takes a bool: give it an options struct or a named constant", fset.Position(fn.Pos()), name)
-			}
+			t.Errorf("%s: %s takes a bool: give it an options struct or a named constant", fset.Position(fn.Pos()), name)
 		}
 		return nil
 	})

@@ -7,12 +7,18 @@ import (
 	"testing"
 )
 
-// DeadServer is a server on loopback that nobody can use: it refuses
-// (takes each connection and closes it at once) or, with hang, takes each
-// connection and never answers, as a captive portal or a dead proxy does.
-// It returns its base URL ("http://127.0.0.1:port/dist/") and a counter
-// of the connections it took.
-func DeadServer(t testing.TB, hang bool) (url string, conns func() int64) {
+// Death is how a DeadServer fails its clients.
+type Death int
+
+const (
+	Refuses Death = iota // takes each connection and closes it at once
+	Hangs                // takes each connection and never answers, as a captive portal or a dead proxy does
+)
+
+// DeadServer is a server on loopback that nobody can use, failing as
+// death says. It returns its base URL ("http://127.0.0.1:port/dist/") and
+// a counter of the connections it took.
+func DeadServer(t testing.TB, death Death) (url string, conns func() int64) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -36,7 +42,7 @@ func DeadServer(t testing.TB, hang bool) (url string, conns func() int64) {
 				return
 			}
 			n.Add(1)
-			if !hang {
+			if death == Refuses {
 				c.Close()
 				continue
 			}

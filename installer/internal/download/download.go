@@ -113,7 +113,11 @@ func failed(ctx context.Context, shown, dir string, err error) error {
 		if need <= 0 {
 			need = fe.Got
 		}
-		return kinds.NoSpace(fmt.Sprintf("download %s", shown), dir, need, fe.Total <= 0)
+		est := kinds.Exactly
+		if fe.Total <= 0 {
+			est = kinds.AtLeast // the server gave no size: what came so far
+		}
+		return kinds.NoSpace(fmt.Sprintf("download %s", shown), dir, need, est)
 	case fe.Write:
 		return fmt.Errorf("download %s: write into %s: %w", shown, dir, fe.Err)
 	case errors.As(err, &np):

@@ -627,7 +627,7 @@ func (x *extraction) file(ctx context.Context, name string, f member) error {
 	}
 	for _, e := range []error{err, cerr} {
 		if kinds.IsNoSpace(e) {
-			return kinds.NoSpace("extract "+raw, x.root.Name(), x.bytes+max(f.size-n, 0), true)
+			return kinds.NoSpace("extract "+raw, x.root.Name(), x.bytes+max(f.size-n, 0), kinds.AtLeast)
 		}
 	}
 	if err != nil {
@@ -860,7 +860,7 @@ func Decompress(ctx context.Context, fm Format, f *os.File, target string, lim L
 	case ctx.Err() != nil:
 		return kinds.Stopped(ctx)
 	case kinds.IsNoSpace(err):
-		return kinds.NoSpace("unpack "+fm.name+" data", filepath.Dir(target), n, true)
+		return kinds.NoSpace("unpack "+fm.name+" data", filepath.Dir(target), n, kinds.AtLeast)
 	}
 	return errorf(ErrUnsafeArchive, "read %s data: %v (the file is corrupt or truncated)", fm.name, err)
 }

@@ -1,9 +1,17 @@
 package kinds
 
+// Estimate says whether a NoSpace's size is the whole need or a floor.
+type Estimate int
+
+const (
+	Exactly Estimate = iota // the size the file will have
+	AtLeast                 // what was written so far: the whole is more
+)
+
 // NoSpace is the full-disk error: never retried, never "corrupt".
-func NoSpace(what, dir string, need int64, atLeast bool) error {
+func NoSpace(what, dir string, need int64, est Estimate) error {
 	more := ""
-	if atLeast {
+	if est == AtLeast {
 		more = "at least "
 	}
 	mb := (need + 999_999) / 1_000_000
