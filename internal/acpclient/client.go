@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
@@ -62,7 +63,10 @@ type Client struct {
 	opts Options
 
 	wmu sync.Mutex
-	w   io.Writer
+	// writeFailed: a write to the agent's stdin failed (its end closed,
+	// as at its exit).
+	writeFailed atomic.Bool
+	w           io.Writer
 
 	mu      sync.Mutex
 	nextID  int64
@@ -232,6 +236,9 @@ func (c *Client) send(ctx context.Context, msg any) error {
 		c.wmu.Lock()
 		defer c.wmu.Unlock()
 		_, err := c.w.Write(data)
+		if err != nil {
+			c.writeFailed.Store(true)
+		}
 		done <- err
 	}()
 	select {
@@ -245,6 +252,10 @@ func (c *Client) send(ctx context.Context, msg any) error {
 // Done is closed when the client stops reading stdout (EOF or a fatal
 // problem); Err then says why.
 func (c *Client) Done() <-chan struct{} { return c.readDone }
+
+// WriteFailed reports that a message could not be written to the agent's
+// stdin: its end is closed, as it is while the agent exits.
+func (c *Client) WriteFailed() bool { return c.writeFailed.Load() }
 
 // StderrDone is closed when stderr reached EOF.
 func (c *Client) StderrDone() <-chan struct{} { return c.stderrDone }

@@ -158,14 +158,18 @@ func Handshake(ctx context.Context, spec launch.Spec, o HandshakeOptions) *Outco
 
 // stop ends the agent and records how it ended and what it said.
 func stop(out *Outcome, p *launch.Process, c *acpclient.Client) {
-	// An agent whose stdout closed is on its way out: let it be reaped, so
-	// that its own exit is told apart from the one Stop causes.
+	// An agent whose stdout closed, or that no longer takes its stdin, is
+	// on its way out: let it be reaped, so that its own exit is told apart
+	// from the one Stop causes (a write can fail before the read of its
+	// stdout sees the end).
+	closing := c.WriteFailed()
 	select {
 	case <-c.Done():
-		if errors.Is(c.Err(), acpclient.ErrClosed) {
-			p.WaitExit(reapGrace)
-		}
+		closing = closing || errors.Is(c.Err(), acpclient.ErrClosed)
 	default:
+	}
+	if closing {
+		p.WaitExit(reapGrace)
 	}
 	select {
 	case <-p.Exited():
