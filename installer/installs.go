@@ -14,7 +14,7 @@ func (in *Installer) store() *store.Store {
 		Root:         in.Root,
 		LockWait:     in.LockWait,
 		RecentUse:    in.RecentUse,
-		Force:        in.ReplaceInUse,
+		ReplaceInUse: in.ReplaceInUse,
 		Now:          in.Now,
 		Report:       in.reporter(),
 		OSCannotTell: in.osCannotTell,

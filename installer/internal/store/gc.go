@@ -46,7 +46,7 @@ const DefaultRecentUse = 3 * 24 * time.Hour
 // GCAll tidies every agent: removes versions other than the current one
 // and the previous one (the newest complete install older than the
 // current, kept so that Rollback can return to it), unless a running
-// process uses them (see Force), and every leftover of
+// process uses them (see ReplaceInUse), and every leftover of
 // interrupted installs and failed deletes, first installs included (an
 // agent folder with no complete install goes entirely). The report lists
 // each removal with its size. An error after some removals still returns
@@ -91,7 +91,7 @@ func (s *Store) GCAgent(ctx context.Context, id string) (*GCReport, error) {
 
 // Remove uninstalls id: every version and leftover goes, except a version
 // a running process uses (kept and named in the error, wrapping ErrInUse)
-// unless Force. ErrNotInstalled when there is nothing of id.
+// unless ReplaceInUse. ErrNotInstalled when there is nothing of id.
 func (s *Store) Remove(ctx context.Context, id string) (*GCReport, error) {
 	if err := CheckIDVersion(id, ""); err != nil {
 		return nil, err
@@ -219,7 +219,7 @@ func (s *Store) sweepVersions(ctx context.Context, id, what string, entries []fs
 		default:
 			why = WhyOlder
 		}
-		if who := s.inUseCheck(uninstall)(id, name, procs, p, tool); who != "" && !s.Force {
+		if who := s.inUseCheck(uninstall)(id, name, procs, p, tool); who != "" && !s.ReplaceInUse {
 			rep.Kept = append(rep.Kept, Kept{Agent: id, Version: name, Path: p, Why: who})
 			complete++
 			if tool != "" {
@@ -382,7 +382,7 @@ func (s *Store) MarkUsed(id, version string) error {
 
 // Hold keeps version of id from being deleted while the caller runs it
 // (acp run holds it for the agent's whole life): gc, uninstall and
-// upgrade's cleanup keep a held version unless Force. The hold is a shared
+// upgrade's cleanup keep a held version unless ReplaceInUse. The hold is a shared
 // lock, released by the returned function or when the process ends. The
 // wait for a gc or an install of the agent is bounded by ctx and LockWait.
 func (s *Store) Hold(ctx context.Context, id, version string) (release func(), err error) {

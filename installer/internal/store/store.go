@@ -77,8 +77,8 @@ type Store struct {
 	// RecentUse is how long a resolved version counts as in use where the
 	// OS cannot tell (default DefaultRecentUse).
 	RecentUse time.Duration
-	// Force removes versions a running process uses.
-	Force bool
+	// ReplaceInUse removes versions a running process uses.
+	ReplaceInUse bool
 	// Now stamps uses. Default time.Now.
 	Now func() time.Time
 	// Report hears that a lock is being waited for. Default: nothing.

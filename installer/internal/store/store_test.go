@@ -155,7 +155,7 @@ func TestHostileReceiptRefused(t *testing.T) {
 }
 
 // gc keeps what a running agent uses: a version acp run holds, and where
-// the OS cannot tell, one resolved lately; once let go, it goes. Force
+// the OS cannot tell, one resolved lately; once let go, it goes. ReplaceInUse
 // removes it all the same.
 func TestGCKeepsInUseVersions(t *testing.T) {
 	ctx := context.Background()
@@ -201,9 +201,9 @@ func TestGCKeepsInUseVersions(t *testing.T) {
 	if rep, err := s.GCAgent(ctx, "demo"); err != nil || len(rep.Removed) != 0 || !kept(rep, "1.0.0", "resolved moments ago") {
 		t.Errorf("with 1.0.0 resolved just now: %+v %v", rep, err)
 	}
-	s.Force = true
+	s.ReplaceInUse = true
 	if rep, err := s.GCAgent(ctx, "demo"); err != nil || len(rep.Removed) != 1 || rep.Removed[0].Version != "1.0.0" {
-		t.Errorf("with Force: %+v %v", rep, err)
+		t.Errorf("with ReplaceInUse: %+v %v", rep, err)
 	}
 }
 
