@@ -334,10 +334,11 @@ func (b *body) Read(p []byte) (int, error) {
 			b.progress(b.got)
 		}
 	}
-	if err == io.EOF {
-		err = EndOfBody(b.ctx, b.got, b.want)
-		if err == nil {
-			err = io.EOF
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		// net/http reports a body shorter than its Content-Length as a
+		// bare "unexpected EOF": EndOfBody says how much came.
+		if end := EndOfBody(b.ctx, b.got, b.want); end != nil {
+			err = end
 		}
 	}
 	if cause := context.Cause(b.ctx); err != nil && err != io.EOF && (cause == errIdle || cause == errNoAnswer) {

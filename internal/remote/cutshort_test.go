@@ -2,6 +2,7 @@ package remote
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -47,5 +48,20 @@ func TestShortBodyIsAnError(t *testing.T) {
 	defer resp.Body.Close()
 	if b, err := io.ReadAll(resp.Body); err == nil {
 		t.Fatalf("a body cut short at %d of 2000 bytes ended cleanly", len(b))
+	}
+}
+
+// A document cut short of its Content-Length says how much of it came
+// (acp printed "read registry URL: unexpected EOF", net/http's words).
+func TestShortDocumentSaysHowMuchCame(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "2000")
+		w.Write([]byte(strings.Repeat("x", 1000)))
+	}))
+	defer srv.Close()
+	c := &Client{HTTP: srv.Client(), Attempts: 1}
+	_, err := c.GetDocument(context.Background(), srv.URL+"/registry.json", DocumentRequest{Trust: Trusted})
+	if err == nil || !strings.Contains(err.Error(), "1000 of 2000 bytes") || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("GetDocument of a body cut at 1000 of 2000 bytes = %v", err)
 	}
 }
