@@ -118,7 +118,7 @@ func (c *Cache) warn(format string, args ...any) {
 // is none: never fetched, refused, or the registry names another URL now.
 // It makes no request and uses a copy of any age.
 func (c *Cache) Path(id, url string) string {
-	if url == "" || !registry.ValidID(id) {
+	if url == "" || !keepable(id) {
 		return ""
 	}
 	r := c.read(id)
@@ -145,7 +145,7 @@ func (c *Cache) Refresh(ctx context.Context, want []Icon) {
 	now := c.now()
 	var todo []Icon
 	for _, ic := range want {
-		if ic.URL == "" || !registry.ValidID(ic.ID) {
+		if ic.URL == "" || !keepable(ic.ID) {
 			continue
 		}
 		if c.due(c.read(ic.ID), ic.URL, now) {
@@ -260,7 +260,7 @@ func (c *Cache) commit(id string, old *record, next record) {
 // the same content is reused without checking it again: only checked
 // icons are ever written under their content's name.
 func (c *Cache) Store(id string, data []byte) string {
-	if !registry.ValidID(id) {
+	if !keepable(id) {
 		return ""
 	}
 	final := filepath.Join(c.Dir, fileName(id, data))
@@ -288,6 +288,19 @@ func refusal(data []byte) string {
 		}
 	}
 	return ""
+}
+
+// maxID is the longest id the cache keeps an icon for: its files'
+// names add up to 37 bytes to it (".<id>-<hash>.svg.tmp-<n>" while one
+// is written), and most file systems stop at 255.
+const maxID = 200
+
+// keepable says whether id can name the cache's files on every system:
+// a valid id, no longer than maxID, and not one Windows opens as a
+// device ("con.json" is the console there). Other ids get no icon,
+// without a request or a warning, on every system alike.
+func keepable(id string) bool {
+	return len(id) <= maxID && registry.ValidID(id) && !registry.WindowsDeviceName(id)
 }
 
 // fileName is the icon's content-addressed name.

@@ -255,3 +255,29 @@ func TestDamagedRecordIsIgnored(t *testing.T) {
 		t.Errorf("Path = %q from a damaged record", p)
 	}
 }
+
+// An id that cannot name a file on every system (a Windows device name,
+// whose "con.json" Windows opens as the console; one too long for a file
+// name) gets no icon and costs no request or warning, on every system
+// alike: a registry may list it, the cache cannot hold it.
+func TestIDThatCannotNameAFileGetsNoIcon(t *testing.T) {
+	srv := newIconServer(t)
+	srv.set("/a.svg", goodIcon, 0)
+	url := srv.URL + "/a.svg"
+	for _, id := range []string{"con", "nul", "com1", "lpt9", "aux", strings.Repeat("a", 250)} {
+		c, _, warns := newCache(t)
+		c.Refresh(context.Background(), []Icon{{ID: id, URL: url}})
+		if p := c.Path(id, url); p != "" {
+			t.Errorf("Path(%.20s) = %q", id, p)
+		}
+		if p := c.Store(id, []byte(goodIcon)); p != "" {
+			t.Errorf("Store(%.20s) = %q", id, p)
+		}
+		if got := files(t, c.Dir); len(got) != 0 || len(*warns) != 0 {
+			t.Errorf("id %.20s: files %q, warnings %q", id, got, *warns)
+		}
+	}
+	if n := srv.hits("/a.svg"); n != 0 {
+		t.Errorf("%d requests for icons that cannot be kept", n)
+	}
+}
