@@ -186,9 +186,20 @@ func (c *Cache) due(r *record, url string, now time.Time) bool {
 	return r.CheckedAt.IsZero() || now.Sub(r.CheckedAt) >= c.maxAge() || now.Sub(r.CheckedAt) < 0
 }
 
+// regular says whether p is a file the cache wrote: a regular file, not
+// a link planted there (an editor would render whatever it points at).
 func (c *Cache) regular(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
+	_, ok := c.copyAt(p)
+	return ok
+}
+
+// copyAt is the size of the regular file at p, not following a link.
+func (c *Cache) copyAt(p string) (int64, bool) {
+	st, err := os.Lstat(p)
+	if err != nil || !st.Mode().IsRegular() {
+		return 0, false
+	}
+	return st.Size(), true
 }
 
 func (c *Cache) refresh(ctx context.Context, ic Icon) {
@@ -231,7 +242,7 @@ func (c *Cache) place(id, tmp string) (file, refused string, err error) {
 	}
 	file = fileName(id, data)
 	final := filepath.Join(c.Dir, file)
-	if st, err := os.Stat(final); err == nil && st.Mode().IsRegular() && st.Size() == int64(len(data)) {
+	if n, ok := c.copyAt(final); ok && n == int64(len(data)) {
 		// The same content is there already (another acp, or an editor
 		// holding it open, which would fail a rename on Windows).
 		return file, "", nil
@@ -264,7 +275,7 @@ func (c *Cache) Store(id string, data []byte) string {
 		return ""
 	}
 	final := filepath.Join(c.Dir, fileName(id, data))
-	if st, err := os.Stat(final); err == nil && st.Mode().IsRegular() && st.Size() == int64(len(data)) {
+	if n, ok := c.copyAt(final); ok && n == int64(len(data)) {
 		return final
 	}
 	if why := refusal(data); why != "" {
