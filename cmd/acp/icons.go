@@ -59,7 +59,7 @@ func (g *globalOpts) iconPaths(ctx context.Context, ms []*registry.Manifest) (ma
 			if budget <= 0 {
 				budget = source.DefaultFetchTimeout
 			}
-			ctx, cancel := context.WithTimeout(ctx, budget)
+			ctx, cancel := context.WithTimeoutCause(ctx, budget, fmt.Errorf("no icon within the registry's fetch budget of %s (ACP_REGISTRY_TIMEOUT)", budget))
 			want := make([]iconcache.Icon, len(ms))
 			for i, m := range ms {
 				want[i] = iconcache.Icon{ID: m.ID, URL: m.Icon}

@@ -133,7 +133,8 @@ func (c *Cache) Path(id, url string) string {
 }
 
 // Refresh fetches the icons that have no copy for their URL yet, or whose
-// copy is older than MaxAge, at most a few at a time, until ctx ends. An
+// copy is older than MaxAge, at most a few at a time, until ctx ends (its
+// cause is the warning of the icons it stopped). An
 // icon that breaks the rules is recorded as refused and its old copy
 // removed; one that cannot be fetched keeps its old copy and is not tried
 // again before RetryAfter. Failures are warnings, never errors: the icons
@@ -210,6 +211,11 @@ func (c *Cache) refresh(ctx context.Context, ic Icon) {
 	}
 	tmp, err := c.Fetch(ctx, ic.URL, c.Dir, MaxDownload)
 	if err != nil {
+		if ctx.Err() != nil {
+			// The caller's words for why the time ran out, not Go's
+			// "context deadline exceeded".
+			err = context.Cause(ctx)
+		}
 		next.FailedAt, next.Failure = c.now(), err.Error()
 		c.warn("the icon of %s was not fetched: %v", ic.ID, err)
 		c.commit(ic.ID, old, next)

@@ -281,3 +281,31 @@ func TestIDThatCannotNameAFileGetsNoIcon(t *testing.T) {
 		t.Errorf("%d requests for icons that cannot be kept", n)
 	}
 }
+
+// When the time for icons runs out, the warning says so in the caller's
+// words (ctx's cause), not Go's "context deadline exceeded".
+func TestWarningSaysWhyTheFetchStopped(t *testing.T) {
+	arrived := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	c, _, warns := newCache(t)
+	c.Fetch = func(ctx context.Context, url, dir string, max int64) (string, error) {
+		p, err := fetch(ctx, url, dir, max)
+		if ctx.Err() != nil {
+			return "", ctx.Err() // as the installer's Fetch says it
+		}
+		return p, err
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		<-arrived
+		cancel(fmt.Errorf("the icons' 10s ran out"))
+	}()
+	c.Refresh(ctx, []Icon{{ID: "a", URL: srv.URL + "/a.svg"}})
+	if len(*warns) != 1 || !strings.Contains((*warns)[0], "the icons' 10s ran out") {
+		t.Errorf("warnings %q, want one naming the cause", *warns)
+	}
+}
