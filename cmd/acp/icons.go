@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -52,8 +54,14 @@ func (g *globalOpts) iconPaths(ctx context.Context, ms []*registry.Manifest) (ma
 				return nil, err
 			}
 			in.AllowPrivateURLs = g.allowPrivate()
-			c.Fetch = func(ctx context.Context, url, dir string, max int64) (string, error) {
-				return in.Fetch(ctx, url, dir, installer.FetchOptions{Max: max})
+			c.Fetch = func(ctx context.Context, raw, dir string, max int64) (string, error) {
+				// The download guard lets a URL written as loopback reach
+				// loopback (a local mirror); an icon is fetched with no one
+				// asking, so only a registry on loopback may name one there.
+				if u, err := url.Parse(raw); err == nil && !in.AllowPrivateURLs && installer.LoopbackOnly(u) {
+					return "", errors.New("an icon on this machine (loopback) is fetched only for a registry on loopback")
+				}
+				return in.Fetch(ctx, raw, dir, installer.FetchOptions{Max: max})
 			}
 			budget := g.registryTimeout
 			if budget <= 0 {
