@@ -1,20 +1,15 @@
 package installer
 
 import (
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/runtimes"
 	"github.com/agentclientprotocol/acp-registry-go/installer/internal/store"
-	"github.com/agentclientprotocol/acp-registry-go/registry"
+	"github.com/agentclientprotocol/acp-registry-go/internal/failmemo"
 )
 
 // DefaultFailureMemory is how long a failed install is reported again
@@ -22,17 +17,6 @@ import (
 // keystroke does not wait 9–18 s each time (issue 10), short enough that a
 // network that came back is tried again soon.
 const DefaultFailureMemory = 5 * time.Minute
-
-// failure is CacheDir/failed/<id>@<version>.json.
-type failure struct {
-	At      time.Time `json:"at"`
-	Message string    `json:"message"`
-	Kinds   []string  `json:"kinds"`
-	Hint    string    `json:"hint,omitempty"`
-	// Inputs fingerprints what the attempt depended on (failureInputs):
-	// when any of it changes, the failure is forgotten.
-	Inputs string `json:"inputs"`
-}
 
 // failureInputs fingerprints what an install of req as c depends on
 // besides its id and version: what was asked (the archive or package, the
@@ -42,18 +26,18 @@ type failure struct {
 // who installs Node.js, sets ACP_NODE_MIRROR or edits the config file
 // gets a new attempt, not the old error.
 func (in *Installer) failureInputs(req Request, c Choice, rt *runtimes.Host) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s|%t|%s|%s|%s|%s|%t|%t|%t|%s|%s|%s|%q|%q|%q\n",
-		c.Kind, c.Preview, req.Dist, req.PackageOverride, in.NodeMirror, in.UVMirror,
-		in.ManageRuntimes, in.Offline, in.AllowPrivateURLs, in.NPM, in.UV, in.Node, in.NPMArgs, in.UVArgs, in.Settings)
-	if c.Binary != nil {
-		fmt.Fprintf(h, "%s %s %s\n", c.Target, c.Binary.Archive, c.Binary.SHA256)
-	}
-	if c.Package != nil {
-		fmt.Fprintf(h, "%s\n", c.Package.Package)
-	}
-	io.WriteString(h, rt.Stamp())
-	return hex.EncodeToString(h.Sum(nil))[:32]
+	return failmemo.Key(func(h io.Writer) {
+		fmt.Fprintf(h, "%s|%t|%s|%s|%s|%s|%t|%t|%t|%s|%s|%s|%q|%q|%q\n",
+			c.Kind, c.Preview, req.Dist, req.PackageOverride, in.NodeMirror, in.UVMirror,
+			in.ManageRuntimes, in.Offline, in.AllowPrivateURLs, in.NPM, in.UV, in.Node, in.NPMArgs, in.UVArgs, in.Settings)
+		if c.Binary != nil {
+			fmt.Fprintf(h, "%s %s %s\n", c.Target, c.Binary.Archive, c.Binary.SHA256)
+		}
+		if c.Package != nil {
+			fmt.Fprintf(h, "%s\n", c.Package.Package)
+		}
+		io.WriteString(h, rt.Stamp())
+	})
 }
 
 // rememberedKinds are the sentinels a remembered failure keeps, so that it
@@ -71,26 +55,20 @@ var rememberedKinds = []struct {
 	{"runtime-missing", ErrRuntimeMissing},
 }
 
-func (in *Installer) failureFile(id, version string) string {
-	if in.CacheDir == "" || store.CheckIDVersion(id, version) != nil {
-		return ""
-	}
-	return filepath.Join(in.CacheDir, "failed", id+"@"+version+".json")
-}
-
-func (in *Installer) failureMemory() time.Duration {
+// failureMemo is CacheDir/failed/<id>@<version>.json.
+func (in *Installer) failureMemo(id, version string) failmemo.Memo {
+	m := failmemo.Memo{For: DefaultFailureMemory}
 	if in.FailureMemory > 0 {
-		return in.FailureMemory
+		m.For = in.FailureMemory
 	}
-	return DefaultFailureMemory
+	if in.CacheDir != "" && store.CheckIDVersion(id, version) == nil {
+		m.Path = filepath.Join(in.CacheDir, "failed", id+"@"+version+".json")
+	}
+	return m
 }
 
 func (in *Installer) rememberFailure(id, version, inputs string, err error) {
-	p := in.failureFile(id, version)
-	if p == "" {
-		return
-	}
-	f := failure{At: in.now().UTC(), Message: err.Error(), Kinds: []string{}, Inputs: inputs}
+	f := failmemo.Failure{At: in.now().UTC(), Message: err.Error(), Inputs: inputs}
 	var h interface{ Hint() string }
 	if errors.As(err, &h) {
 		f.Hint = h.Hint()
@@ -100,62 +78,28 @@ func (in *Installer) rememberFailure(id, version, inputs string, err error) {
 			f.Kinds = append(f.Kinds, k.name)
 		}
 	}
-	if os.MkdirAll(filepath.Dir(p), 0o755) != nil {
-		return
-	}
-	data, _ := json.Marshal(f)
-	tmp, e := os.CreateTemp(filepath.Dir(p), ".fail-*")
-	if e != nil {
-		return
-	}
-	_, e = tmp.Write(data)
-	if cerr := tmp.Close(); e == nil {
-		e = cerr
-	}
-	if e == nil {
-		e = store.Rename(context.Background(), tmp.Name(), p)
-	}
-	if e != nil {
-		os.Remove(tmp.Name())
-	}
+	in.failureMemo(id, version).Remember(f)
 }
 
-func (in *Installer) forgetFailure(id, version string) {
-	if p := in.failureFile(id, version); p != "" {
-		os.Remove(p)
-	}
-}
+func (in *Installer) forgetFailure(id, version string) { in.failureMemo(id, version).Forget() }
 
 // recalledFailure returns the failure of a recent attempt, worded as such,
 // or nil when there is none (or it is older than FailureMemory).
 func (in *Installer) recalledFailure(id, version, inputs string) error {
-	p := in.failureFile(id, version)
-	if p == "" {
-		return nil
-	}
-	data, err := registry.ReadLimited(p, 1<<20)
-	if err != nil {
-		return nil
-	}
-	var f failure
-	if json.Unmarshal(data, &f) != nil || f.Message == "" {
-		return nil
-	}
-	if f.Inputs != inputs {
+	m := in.failureMemo(id, version)
+	f, age, out := m.Recall(inputs, in.now())
+	switch out {
+	case failmemo.Changed:
 		in.debugf("%s %s failed before with other inputs (a runtime, mirror or setting changed): trying again", id, version)
 		return nil
-	}
-	age := in.now().Sub(f.At)
-	if age < 0 || age >= in.failureMemory() {
+	case failmemo.None:
 		return nil
 	}
 	// resolve and run have no --force: name the command that has one.
-	e := &recalled{msg: fmt.Sprintf("%s (this failed %s ago; acp tries again after %s, or at once with acp install %s --force)", f.Message, age.Round(time.Second), in.failureMemory(), id), hint: f.Hint}
-	for _, name := range f.Kinds {
-		for _, k := range rememberedKinds {
-			if k.name == name {
-				e.kinds = append(e.kinds, k.err)
-			}
+	e := &recalled{msg: fmt.Sprintf("%s (this failed %s ago; acp tries again after %s, or at once with acp install %s --force)", f.Message, age.Round(time.Second), m.For, id), hint: f.Hint}
+	for _, k := range rememberedKinds {
+		if f.Has(k.name) {
+			e.kinds = append(e.kinds, k.err)
 		}
 	}
 	if len(e.kinds) == 0 {

@@ -165,7 +165,7 @@ func ageCache(home string, d time.Duration) error {
 		}
 		key := "fetchedAt"
 		if strings.HasSuffix(p, ".failed.json") {
-			key = "failedAt"
+			key = "at" // a failmemo record
 		}
 		m[key] = time.Now().Add(-d).UTC().Format(time.RFC3339Nano)
 		data, _ = json.Marshal(m)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/atomicfile"
+	"github.com/agentclientprotocol/acp-registry-go/internal/failmemo"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -22,7 +23,8 @@ import (
 // never half. What the files mean, and when they are used, is the
 // policy's (policy.go).
 
-// cache is one URL's cached body, meta file and failure file. The zero
+// cache is one URL's cached body, meta file and failure file
+// (registry[-hash].failed.json, a failmemo record). The zero
 // value (no CacheDir) caches nothing.
 type cache struct{ dir, body, meta, failed string }
 
@@ -88,21 +90,9 @@ func (c cache) read(stderr io.Writer) (*registry.Index, meta) {
 	return idx, m
 }
 
-// readFailure returns the remembered failure, if any.
-func (c cache) readFailure() (failure, bool) {
-	var f failure
-	ok := c.dir != "" && readJSON(c.failed, &f)
-	return f, ok
-}
-
-// writeFailure remembers a failed fetch; best effort: a cache that cannot
-// be written costs a wait, not a result.
-func (c cache) writeFailure(f failure) { _ = c.writeJSON(c.failed, f) }
-
-func (c cache) clearFailure() {
-	if c.dir != "" {
-		os.Remove(c.failed)
-	}
+// failure is where a failed fetch of the URL is remembered, for d.
+func (c cache) failure(d time.Duration) failmemo.Memo {
+	return failmemo.Memo{Path: c.failed, For: d}
 }
 
 func (c cache) write(body []byte, m meta) error {
@@ -121,7 +111,7 @@ func (c cache) write(body []byte, m meta) error {
 
 func (c cache) writeMeta(m meta) error { return c.writeJSON(c.meta, m) }
 
-// readJSON reads a small JSON file (a meta or failure file) into v; false
+// readJSON reads a small JSON file (a meta file) into v; false
 // when it is missing, not a regular file, too long or not v's JSON.
 func readJSON(path string, v any) bool {
 	data, err := registry.ReadRegular(path, maxMetaSize)

@@ -2,15 +2,15 @@ package source
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/agentclientprotocol/acp-registry-go/internal/failmemo"
 	"github.com/agentclientprotocol/acp-registry-go/internal/safetext"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
@@ -96,19 +96,16 @@ func (l *urlLoad) fresh() bool {
 // copy can stand in for the registry; where the command would fail with
 // it (an explicit URL with nothing cached), the user's retry is a retry.
 func (l *urlLoad) recentFailure() error {
-	f, ok := l.cache.readFailure()
-	if !ok || f.URL != l.raw || f.Inputs != l.inputs() {
+	f, ago, out := l.cache.failure(l.o.RetryAfter).Recall(l.inputs(), l.o.Now())
+	if out != failmemo.Recalled {
 		return nil
 	}
-	if !f.Invalid && !f.Permanent && l.copy == nil && !l.hasEmbedded() {
+	invalid := f.Has(kindInvalid)
+	if !invalid && !f.Has(kindPermanent) && l.copy == nil && !l.hasEmbedded() {
 		return nil
 	}
-	ago := age(l.o.Now(), f.FailedAt)
-	if ago >= l.o.RetryAfter {
-		return nil
-	}
-	cause := fmt.Errorf("fetch %s failed %s ago (%s); the next attempt is in %s", redacted(l.raw), roundAgo(ago), f.Error, roundAgo(l.o.RetryAfter-ago))
-	if f.Invalid {
+	cause := fmt.Errorf("fetch %s failed %s ago (%s); the next attempt is in %s", redacted(l.raw), roundAgo(ago), f.Message, roundAgo(l.o.RetryAfter-ago))
+	if invalid {
 		return &kindError{kind: ErrInvalid, err: cause}
 	}
 	return cause
@@ -129,7 +126,7 @@ func (l *urlLoad) refresh(ctx context.Context) (*registry.Index, Origin, error) 
 	if err != nil {
 		return l.failed(ctx, err)
 	}
-	l.cache.clearFailure()
+	l.cache.failure(0).Forget()
 	if idx == nil { // 304: the cached body is current
 		return l.confirmed(newETag)
 	}
@@ -168,7 +165,14 @@ func (l *urlLoad) failed(ctx context.Context, err error) (*registry.Index, Origi
 	// A proxy that does not answer is the user's setting, not the
 	// registry's failure: fixed, it must work at once (issue 26).
 	if !strings.Contains(err.Error(), "proxyconnect") {
-		l.cache.writeFailure(failure{URL: l.raw, FailedAt: l.o.Now().UTC(), Error: trimFetch(err, l.raw), Invalid: errors.Is(err, ErrInvalid), Permanent: errors.Is(err, errPermanent), Inputs: l.inputs()})
+		f := failmemo.Failure{At: l.o.Now().UTC(), Message: trimFetch(err, l.raw), Inputs: l.inputs()}
+		if errors.Is(err, ErrInvalid) {
+			f.Kinds = append(f.Kinds, kindInvalid)
+		}
+		if errors.Is(err, errPermanent) {
+			f.Kinds = append(f.Kinds, kindPermanent)
+		}
+		l.cache.failure(0).Remember(f)
 	}
 	return l.standIn(err)
 }
@@ -226,32 +230,28 @@ func age(now, fetched time.Time) time.Duration {
 	return d
 }
 
-// failure is registry[-hash].failed.json: the last fetch of URL failed.
-type failure struct {
-	URL      string    `json:"url"`
-	FailedAt time.Time `json:"failedAt"`
-	Error    string    `json:"error"`
-	// Invalid: the server answered, but not with a registry (ErrInvalid,
-	// kept so the remembered failure has the same code as the first).
-	Invalid bool `json:"invalid,omitempty"`
-	// Permanent: an answer a retry will not change (errPermanent).
-	Permanent bool `json:"permanent,omitempty"`
-	// Inputs is a digest of what the fetch depended on (urlLoad.inputs):
-	// the failure is forgotten when any of it changes.
-	Inputs string `json:"inputs,omitempty"`
-}
+// The kinds a remembered failure of a fetch carries.
+const (
+	// kindInvalid: the server answered, but not with a registry
+	// (ErrInvalid, kept so the remembered failure has the first's code).
+	kindInvalid = "invalid"
+	// kindPermanent: an answer a retry will not change (errPermanent).
+	kindPermanent = "permanent"
+)
 
-// inputs fingerprints what a fetch of the URL depends on besides the URL
-// (the failure names it in the clear): the proxy variables Go's HTTP
-// client reads, as they are now, and the budget. A user who fixes a
-// proxy setting (issue 26), or gives a slow network a longer
-// ACP_REGISTRY_TIMEOUT, gets a new attempt, not the old error.
+// inputs fingerprints what a fetch of the URL depends on: the URL (the
+// default's failure file is the same for every default URL an acp had),
+// the proxy variables Go's HTTP client reads, as they are now, and the
+// budget. A user who fixes a proxy setting (issue 26), or gives a slow
+// network a longer ACP_REGISTRY_TIMEOUT, gets a new attempt, not the old
+// error.
 func (l *urlLoad) inputs() string {
-	h := sha256.New()
-	for _, k := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"} {
-		fmt.Fprintf(h, "%s=%s\n", k, os.Getenv(k))
-	}
-	fmt.Fprintf(h, "connect=%s fetch=%s\n", l.o.ConnectTimeout, l.o.FetchTimeout)
 	// A digest: a proxy URL may carry a password.
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	return failmemo.Key(func(h io.Writer) {
+		fmt.Fprintf(h, "url=%s\n", l.raw)
+		for _, k := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"} {
+			fmt.Fprintf(h, "%s=%s\n", k, os.Getenv(k))
+		}
+		fmt.Fprintf(h, "connect=%s fetch=%s\n", l.o.ConnectTimeout, l.o.FetchTimeout)
+	})
 }
