@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/agentclientprotocol/acp-registry-go/internal/testkit"
 )
@@ -30,7 +30,12 @@ func init() {
 		fmt.Println(v)
 		os.Exit(0)
 	case "npm":
-		time.Sleep(time.Hour) // the behaviour under test: npm that never ends
+		// The behaviour under test: npm that never ends. It waits on an
+		// event that never comes unless someone interrupts it (a kill ends
+		// it as it ends any process).
+		stop := make(chan os.Signal, 1)
+		signal.Notify(stop, os.Interrupt)
+		<-stop
 		os.Exit(1)
 	}
 }

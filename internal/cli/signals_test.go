@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"strings"
 	"testing"
@@ -34,7 +35,13 @@ func TestMain(m *testing.M) {
 				// Says it saw the first Ctrl-C, and ignores it: the
 				// test sends the second after this line.
 				fmt.Fprintln(s.Out, "canceled")
-				time.Sleep(time.Hour) // the behaviour under test: a command that never returns
+				// The behaviour under test: a command that never
+				// returns. It takes every interrupt and ignores it; the
+				// second Ctrl-C is the program's to act on.
+				ignore := make(chan os.Signal, 1)
+				signal.Notify(ignore, os.Interrupt)
+				for range ignore {
+				}
 				return nil
 			}}
 			if strings.HasPrefix(mode, "quick") {
