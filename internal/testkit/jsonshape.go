@@ -146,3 +146,17 @@ func DocJSONMismatch(md, heading string, out []byte) string {
 	}
 	return ""
 }
+
+// DocJSONUnchecked says what is missing for the JSON example under heading
+// to be checked: the example itself in md, or a `docjson 'HEADING'` line in
+// script (a testscript file). Empty when both are there.
+func DocJSONUnchecked(md string, script []byte, heading string) []string {
+	var missing []string
+	if _, err := DocJSONExample(md, heading); err != nil {
+		missing = append(missing, "docs/cli.md: "+err.Error())
+	}
+	if !strings.Contains(string(script), "docjson '"+heading+"'") {
+		missing = append(missing, "json_docs.txtar does not check the example under "+heading+" (docjson '"+heading+"')")
+	}
+	return missing
+}
