@@ -23,7 +23,7 @@ func TestEditorWingLinksNoMaintainerPackage(t *testing.T) {
 	}
 	const mod = "github.com/agentclientprotocol/acp-registry-go/"
 	forbidden := []string{
-		mod + "validate", mod + "cmd/acp-registry", mod + "internal/schemagen",
+		mod + "validate", mod + "cmd/acp-registry",
 		"github.com/santhosh-tekuri/jsonschema", "github.com/google/go-github",
 		// mholt/archives registers every format it knows at init: acp
 		// would start xz, zstd, brotli, lz4, 7z and rar readers (and
