@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/svgsafe"
 )
 
 // at is an expected problem: rule and 1-based line:column.
@@ -332,16 +334,16 @@ func TestNesting(t *testing.T) {
 		// n levels: the root, n-2 groups and the shape.
 		return icon(strings.Repeat("<g>", n-2) + shape + strings.Repeat("</g>", n-2))
 	}
-	// The root is level 1; maxDepth levels in all are fine.
-	assertProblems(t, Check([]byte(nest(maxDepth))), nil)
-	got := Check([]byte(nest(maxDepth + 1)))
-	assertProblems(t, got, []at{{RuleXML, 1, 84 + 3*(maxDepth-1)}})
+	// The root is level 1; svgsafe.MaxDepth levels in all are fine.
+	assertProblems(t, Check([]byte(nest(svgsafe.MaxDepth))), nil)
+	got := Check([]byte(nest(svgsafe.MaxDepth + 1)))
+	assertProblems(t, got, []at{{RuleXML, 1, 84 + 3*(svgsafe.MaxDepth-1)}})
 	if !strings.Contains(got[0].Message, "nested too deeply") {
 		t.Errorf("message %q", got[0].Message)
 	}
 	// A bomb of open tags up to the size limit stops at the bound.
 	bomb := strings.Repeat("<g>", MaxSize/3)
-	assertProblems(t, Check([]byte(bomb)), []at{{RuleXML, 1, 1}, {RuleXML, 1, 1 + 3*maxDepth}})
+	assertProblems(t, Check([]byte(bomb)), []at{{RuleXML, 1, 1}, {RuleXML, 1, 1 + 3*svgsafe.MaxDepth}})
 }
 
 func TestBinaryGarbage(t *testing.T) {

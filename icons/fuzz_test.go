@@ -12,7 +12,9 @@ var knownRules = []string{RuleXML, RuleComment, RuleSizeMissing, RuleNotSquare, 
 
 // FuzzCheck: whatever the bytes, check (without Check's recover) must not
 // panic, and its answer must be well-formed: known rules, positions inside
-// the file, sorted, printable messages, the same answer twice.
+// the file, sorted, printable messages, the same answer twice, and the
+// safety walk alone (acp's icon cache) finding exactly Check's safety
+// problems.
 func FuzzCheck(f *testing.F) {
 	addCorpusSeeds(f)
 	for _, tc := range checkCases {
@@ -49,6 +51,7 @@ func FuzzCheck(f *testing.F) {
 		if again := check(data); !slices.Equal(again, got) {
 			t.Fatalf("two answers for one input")
 		}
+		sameSafety(t, "the input", data)
 	})
 }
 

@@ -9,11 +9,17 @@ import (
 	"testing"
 )
 
-// TestNoRegexpAtInit: programs that link icons (acp-registry's every
-// command) must not compile its patterns before an icon is checked, so no
-// package-level variable may call regexp outside a function literal.
+// TestNoRegexpAtInit: programs that link icons or its safety walk
+// (acp-registry's every command; acp, on every start) must not compile
+// their patterns before an icon is checked, so no package-level variable
+// may call regexp outside a function literal.
 func TestNoRegexpAtInit(t *testing.T) {
 	files, _ := filepath.Glob("*.go")
+	walk, _ := filepath.Glob("../internal/svgsafe/*.go")
+	if len(walk) == 0 {
+		t.Fatal("found no file of internal/svgsafe")
+	}
+	files = append(files, walk...)
 	fset := token.NewFileSet()
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {

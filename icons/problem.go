@@ -1,5 +1,7 @@
 package icons
 
+import "github.com/agentclientprotocol/acp-registry-go/internal/svgsafe"
+
 // Problem is one finding in an icon. Line and Column are 1-based (Column
 // counts characters, not bytes); both are 0 when the problem concerns the
 // whole file.
@@ -14,7 +16,13 @@ type Problem struct {
 // Rule ids, stable: they appear in reports and CI annotations.
 // (icon-missing belongs to the validate package: it needs the folder.)
 const (
-	RuleXML         = "icon-xml"
+	// The safety rules: what acp's icon cache refuses too.
+	RuleXML      = svgsafe.RuleXML
+	RuleUnsafe   = svgsafe.RuleUnsafe
+	RuleTooLarge = svgsafe.RuleTooLarge
+
+	// The style rules: a registry's icons look alike and follow the
+	// editor's theme.
 	RuleComment     = "icon-comment"
 	RuleSizeMissing = "icon-size-missing"
 	RuleNotSquare   = "icon-not-square"
@@ -25,19 +33,17 @@ const (
 	RuleSize             = "icon-size"
 	RuleHardcodedColor   = "icon-hardcoded-color"
 	RuleNoCurrentColor   = "icon-no-currentcolor"
-	RuleUnsafe           = "icon-unsafe"
-	RuleTooLarge         = "icon-too-large"
 )
 
 // Severities.
 const (
-	SeverityError   = "error"
-	SeverityWarning = "warning"
+	SeverityError   = svgsafe.SeverityError
+	SeverityWarning = svgsafe.SeverityWarning
 )
 
 // MaxSize is the largest icon accepted, in bytes. Real icons are far
 // smaller (the largest in the public registry is ~29 KiB).
-const MaxSize = 64 << 10
+const MaxSize = svgsafe.MaxSize
 
 // Size is the width and height every icon must have.
 const Size = 16

@@ -3,7 +3,6 @@ package icons
 import (
 	"reflect"
 	"regexp"
-	"strings"
 	"sync"
 	"testing"
 )
@@ -18,33 +17,6 @@ func TestIsNumber(t *testing.T) {
 		"1e2.5", "Inf", "NaN", "0x10", "1_0", " 1", "1 ", "1\n", "١", "e5", ".e5", "5.e5", "++1"} {
 		if got, want := isNumber(s), numberPattern().MatchString(s); got != want {
 			t.Errorf("isNumber(%q) = %v, want %v", s, got, want)
-		}
-	}
-}
-
-func TestHasURL(t *testing.T) {
-	for _, s := range []string{"", "url", "url(", "URL(#a)", "fill: uRl( x", "M0 0Url(", "ur l(", "xurl)", "\u212arl(", "ùrl(", "url\u0130("} {
-		if got, want := hasURL(s), strings.Contains(strings.ToLower(s), "url("); got != want {
-			t.Errorf("hasURL(%q) = %v, want %v", s, got, want)
-		}
-	}
-}
-
-// asciiLower folds only ASCII letters, as CSS does with function names.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
-
-func TestIndexImageSet(t *testing.T) {
-	for _, s := range []string{"", "image-set", "image-set(", "x:IMAGE-SET(", "-webkit-Image-Set(", "image_set(", "imageMset(", "image-set (", "İmage-set(", "a image-set( b image-set("} {
-		if got, want := indexImageSet(s), strings.Index(asciiLower(s), imageSet); got != want {
-			t.Errorf("indexImageSet(%q) = %d, want %d", s, got, want)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/xml"
 	"strconv"
 	"strings"
+
+	"github.com/agentclientprotocol/acp-registry-go/internal/svgsafe"
 )
 
 // parseNumber reads an SVG number: [+-]?(digits[.digits?]|.digits)
@@ -104,10 +106,10 @@ func viewBoxSeparator(b byte) bool {
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // size applies the size rules to the root element.
-func (c *checker) size(t xml.StartElement, raw []rawAttr, off int) {
+func (c *checker) size(t xml.StartElement, raw []svgsafe.RawAttr, off int) {
 	// Values, not pointers to matchAttr's results: those would escape,
 	// one allocation per attribute of every icon's root.
-	var width, viewBox rawAttr
+	var width, viewBox svgsafe.RawAttr
 	var hasWidth, hasHeight, hasViewBox bool
 	var wv, hv, vbv string
 	for i, a := range t.Attr {
@@ -116,11 +118,11 @@ func (c *checker) size(t xml.StartElement, raw []rawAttr, off int) {
 		}
 		switch a.Name.Local {
 		case "width":
-			width, hasWidth, wv = matchAttr(raw, i, a, off), true, a.Value
+			width, hasWidth, wv = svgsafe.MatchAttr(raw, i, a, off), true, a.Value
 		case "height":
 			hasHeight, hv = true, a.Value
 		case "viewBox":
-			viewBox, hasViewBox, vbv = matchAttr(raw, i, a, off), true, a.Value
+			viewBox, hasViewBox, vbv = svgsafe.MatchAttr(raw, i, a, off), true, a.Value
 		}
 	}
 	w, wok := 0.0, false
@@ -142,24 +144,24 @@ func (c *checker) size(t xml.StartElement, raw []rawAttr, off int) {
 	switch {
 	case wok && hok:
 		if w != h {
-			c.add(RuleNotSquare, width.nameOff, "the icon is %s×%s, not square; %s", fmtNum(w), fmtNum(h), fix)
+			c.Add(RuleNotSquare, width.NameOff, "the icon is %s×%s, not square; %s", fmtNum(w), fmtNum(h), fix)
 		}
 		if w != Size || h != Size {
-			c.add(RuleSize, width.nameOff, "the icon is %s×%s; icons must be 16×16: %s", fmtNum(w), fmtNum(h), fix)
+			c.Add(RuleSize, width.NameOff, "the icon is %s×%s; icons must be 16×16: %s", fmtNum(w), fmtNum(h), fix)
 		}
 		// preserveAspectRatio defaults to xMidYMid meet: the drawing is
 		// letterboxed, not distorted, and the public registry ships such
 		// icons, hence a warning. With a size not square, one not-square
 		// problem says enough.
 		if vok && vw != vh && w == h {
-			c.warn(RuleViewBoxNotSquare, viewBox.nameOff, "the viewBox %s is %s×%s, not square, so the drawing is letterboxed (shrunk, with empty bands) in the square icon; redraw it on a square canvas (viewBox=\"0 0 16 16\")", quote(vbv), fmtNum(vw), fmtNum(vh))
+			c.Warn(RuleViewBoxNotSquare, viewBox.NameOff, "the viewBox %s is %s×%s, not square, so the drawing is letterboxed (shrunk, with empty bands) in the square icon; redraw it on a square canvas (viewBox=\"0 0 16 16\")", svgsafe.Quote(vbv), fmtNum(vw), fmtNum(vh))
 		}
 	case vok:
 		if vw != vh {
-			c.add(RuleNotSquare, viewBox.nameOff, "the viewBox %s is %s×%s, not square; redraw it on a square canvas and %s", quote(vbv), fmtNum(vw), fmtNum(vh), fix)
+			c.Add(RuleNotSquare, viewBox.NameOff, "the viewBox %s is %s×%s, not square; redraw it on a square canvas and %s", svgsafe.Quote(vbv), fmtNum(vw), fmtNum(vh), fix)
 		}
 		if vw != Size || vh != Size {
-			c.add(RuleSize, viewBox.nameOff, "the icon's size comes from its viewBox, %s×%s; icons must be 16×16: %s", fmtNum(vw), fmtNum(vh), fix)
+			c.Add(RuleSize, viewBox.NameOff, "the icon's size comes from its viewBox, %s×%s; icons must be 16×16: %s", fmtNum(vw), fmtNum(vh), fix)
 		}
 	default:
 		var why []string
@@ -170,16 +172,16 @@ func (c *checker) size(t xml.StartElement, raw []rawAttr, off int) {
 			ok   bool
 		}{{"width", hasWidth, wv, wok}, {"height", hasHeight, hv, hok}} {
 			if x.has && !x.ok {
-				why = append(why, x.name+"="+quote(x.v)+" is not a size in pixels")
+				why = append(why, x.name+"="+svgsafe.Quote(x.v)+" is not a size in pixels")
 			}
 		}
 		if hasViewBox {
-			why = append(why, "viewBox="+quote(vbv)+" is not four numbers with a positive width and height")
+			why = append(why, "viewBox="+svgsafe.Quote(vbv)+" is not four numbers with a positive width and height")
 		}
 		detail := "it has neither width/height nor a viewBox"
 		if len(why) > 0 {
 			detail = strings.Join(why, ", ")
 		}
-		c.add(RuleSizeMissing, off, "the icon's size is unknown: %s; %s", detail, fix)
+		c.Add(RuleSizeMissing, off, "the icon's size is unknown: %s; %s", detail, fix)
 	}
 }

@@ -1,14 +1,17 @@
 // Package iconcache keeps the registry's agent icons on disk for editors
-// that show them offline: each icon is checked by the icons rules (it is
-// untrusted SVG that an editor will render) before it is stored, stored
-// atomically, and named by the agent's id and the hash of its content.
+// that show them offline: each icon is checked by the safety walk under
+// the registry's icon rules (internal/svgsafe: it is untrusted SVG that an
+// editor will render) before it is stored, stored atomically, and named by
+// the agent's id and the hash of its content. The registry's style rules
+// (16×16, currentColor, no comments) are not asked: an editor needs an
+// icon to be safe, and a custom registry's colourful icon is one.
 //
 // The layout of Dir:
 //
 //	<id>.json              the record of the agent's icon: its URL, the file
 //	                       holding it, when it was checked, why it was
 //	                       refused or when a fetch last failed
-//	<id>-<sha256:16>.svg   the icon, as the rules accepted it
+//	<id>-<sha256:16>.svg   the icon, as the safety check accepted it
 //
 // A refused icon (unsafe, not SVG, too large) leaves no file, and a
 // record saying why, so that it is neither fetched again before MaxAge nor
@@ -27,8 +30,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentclientprotocol/acp-registry-go/icons"
 	"github.com/agentclientprotocol/acp-registry-go/internal/atomicfile"
+	"github.com/agentclientprotocol/acp-registry-go/internal/svgsafe"
 	"github.com/agentclientprotocol/acp-registry-go/registry"
 )
 
@@ -43,7 +46,7 @@ const (
 	// command.
 	DefaultRetryAfter = 5 * time.Minute
 	// MaxDownload bounds what is read of an icon's URL. Anything over
-	// icons.MaxSize is refused anyway; the margin lets the rules say
+	// svgsafe.MaxSize is refused anyway; the margin lets the check say
 	// icon-too-large rather than a download error for a near miss.
 	MaxDownload = 1 << 20
 	// parallel is how many icons are fetched at once.
@@ -135,7 +138,7 @@ func (c *Cache) Path(id, url string) string {
 // Refresh fetches the icons that have no copy for their URL yet, or whose
 // copy is older than MaxAge, at most a few at a time, until ctx ends (its
 // cause is the warning of the icons it stopped). An
-// icon that breaks the rules is recorded as refused and its old copy
+// icon that is not safe to show is recorded as refused and its old copy
 // removed; one that cannot be fetched keeps its old copy and is not tried
 // again before RetryAfter. Failures are warnings, never errors: the icons
 // are for show.
@@ -230,7 +233,7 @@ func (c *Cache) refresh(ctx context.Context, ic Icon) {
 	}
 	next = record{URL: ic.URL, File: file, CheckedAt: c.now(), Refused: refused}
 	if refused != "" {
-		c.warn("the icon of %s breaks the icon rules and is not cached: %s", ic.ID, refused)
+		c.warn("the icon of %s is not safe to show and is not cached: %s", ic.ID, refused)
 	}
 	c.commit(ic.ID, old, next)
 }
@@ -273,7 +276,7 @@ func (c *Cache) commit(id string, old *record, next record) {
 
 // Store keeps data, an icon held locally (the registry built into acp, a
 // registry folder), as agent id's icon without a record, and returns its
-// path, or "" when the rules refuse it (said on Warn). A stored copy with
+// path, or "" when it is not safe to show (said on Warn). A stored copy with
 // the same content is reused without checking it again: only checked
 // icons are ever written under their content's name.
 func (c *Cache) Store(id string, data []byte) string {
@@ -285,7 +288,7 @@ func (c *Cache) Store(id string, data []byte) string {
 		return final
 	}
 	if why := refusal(data); why != "" {
-		c.warn("the icon of %s breaks the icon rules and is not cached: %s", id, why)
+		c.warn("the icon of %s is not safe to show and is not cached: %s", id, why)
 		return ""
 	}
 	if err := writeAtomic(c.Dir, final, data); err != nil {
@@ -295,14 +298,11 @@ func (c *Cache) Store(id string, data []byte) string {
 	return final
 }
 
-// refusal is "" when data passes the icon rules' errors (warnings, such
-// as a letterboxed viewBox, do not keep an icon out), else the first
-// error as "rule: message".
+// refusal is "" when data is a safe, readable SVG, else its first problem
+// as "rule: message".
 func refusal(data []byte) string {
-	for _, p := range icons.Check(data) {
-		if p.Severity == icons.SeverityError {
-			return p.Rule + ": " + p.Message
-		}
+	if ps := svgsafe.Check(data); len(ps) > 0 {
+		return ps[0].Rule + ": " + ps[0].Message
 	}
 	return ""
 }

@@ -187,7 +187,7 @@ func TestHostileIconIsNeverCached(t *testing.T) {
 			if fs := files(t, c.Dir); !slices.Equal(fs, []string{"a.json"}) {
 				t.Errorf("cache holds %v, want only the record", fs)
 			}
-			if len(*warns) != 1 || !strings.Contains((*warns)[0], "breaks the icon rules") {
+			if len(*warns) != 1 || !strings.Contains((*warns)[0], "is not safe to show") {
 				t.Errorf("warnings %q, want one naming the refusal", *warns)
 			}
 			// Refused is remembered: no request before MaxAge.
@@ -307,5 +307,35 @@ func TestWarningSaysWhyTheFetchStopped(t *testing.T) {
 	c.Refresh(ctx, []Icon{{ID: "a", URL: srv.URL + "/a.svg"}})
 	if len(*warns) != 1 || !strings.Contains((*warns)[0], "the icons' 10s ran out") {
 		t.Errorf("warnings %q, want one naming the cause", *warns)
+	}
+}
+
+// TestSafeIconOutsideTheStyleRulesIsKept: an editor needs an icon to be
+// safe, not to follow the registry's style. A custom registry's colourful
+// 48×48 icon with a comment breaks four of the registry's rules and none
+// of safety's: it is cached and handed to editors.
+func TestSafeIconOutsideTheStyleRulesIsKept(t *testing.T) {
+	for name, body := range map[string]string{
+		"colourful": `<svg xmlns="http://www.w3.org/2000/svg" width="48" height="48" viewBox="0 0 48 48"><!-- brand --><path fill="#e8590c" d="M0 0h48v48H0z"/></svg>`,
+		"gradient":  `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="32" viewBox="0 0 16 32"><defs><linearGradient id="g"><stop stop-color="red"/></linearGradient></defs><path fill="url(#g)" d="M0 0h16v32H0z"/></svg>`,
+		"no size":   `<svg xmlns="http://www.w3.org/2000/svg"><style>path{fill:blue}</style><path d="M0 0h16v16H0z"/></svg>`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := newIconServer(t)
+			srv.set("/a.svg", body, 0)
+			c, _, warns := newCache(t)
+			url := srv.URL + "/a.svg"
+			c.Refresh(context.Background(), []Icon{{ID: "a", URL: url}})
+			p := c.Path("a", url)
+			if got, _ := os.ReadFile(p); p == "" || string(got) != body {
+				t.Errorf("Path = %q holding %q, want the icon kept", p, got)
+			}
+			if len(*warns) != 0 {
+				t.Errorf("warnings %q, want none", *warns)
+			}
+			if c.Store("b", []byte(body)) == "" {
+				t.Error("Store refused it from a registry folder")
+			}
+		})
 	}
 }

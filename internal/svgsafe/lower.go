@@ -1,4 +1,4 @@
-package icons
+package svgsafe
 
 import "strings"
 
@@ -10,7 +10,7 @@ const maxLowered = 512
 // colours icons repeat (viewBox, clipPath, currentColor): rules compare
 // names in lower case, and a fresh copy of each was a large share of a
 // check's allocations.
-func (c *checker) lower(s string) string {
+func (w *Walker) Lower(s string) string {
 	upper := false
 	for i := 0; i < len(s); i++ {
 		if b := s[i]; b >= 0x80 {
@@ -23,16 +23,16 @@ func (c *checker) lower(s string) string {
 	if !upper {
 		return s
 	}
-	if l, ok := c.lowered[s]; ok {
+	if l, ok := w.lowered[s]; ok {
 		return l
 	}
 	l := strings.ToLower(s)
-	if len(c.lowered) < maxLowered && len(s) <= 64 {
-		if c.lowered == nil {
-			c.lowered = make(map[string]string)
+	if len(w.lowered) < maxLowered && len(s) <= 64 {
+		if w.lowered == nil {
+			w.lowered = make(map[string]string)
 		}
 		// A copy, so that the cache keeps no icon alive.
-		c.lowered[strings.Clone(s)] = strings.Clone(l)
+		w.lowered[strings.Clone(s)] = strings.Clone(l)
 	}
 	return l
 }

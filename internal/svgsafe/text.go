@@ -1,4 +1,4 @@
-package icons
+package svgsafe
 
 import (
 	"bytes"
@@ -49,11 +49,11 @@ func (t *text) position(off int) (line, col int) {
 	return i + 1, col
 }
 
-// rawAttr locates one attribute inside a start tag's bytes, because
+// RawAttr locates one attribute inside a start tag's bytes, because
 // encoding/xml reports positions only per token.
-type rawAttr struct {
+type RawAttr struct {
 	name      string
-	nameOff   int
+	NameOff   int // where the name starts: the place problems about the attribute point at
 	valueOff  int
 	valueEnd  int
 	locatable bool // false when only the element's offset is known
@@ -63,7 +63,7 @@ type rawAttr struct {
 // already accepted the tag, so this lenient scan sees the same attributes
 // in the same order; on anything unexpected it stops early, and callers
 // fall back to the element's position.
-func scanAttrs(data []byte, off int) []rawAttr {
+func scanAttrs(data []byte, off int) []RawAttr {
 	i := off
 	if i >= len(data) || data[i] != '<' {
 		return nil
@@ -72,7 +72,7 @@ func scanAttrs(data []byte, off int) []rawAttr {
 	for i < len(data) && !isSpace(data[i]) && data[i] != '>' && data[i] != '/' {
 		i++
 	}
-	var out []rawAttr
+	var out []RawAttr
 	for {
 		for i < len(data) && isSpace(data[i]) {
 			i++
@@ -104,7 +104,7 @@ func scanAttrs(data []byte, off int) []rawAttr {
 		for i < len(data) && data[i] != q {
 			i++
 		}
-		out = append(out, rawAttr{name: name, nameOff: nameOff, valueOff: valueOff, valueEnd: i, locatable: true})
+		out = append(out, RawAttr{name: name, NameOff: nameOff, valueOff: valueOff, valueEnd: i, locatable: true})
 		if i < len(data) {
 			i++
 		}
@@ -113,10 +113,10 @@ func scanAttrs(data []byte, off int) []rawAttr {
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\r' || b == '\n' }
 
-// matchAttr pairs the decoder's i-th attribute with its raw position. The
+// MatchAttr pairs the decoder's i-th attribute with its raw position. The
 // decoder keeps attributes in document order (namespace declarations
 // included), so the index matches; the name check guards the assumption.
-func matchAttr(raw []rawAttr, i int, a xml.Attr, elemOff int) rawAttr {
+func MatchAttr(raw []RawAttr, i int, a xml.Attr, elemOff int) RawAttr {
 	if i < len(raw) && rawNameMatches(raw[i].name, a.Name.Local) {
 		return raw[i]
 	}
@@ -125,7 +125,7 @@ func matchAttr(raw []rawAttr, i int, a xml.Attr, elemOff int) rawAttr {
 			return r
 		}
 	}
-	return rawAttr{name: a.Name.Local, nameOff: elemOff, valueOff: elemOff, valueEnd: elemOff}
+	return RawAttr{name: a.Name.Local, NameOff: elemOff, valueOff: elemOff, valueEnd: elemOff}
 }
 
 func rawNameMatches(raw, local string) bool {
@@ -138,7 +138,7 @@ func rawNameMatches(raw, local string) bool {
 // valueMapper maps an index into the decoded value to a byte offset in
 // the file: exact when the value was written without entities (so decoded
 // and raw agree), else the start of the value.
-func (r rawAttr) valueMapper(data []byte, decoded string) func(int) int {
+func (r RawAttr) valueMapper(data []byte, decoded string) func(int) int {
 	// The value as written, entities unexpanded, is data[valueOff:valueEnd].
 	if r.locatable && string(data[r.valueOff:r.valueEnd]) == decoded {
 		return func(i int) int { return r.valueOff + i }
@@ -185,9 +185,9 @@ func mapSegments(segs []segment, i int) int {
 	return s.rawStart
 }
 
-// printable keeps untrusted text from carrying control characters (and
+// Printable keeps untrusted text from carrying control characters (and
 // terminal escapes) into messages, and keeps it short.
-func printable(s string) string {
+func Printable(s string) string {
 	const limit = 60
 	if utf8.RuneCountInString(s) > limit {
 		s = string([]rune(s)[:limit]) + "…"
@@ -196,5 +196,5 @@ func printable(s string) string {
 	return q[1 : len(q)-1]
 }
 
-// quote writes an untrusted value as a double-quoted, escaped string.
-func quote(s string) string { return `"` + printable(s) + `"` }
+// Quote writes an untrusted value as a double-quoted, escaped string.
+func Quote(s string) string { return `"` + Printable(s) + `"` }
