@@ -12,6 +12,8 @@
 //	                       holding it, when it was checked, why it was
 //	                       refused or when a fetch last failed
 //	<id>-<sha256:16>.svg   the icon, as the safety check accepted it
+//	.dl-*, .*.tmp-*        fetches and writes in progress; swept when an
+//	                       hour old (an acp killed mid-fetch left them)
 //
 // A refused icon (unsafe, not SVG, too large) leaves no file, and a
 // record saying why, so that it is neither fetched again before MaxAge nor
@@ -163,6 +165,7 @@ func (c *Cache) Refresh(ctx context.Context, want []Icon) {
 		c.warn("icons are not cached: %v", err)
 		return
 	}
+	c.sweep(now)
 	sem := make(chan struct{}, parallel)
 	var wg sync.WaitGroup
 	for _, ic := range todo {
@@ -174,6 +177,32 @@ func (c *Cache) Refresh(ctx context.Context, want []Icon) {
 		}()
 	}
 	wg.Wait()
+}
+
+// leftoverAge is when a temporary file in the cache is taken for one an
+// acp killed mid-fetch left behind: no fetch takes an hour (the budget is
+// seconds), so a younger one may be another acp's, still being written.
+const leftoverAge = time.Hour
+
+// sweep removes the temporary files killed fetches and writes left (a
+// download's ".dl-*", a record's or copy's ".<name>.tmp-*"): each is up to
+// MaxDownload, and an editor closing kills acp mid-fetch. It runs only
+// before fetches, where such files come from, not on every listing.
+func (c *Cache) sweep(now time.Time) {
+	entries, err := os.ReadDir(c.Dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		temp := strings.HasPrefix(name, ".dl-") || (strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-"))
+		if !temp || !e.Type().IsRegular() {
+			continue
+		}
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) >= leftoverAge {
+			os.Remove(filepath.Join(c.Dir, name))
+		}
+	}
 }
 
 // due says whether the icon at url needs a request.

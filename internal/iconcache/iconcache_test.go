@@ -339,3 +339,38 @@ func TestSafeIconOutsideTheStyleRulesIsKept(t *testing.T) {
 		})
 	}
 }
+
+// TestLeftoversOfAKilledFetchAreSwept: an acp killed mid-fetch (an editor
+// closing) leaves its temporary file; the cache would grow by up to a
+// megabyte a time. A refresh removes those an hour old, and leaves a
+// fresh one, which another acp may be writing.
+func TestLeftoversOfAKilledFetchAreSwept(t *testing.T) {
+	srv := newIconServer(t)
+	srv.set("/a.svg", goodIcon, 0)
+	c, clk, _ := newCache(t)
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plant := func(name string, age time.Duration) {
+		p := filepath.Join(c.Dir, name)
+		if err := os.WriteFile(p, []byte("<svg"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		when := clk.t.Add(-age)
+		if err := os.Chtimes(p, when, when); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plant(".dl-12345", 2*time.Hour)
+	plant(".a.json.tmp-678", 2*time.Hour)
+	plant(".dl-99999", time.Minute)
+	plant("notes.txt", 48*time.Hour) // not the cache's: left alone
+	c.Refresh(context.Background(), []Icon{{ID: "a", URL: srv.URL + "/a.svg"}})
+	got := files(t, c.Dir)
+	slices.Sort(got)
+	want := []string{".dl-99999", filepath.Base(c.Path("a", srv.URL+"/a.svg")), "a.json", "notes.txt"}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("cache holds %v, want %v", got, want)
+	}
+}
