@@ -2,7 +2,7 @@ package svgsafe
 
 import "strings"
 
-// maxLowered bounds a checker's cache of lower-cased names and values, so
+// maxLowered bounds a walker's cache of lower-cased names and values, so
 // that a crafted registry of distinct names cannot grow it without end.
 const maxLowered = 512
 
