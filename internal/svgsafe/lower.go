@@ -6,7 +6,7 @@ import "strings"
 // that a crafted registry of distinct names cannot grow it without end.
 const maxLowered = 512
 
-// lower is strings.ToLower(s), without allocating for the names and
+// Lower is strings.ToLower(s), without allocating for the names and
 // colours icons repeat (viewBox, clipPath, currentColor): rules compare
 // names in lower case, and a fresh copy of each was a large share of a
 // check's allocations.
