@@ -7,14 +7,11 @@ import (
 	"github.com/agentclientprotocol/acp-registry-go/internal/svgsafe"
 )
 
-// safetyRules are the rules acp's icon cache refuses an icon for.
-var safetyRules = map[string]bool{RuleXML: true, RuleUnsafe: true, RuleTooLarge: true}
-
 // safetyOf is what Check's answer says about safety alone.
 func safetyOf(ps []Problem) []Problem {
 	var out []Problem
 	for _, p := range ps {
-		if safetyRules[p.Rule] {
+		if svgsafe.Reports(p.Rule) {
 			out = append(out, p)
 		}
 	}

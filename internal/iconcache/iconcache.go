@@ -216,6 +216,9 @@ func (c *Cache) due(r *record, url string, now time.Time) bool {
 	if r.File != "" && !c.regular(filepath.Join(c.Dir, r.File)) {
 		return true // the copy was removed (a cache clean-up)
 	}
+	if rule, _, _ := strings.Cut(r.Refused, ":"); r.Refused != "" && !svgsafe.Reports(rule) {
+		return true // refused by an older acp for the registry's style, not for safety
+	}
 	return r.CheckedAt.IsZero() || now.Sub(r.CheckedAt) >= c.maxAge() || now.Sub(r.CheckedAt) < 0
 }
 

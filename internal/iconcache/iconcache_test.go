@@ -374,3 +374,31 @@ func TestLeftoversOfAKilledFetchAreSwept(t *testing.T) {
 		t.Errorf("cache holds %v, want %v", got, want)
 	}
 }
+
+// TestRefusalByAStyleRuleIsNotKept: an acp before the safety walk refused
+// icons for the registry's style (icon-size, a hard-coded colour) and
+// remembered it for a day; after the upgrade such an icon is asked for
+// again at once, not a day later. A safety refusal is still remembered.
+func TestRefusalByAStyleRuleIsNotKept(t *testing.T) {
+	srv := newIconServer(t)
+	brand := `<svg xmlns="http://www.w3.org/2000/svg" width="48" height="48" viewBox="0 0 48 48"><rect fill="#e8590c" width="48" height="48"/></svg>`
+	srv.set("/a.svg", brand, 0)
+	srv.set("/b.svg", hostile["script"], 0)
+	c, clk, _ := newCache(t)
+	a, b := srv.URL+"/a.svg", srv.URL+"/b.svg"
+	for id, r := range map[string]record{
+		"a": {URL: a, CheckedAt: clk.t.Add(-time.Hour), Refused: `icon-size: the icon is 48×48; icons must be 16×16`},
+		"b": {URL: b, CheckedAt: clk.t.Add(-time.Hour), Refused: `icon-unsafe: <script> elements run code`},
+	} {
+		if err := c.write(id, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Refresh(context.Background(), []Icon{{ID: "a", URL: a}, {ID: "b", URL: b}})
+	if c.Path("a", a) == "" {
+		t.Error("the icon an older acp refused for its style has no path after a refresh")
+	}
+	if n := srv.hits("/b.svg"); n != 0 {
+		t.Errorf("%d requests for an icon refused as unsafe an hour ago, want 0", n)
+	}
+}

@@ -19,6 +19,12 @@ const (
 	RuleTooLarge = "icon-too-large"
 )
 
+// Reports says whether rule is one of this package's: a refusal under any
+// other rule was made by a check that asked for more than safety.
+func Reports(rule string) bool {
+	return rule == RuleXML || rule == RuleUnsafe || rule == RuleTooLarge
+}
+
 // Severities.
 const (
 	SeverityError   = "error"
