@@ -173,6 +173,8 @@ var checkCases = []struct {
 	{"image-set with url in an attribute", icon(`<g mask="image-set(url(https://x/m.png) 1x)">` + shape + `</g>`), []at{{RuleUnsafe, 1, 87}}},
 	{"image-set inside the icon", icon(`<g style="mask-image:image-set('#m' 1x, url(#n) 2x)">` + shape + `</g>`), nil},
 	{"import in style attribute", icon(`<path style="@import 'https://x/a.css'; fill:currentColor" d="M0 0"/>`), []at{{RuleUnsafe, 1, 97}}},
+	{"use in a loop", icon(`<g id="a">` + shape + `<use href="#a"/></g>`), []at{{RuleUnsafe, 1, 139}}},
+	{"use bomb", icon(`<defs><g id="a">` + shape + `</g><g id="b">` + strings.Repeat(`<use href="#a"/>`, 40) + `</g><g id="c">` + strings.Repeat(`<use href="#b"/>`, 40) + `</g></defs><use href="#c"/>`), []at{{RuleUnsafe, 1, 1464}}},
 	{"doctype", `<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">` + "\n" + icon(shape), []at{{RuleUnsafe, 1, 1}}},
 }
 

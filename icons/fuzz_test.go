@@ -2,6 +2,7 @@ package icons
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -90,6 +91,25 @@ func BenchmarkCheckMaxSize(b *testing.B) {
 	}
 	buf.WriteString(`</svg>`)
 	data := []byte(buf.String())
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		Check(data)
+	}
+}
+
+func BenchmarkCheckUseChain(b *testing.B) {
+	// The worst <use> graph that fits: a chain of groups, each drawing
+	// the one before it, up to the size limit.
+	var buf strings.Builder
+	buf.WriteString(open + `<g id="g0">` + shape + `</g>`)
+	for i := 1; buf.Len() < MaxSize-100; i++ {
+		fmt.Fprintf(&buf, `<g id="g%d"><use href="#g%d"/></g>`, i, i-1)
+	}
+	buf.WriteString(`</svg>`)
+	data := []byte(buf.String())
+	if ps := Check(data); len(ps) != 1 || ps[0].Rule != RuleUnsafe {
+		b.Fatalf("a chain of %d bytes: %+v, want one icon-unsafe", len(data), ps)
+	}
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		Check(data)

@@ -23,6 +23,19 @@ var hostile = map[string]string{
 	"external": `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="16" height="16" viewBox="0 0 16 16"><image xlink:href="https://evil.example/x.png" width="16" height="16"/><path fill="currentColor" d="M0 0h16v16H0z"/></svg>`,
 	"huge":     `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16"><path fill="currentColor" d="M0 0h16v16H0z` + strings.Repeat(" M0 0h1v1H0z", 8000) + `"/></svg>`,
 	"html":     `<html><body>not an icon</body></html>`,
+	// A kilobyte that makes a renderer build 10^8 copies: an editor's
+	// agent list would freeze on it.
+	"use bomb": useBomb(8),
+}
+
+func useBomb(levels int) string {
+	var b strings.Builder
+	b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16"><defs><g id="l0"><path fill="currentColor" d="M0 0h1v1H0z"/></g>`)
+	for i := 1; i <= levels; i++ {
+		fmt.Fprintf(&b, `<g id="l%d">%s</g>`, i, strings.Repeat(fmt.Sprintf(`<use href="#l%d"/>`, i-1), 10))
+	}
+	fmt.Fprintf(&b, `</defs><use href="#l%d"/></svg>`, levels)
+	return b.String()
 }
 
 // iconServer is a loopback server of icons whose answers tests change.

@@ -1,6 +1,7 @@
 package svgsafe
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -46,6 +47,59 @@ func TestUnsafeOrUnreadableRefused(t *testing.T) {
 		ps := Check([]byte(c.svg))
 		if len(ps) == 0 || ps[0].Rule != c.rule || ps[0].Severity != SeverityError {
 			t.Errorf("%s: %+v, want an error of %s first", name, ps, c.rule)
+		}
+	}
+}
+
+// useBomb is a kilobyte of <use> references that makes a renderer draw
+// 10^levels shapes: librsvg's CVE-2019-20446, the billion laughs of SVG.
+func useBomb(levels int) string {
+	var b strings.Builder
+	b.WriteString(open + `<defs><g id="l0"><path fill="currentColor" d="M0 0h1v1H0z"/></g>`)
+	for i := 1; i <= levels; i++ {
+		fmt.Fprintf(&b, `<g id="l%d">`, i)
+		for range 10 {
+			fmt.Fprintf(&b, `<use href="#l%d"/>`, i-1)
+		}
+		b.WriteString(`</g>`)
+	}
+	fmt.Fprintf(&b, `</defs><use href="#l%d"/></svg>`, levels)
+	return b.String()
+}
+
+// TestUseBombRefused: a renderer expands every <use> into a copy of what
+// it names, so a few nested references freeze whoever draws the icon (an
+// editor's agent list). What a real icon reuses is far under the bound.
+func TestUseBombRefused(t *testing.T) {
+	for name, c := range map[string]struct {
+		svg  string
+		line int
+		col  int
+	}{
+		"ten levels": {useBomb(10), 1, 0},
+		"self":       {open + `<g id="a"><use href="#a"/></g></svg>`, 1, 94},
+		"a cycle":    {open + `<defs><g id="a"><use xlink:href="#b" xmlns:xlink="http://www.w3.org/1999/xlink"/></g><g id="b"><use href="#a"/></g></defs><use href="#a"/></svg>`, 1, 0},
+	} {
+		ps := Check([]byte(c.svg))
+		if len(ps) != 1 || ps[0].Rule != RuleUnsafe || !strings.Contains(ps[0].Message, "<use>") {
+			t.Errorf("%s: %+v, want one icon-unsafe problem about <use>", name, ps)
+			continue
+		}
+		if c.col != 0 && (ps[0].Line != c.line || ps[0].Column != c.col) {
+			t.Errorf("%s: at %d:%d, want %d:%d", name, ps[0].Line, ps[0].Column, c.line, c.col)
+		}
+	}
+	// Reuse within the bound: two levels (651 copies), and a grid of
+	// 256 dots drawn from one.
+	var grid strings.Builder
+	grid.WriteString(open + `<defs><circle id="d" r=".4" fill="currentColor"/></defs>`)
+	for i := range 256 {
+		fmt.Fprintf(&grid, `<use href="#d" x="%d" y="%d"/>`, i%16, i/16)
+	}
+	grid.WriteString(`</svg>`)
+	for name, svg := range map[string]string{"two levels": useBomb(2), "a grid": grid.String()} {
+		if ps := Check([]byte(svg)); len(ps) != 0 {
+			t.Errorf("%s: %+v, want no problem", name, ps)
 		}
 	}
 }

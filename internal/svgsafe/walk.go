@@ -123,6 +123,8 @@ type Walker struct {
 	styleMap   []segment
 
 	lowered map[string]string // see Lower
+
+	uses uses // the <use> references, counted after the walk
 }
 
 var utf8BOM = []byte("\ufeff")
@@ -145,6 +147,7 @@ func (w *Walker) Walk(data []byte, rules Rules) Outcome {
 	if !w.decode() {
 		return Stopped
 	}
+	w.checkUses()
 	if !w.sawRoot {
 		w.Add(RuleXML, len(w.data), "the icon has no <svg> element; it must be an SVG document starting with <svg xmlns=\"http://www.w3.org/2000/svg\" width=\"16\" height=\"16\" viewBox=\"0 0 16 16\">")
 		return Stopped
@@ -178,6 +181,7 @@ func (w *Walker) Finish() []Problem {
 	w.rules = nil
 	w.text.data = nil
 	w.nsURLs = clearAll(w.nsURLs)
+	w.uses.release()
 	return problems
 }
 
@@ -189,6 +193,7 @@ func (w *Walker) reset(data []byte, rules Rules) {
 	w.nsURLs, w.nsMarks = w.nsURLs[:0], w.nsMarks[:0]
 	w.styleDepth = 0
 	w.style, w.styleMap = w.style[:0], w.styleMap[:0]
+	w.uses.reset(data)
 }
 
 // clearAll zeroes s up to its capacity, where earlier (longer) uses left
@@ -293,6 +298,7 @@ func (w *Walker) end() {
 		w.stylesheet()
 	}
 	w.depth--
+	w.uses.endElement()
 	w.nsURLs = w.nsURLs[:w.nsMarks[len(w.nsMarks)-1]]
 	w.nsMarks = w.nsMarks[:len(w.nsMarks)-1]
 }
@@ -436,7 +442,14 @@ func (w *Walker) element(t xml.StartElement, raw []RawAttr, off, depth int) {
 	if len(t.Attr) > 32 {
 		seen = make(map[xml.Name]bool, len(t.Attr))
 	}
+	var id, href string
 	for i, a := range t.Attr {
+		switch {
+		case a.Name.Local == "id" && a.Name.Space == "":
+			id = a.Value
+		case a.Name.Local == "href":
+			href = strings.TrimSpace(a.Value)
+		}
 		ra := MatchAttr(raw, i, a, off)
 		// encoding/xml lets a repeated attribute through; browsers refuse
 		// the whole document.
@@ -457,6 +470,7 @@ func (w *Walker) element(t xml.StartElement, raw []RawAttr, off, depth int) {
 	if animationElement(local) {
 		w.animation(t, raw, off)
 	}
+	w.uses.startElement(local, id, href, off)
 }
 
 // declare opens the element's namespace scope.
