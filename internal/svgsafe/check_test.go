@@ -103,3 +103,81 @@ func TestUseBombRefused(t *testing.T) {
 		}
 	}
 }
+
+// nested is a bomb through a drawing property: levels of ten shapes, each
+// drawing the level below through prop, written by how.
+func nested(prop, elem string, levels int, how string) string {
+	var b strings.Builder
+	b.WriteString(open + `<defs>`)
+	if how == "sheet" {
+		b.WriteString(`<style>`)
+		for i := 1; i <= levels; i++ {
+			fmt.Fprintf(&b, `.l%d{%s:url(#r%d)}`, i, prop, i-1)
+		}
+		b.WriteString(`</style>`)
+	}
+	fmt.Fprintf(&b, `<%s id="r0"><rect width="16" height="16" fill="currentColor"/></%s>`, elem, elem)
+	for i := 1; i <= levels; i++ {
+		fmt.Fprintf(&b, `<%s id="r%d">`, elem, i)
+		for j := range 10 {
+			switch how {
+			case "attribute":
+				fmt.Fprintf(&b, `<path d="M%d 0v16" stroke="currentColor" %s="url(#r%d)"/>`, j, prop, i-1)
+			case "style":
+				fmt.Fprintf(&b, `<path d="M%d 0v16" stroke="currentColor" style="%s: url('#r%d')"/>`, j, prop, i-1)
+			case "sheet":
+				fmt.Fprintf(&b, `<path class="l%d" d="M%d 0v16" stroke="currentColor"/>`, i, j)
+			}
+		}
+		fmt.Fprintf(&b, `</%s>`, elem)
+	}
+	fmt.Fprintf(&b, `</defs><path d="M0 0h16v16H0z" fill="currentColor" %s="url(#r%d)"/></svg>`, prop, levels)
+	return b.String()
+}
+
+// TestReferenceBombsRefused: mask, clip-path and marker draw their
+// element's content for every shape that names them (a marker at every
+// vertex), so they nest into bombs as <use> does: seven levels of ten of
+// any of them held Chromium over 40 s.
+func TestReferenceBombsRefused(t *testing.T) {
+	for _, c := range []struct{ prop, elem string }{{"mask", "mask"}, {"clip-path", "clipPath"}, {"marker-mid", "marker"}} {
+		for _, how := range []string{"attribute", "style", "sheet"} {
+			ps := Check([]byte(nested(c.prop, c.elem, 5, how)))
+			if len(ps) != 1 || ps[0].Rule != RuleUnsafe || !strings.Contains(ps[0].Message, "copies") {
+				t.Errorf("%s by %s, five levels: %+v, want one icon-unsafe problem about copies", c.prop, how, ps)
+			}
+			if ps := Check([]byte(nested(c.prop, c.elem, 1, how))); len(ps) != 0 {
+				t.Errorf("%s by %s, one level: %+v, want no problem", c.prop, how, ps)
+			}
+		}
+	}
+	// A marker at each of 2,000 vertices of one path draws 2,000 copies.
+	var b strings.Builder
+	b.WriteString(open + `<marker id="m"><circle r="1" fill="currentColor"/></marker><path marker-mid="url(#m)" stroke="currentColor" d="M0 0`)
+	for i := range 2000 {
+		fmt.Fprintf(&b, " L%d %d", i%16, i%7)
+	}
+	b.WriteString(`"/></svg>`)
+	if ps := Check([]byte(b.String())); len(ps) != 1 || ps[0].Rule != RuleUnsafe {
+		t.Errorf("a marker on 2,000 vertices: %+v, want icon-unsafe", ps)
+	}
+	// A mask that contains the shape it masks is a loop.
+	loop := open + `<mask id="m"><rect id="r" width="16" height="16" fill="currentColor" mask="url(#m)"/></mask><use href="#r"/></svg>`
+	if ps := Check([]byte(loop)); len(ps) != 1 || !strings.Contains(ps[0].Message, "loop") {
+		t.Errorf("a mask inside itself: %+v, want one problem about a loop", ps)
+	}
+}
+
+// What real icons do with masks, clip paths and markers stays fine.
+func TestOrdinaryReferencesPass(t *testing.T) {
+	for name, svg := range map[string]string{
+		"clip per shape":  open + `<defs><clipPath id="c"><rect width="16" height="16" rx="3"/></clipPath></defs>` + strings.Repeat(`<path clip-path="url(#c)" fill="currentColor" d="M0 0h8v8H0z"/>`, 40) + `</svg>`,
+		"two sheet clips": open + `<style>.a{clip-path:url(#c1)}.b{clip-path:url(#c2)}</style><clipPath id="c1"><rect width="8" height="16"/></clipPath><clipPath id="c2"><rect x="8" width="8" height="16"/></clipPath><path class="a" fill="currentColor" d="M0 0h16v16H0z"/><path class="b" fill="currentColor" d="M0 0h16v16H0z"/></svg>`,
+		"arrow markers":   open + `<marker id="a" markerWidth="4" markerHeight="4" refX="2" refY="2"><path d="M0 0L4 2L0 4z" fill="currentColor"/></marker><path d="M1 8h12" stroke="currentColor" marker-end="url(#a)"/><path d="M8 1v12" stroke="currentColor" marker-end="url(#a)"/></svg>`,
+		"mask":            open + `<mask id="m"><rect width="16" height="16" fill="white"/><circle cx="8" cy="8" r="3"/></mask><rect mask="url(#m)" width="16" height="16" fill="currentColor"/></svg>`,
+	} {
+		if ps := Check([]byte(svg)); len(ps) != 0 {
+			t.Errorf("%s: %+v, want no problem", name, ps)
+		}
+	}
+}

@@ -32,9 +32,10 @@ var cssPatterns = sync.OnceValue(func() (p struct{ decl, url, imports, comment *
 	return p
 })
 
-// declarations checks CSS: a style="" value or a <style> element's text.
-// at maps an index in css to a byte offset in the file.
-func (w *Walker) declarations(css string, at func(int) int) {
+// declarations checks CSS: a style="" value or a <style> element's text
+// (where says which). at maps an index in css to a byte offset in the
+// file.
+func (w *Walker) declarations(css string, at func(int) int, where cssPlace) {
 	re := cssPatterns()
 	// Blank out comments without moving anything, so indexes still map.
 	css = re.comment.ReplaceAllStringFunc(css, func(m string) string { return strings.Repeat(" ", len(m)) })
@@ -52,6 +53,7 @@ func (w *Walker) declarations(css string, at func(int) int) {
 		w.Add(RuleUnsafe, at(m[0]), "the icon's CSS uses @import, which editors would fetch; delete it")
 	}
 	w.references("style", css, at)
+	w.drawDeclarations(css, at, where)
 }
 
 // references reports what a value or style sheet would load from outside

@@ -31,3 +31,13 @@ func TestIndexImageSet(t *testing.T) {
 		}
 	}
 }
+
+func TestIndexFold(t *testing.T) {
+	for _, c := range []struct {
+		s, word string
+	}{{"", "use"}, {"us", "use"}, {"<USE", "use"}, {"MMMmask", "mask"}, {"Mmm", "mask"}, {"clip-rule clip-path", "clip-path"}, {"CLIP-PATH", "clip-path"}, {"Marke", "marker"}, {"mARKERs", "marker"}, {"uu use", "use"}} {
+		if got, want := indexFold([]byte(c.s), c.word), strings.Index(asciiLower(c.s), c.word); got != want {
+			t.Errorf("indexFold(%q, %q) = %d, want %d", c.s, c.word, got, want)
+		}
+	}
+}

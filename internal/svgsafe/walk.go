@@ -124,7 +124,7 @@ type Walker struct {
 
 	lowered map[string]string // see Lower
 
-	uses uses // the <use> references, counted after the walk
+	draws draws // the references that draw other elements, counted after the walk
 }
 
 var utf8BOM = []byte("\ufeff")
@@ -147,7 +147,7 @@ func (w *Walker) Walk(data []byte, rules Rules) Outcome {
 	if !w.decode() {
 		return Stopped
 	}
-	w.checkUses()
+	w.checkDraws()
 	if !w.sawRoot {
 		w.Add(RuleXML, len(w.data), "the icon has no <svg> element; it must be an SVG document starting with <svg xmlns=\"http://www.w3.org/2000/svg\" width=\"16\" height=\"16\" viewBox=\"0 0 16 16\">")
 		return Stopped
@@ -181,7 +181,7 @@ func (w *Walker) Finish() []Problem {
 	w.rules = nil
 	w.text.data = nil
 	w.nsURLs = clearAll(w.nsURLs)
-	w.uses.release()
+	w.draws.release()
 	return problems
 }
 
@@ -193,7 +193,7 @@ func (w *Walker) reset(data []byte, rules Rules) {
 	w.nsURLs, w.nsMarks = w.nsURLs[:0], w.nsMarks[:0]
 	w.styleDepth = 0
 	w.style, w.styleMap = w.style[:0], w.styleMap[:0]
-	w.uses.reset(data)
+	w.draws.reset(data)
 }
 
 // clearAll zeroes s up to its capacity, where earlier (longer) uses left
@@ -298,7 +298,7 @@ func (w *Walker) end() {
 		w.stylesheet()
 	}
 	w.depth--
-	w.uses.endElement()
+	w.draws.closeElement()
 	w.nsURLs = w.nsURLs[:w.nsMarks[len(w.nsMarks)-1]]
 	w.nsMarks = w.nsMarks[:len(w.nsMarks)-1]
 }
@@ -442,13 +442,16 @@ func (w *Walker) element(t xml.StartElement, raw []RawAttr, off, depth int) {
 	if len(t.Attr) > 32 {
 		seen = make(map[xml.Name]bool, len(t.Attr))
 	}
-	var id, href string
+	w.draws.openElement()
+	var href string
 	for i, a := range t.Attr {
 		switch {
 		case a.Name.Local == "id" && a.Name.Space == "":
-			id = a.Value
+			w.draws.id(a.Value)
 		case a.Name.Local == "href":
 			href = strings.TrimSpace(a.Value)
+		case (a.Name.Local == "d" || a.Name.Local == "points") && a.Name.Space == "":
+			w.draws.shape(a.Value)
 		}
 		ra := MatchAttr(raw, i, a, off)
 		// encoding/xml lets a repeated attribute through; browsers refuse
@@ -470,7 +473,9 @@ func (w *Walker) element(t xml.StartElement, raw []RawAttr, off, depth int) {
 	if animationElement(local) {
 		w.animation(t, raw, off)
 	}
-	w.uses.startElement(local, id, href, off)
+	if local == "use" && strings.HasPrefix(href, "#") {
+		w.draws.ref(href[1:], off, false, inAttribute)
+	}
 }
 
 // declare opens the element's namespace scope.
@@ -584,13 +589,15 @@ func (w *Walker) attribute(a xml.Attr, ra RawAttr) {
 		return
 	}
 	if local == "style" {
-		w.declarations(a.Value, ra.valueMapper(w.data, a.Value))
+		w.declarations(a.Value, ra.valueMapper(w.data, a.Value), inAttribute)
 		return
 	}
 	if w.rules != nil && colorProperty(local) {
 		w.rules.Paint(a.Name.Local, a.Value, ra.NameOff, AsAttribute)
 	}
-	w.references(a.Name.Local, a.Value, func(int) int { return ra.NameOff })
+	nameOff := func(int) int { return ra.NameOff }
+	w.references(a.Name.Local, a.Value, nameOff)
+	w.drawRefs(local, a.Value, nameOff, inAttribute)
 }
 
 func (w *Walker) styleText(s string, off, end int) {
@@ -602,7 +609,7 @@ func (w *Walker) stylesheet() {
 	css := string(w.style)
 	segs := w.styleMap
 	w.styleDepth = 0
-	w.declarations(css, func(i int) int { return mapSegments(segs, i) })
+	w.declarations(css, func(i int) int { return mapSegments(segs, i) }, inSheet)
 }
 
 // firstWord returns the directive's keyword (DOCTYPE, ENTITY, ...).
