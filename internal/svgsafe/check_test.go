@@ -181,3 +181,85 @@ func TestOrdinaryReferencesPass(t *testing.T) {
 		}
 	}
 }
+
+// A Unicode space before "#" makes a relative URL, which an inlined icon
+// fetches from the page's origin (GET /%C2%A0): browsers trim only ASCII
+// spaces and controls.
+func TestUnicodeSpaceBeforeTheFragmentIsALoad(t *testing.T) {
+	for name, svg := range map[string]string{
+		"use":    open + `<use href="&#xA0;#a"/></svg>`,
+		"mask":   open + `<path style="mask:url(&#xA0;#a)" d="M0 0"/></svg>`,
+		"filter": open + `<path filter="url(&#x3000;#a)" d="M0 0"/></svg>`,
+		"set":    open + `<a><set attributeName="href" to="&#x85;#a"/></a></svg>`,
+	} {
+		if ps := Check([]byte(svg)); len(ps) != 1 || ps[0].Rule != RuleUnsafe {
+			t.Errorf("%s: %+v, want one icon-unsafe", name, ps)
+		}
+	}
+	if ps := Check([]byte(open + `<use href=" #a&#9;"/><path id="a" d="M0 0"/></svg>`)); len(ps) != 0 {
+		t.Errorf("ASCII spaces around #a: %+v, want no problem", ps)
+	}
+}
+
+// TestReferenceBombsInDisguise: each is a five-level bomb that a first
+// version of the count let through (a hostile pass held Chromium over
+// 40 s with each at seven levels): property names spelled with an
+// entity, split by CDATA or a comment, vendor-prefixed or in longhand;
+// references set by an animation, percent-encoded, or through patterns;
+// and markers on paths whose vertices a naive count misses.
+func TestReferenceBombsInDisguise(t *testing.T) {
+	// The top shape names level 5 as the levels name theirs (top), so
+	// that no plain "clip-path" is written anywhere.
+	bomb5 := func(level func(i int) string, top string) string {
+		var b strings.Builder
+		b.WriteString(open + `<defs><clipPath id="r0"><rect width="16" height="16"/></clipPath>`)
+		for i := 1; i <= 5; i++ {
+			b.WriteString(level(i))
+		}
+		fmt.Fprintf(&b, `</defs><path d="M0 0h16v16H0z" fill="currentColor" `+top+`/></svg>`, 5)
+		return b.String()
+	}
+	bomb := func(levels int, level func(i int) string) string {
+		return bomb5(level, `clip-path="url(#r%d)"`)
+	}
+	ten := func(i int, shape string) string {
+		return fmt.Sprintf(`<clipPath id="r%d">%s</clipPath>`, i, strings.Repeat(fmt.Sprintf(shape, i-1), 10))
+	}
+	sheet := func(css string) string {
+		return open + `<style>` + css + `</style>` + strings.TrimPrefix(bomb5(func(i int) string {
+			return ten(i, `<rect class="l`+fmt.Sprint(i)+`" width="1" height="16" data-n="%d"/>`)
+		}, `class="l6" data-n="%d"`), open)
+	}
+	var classes, cdata, comment strings.Builder
+	for i := 1; i <= 6; i++ {
+		fmt.Fprintf(&classes, ".l%d{-webkit-clip-path:url(#r%d)}", i, i-1)
+		fmt.Fprintf(&cdata, ".l%d{clip-<![CDATA[path]]>:url(#r%d)}", i, i-1)
+		fmt.Fprintf(&comment, ".l%d{clip<!---->-path:url(#r%d)}", i, i-1)
+	}
+	var zs strings.Builder
+	zs.WriteString(open + `<marker id="m">` + strings.Repeat(`<circle r="1" fill="currentColor"/>`, 40) + `</marker><path marker-mid="url(#m)" stroke="currentColor" d="M1 1` + strings.Repeat("z", 100) + `"/></svg>`)
+	var dots strings.Builder
+	dots.WriteString(open + `<marker id="m">` + strings.Repeat(`<circle r="1" fill="currentColor"/>`, 10) + `</marker><path marker-mid="url(#m)" stroke="currentColor" d="M0 0` + strings.Repeat(".5", 400) + `"/></svg>`)
+	for name, svg := range map[string]string{
+		"entity in the property": bomb5(func(i int) string { return ten(i, `<rect width="1" height="16" style="clip-p&#97;th:url(#r%d)"/>`) }, `style="clip-p&#97;th:url(#r%d)"`),
+		"-webkit-clip-path":      bomb(5, func(i int) string { return ten(i, `<rect width="1" height="16" style="-webkit-clip-path:url(#r%d)"/>`) }),
+		"mask-image":             bomb(5, func(i int) string { return ten(i, `<rect width="1" height="16" style="mask-image:url(#r%d)"/>`) }),
+		"set by an animation": bomb(5, func(i int) string {
+			return ten(i, `<rect width="1" height="16"><set attributeName="clip-path" to="url(#r%d)"/></rect>`)
+		}),
+		"percent-encoded": bomb(5, func(i int) string { return ten(i, `<use href="#%%72%d"/>`) }),
+		"patterns": strings.ReplaceAll(bomb(5, func(i int) string {
+			return ten(i, `<rect width="1" height="16" fill="url(#r%d)"/>`)
+		}), "clipPath", "pattern"),
+		"sheet, prefixed":  sheet(classes.String()),
+		"sheet, CDATA":     sheet(cdata.String()),
+		"sheet, comment":   sheet(comment.String()),
+		"marker on z's":    zs.String(),
+		"marker on .5.5.5": dots.String(),
+	} {
+		ps := Check([]byte(svg))
+		if len(ps) != 1 || ps[0].Rule != RuleUnsafe || !strings.Contains(ps[0].Message, "copies") {
+			t.Errorf("%s: %+v, want one icon-unsafe about copies", name, ps)
+		}
+	}
+}

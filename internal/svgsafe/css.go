@@ -53,7 +53,7 @@ func (w *Walker) declarations(css string, at func(int) int, where cssPlace) {
 		w.Add(RuleUnsafe, at(m[0]), "the icon's CSS uses @import, which editors would fetch; delete it")
 	}
 	w.references("style", css, at)
-	w.drawDeclarations(css, at, where)
+	w.cssRefs(css, at, where)
 }
 
 // references reports what a value or style sheet would load from outside
@@ -78,7 +78,7 @@ func (w *Walker) urls(where, value string, at func(int) int) {
 		var target string
 		for g := 1; g <= 3; g++ {
 			if m[2*g] >= 0 {
-				target = strings.TrimSpace(value[m[2*g]:m[2*g+1]])
+				target = trimURL(value[m[2*g]:m[2*g+1]])
 				break
 			}
 		}
@@ -152,7 +152,7 @@ func (w *Walker) imageSets(where, value string, at func(int) int) {
 				if end < 0 {
 					end = len(value) - k - 1
 				}
-				str := strings.TrimSpace(value[k+1 : k+1+end])
+				str := trimURL(value[k+1 : k+1+end])
 				if depth == 1 && external == "" && str != "" && !strings.HasPrefix(str, "#") {
 					external = str
 				}

@@ -17,9 +17,10 @@
 //     (src, action…), href and url(...) leaving the document,
 //     <?xml-stylesheet?>, CSS @import, image-set() strings, backslash
 //     escapes in CSS (which could hide those), <set>/<animate> that would
-//     set href to something outside the icon, and references that draw
-//     other elements (<use>, mask, clip-path, marker) that loop or make
-//     more than MaxCopies copies (a reference bomb).
+//     set href to something outside the icon, and references to the
+//     icon's own elements (<use>, url(#id) in any property, what an
+//     animation sets) that loop or make more than MaxCopies copies (a
+//     reference bomb).
 //   - icon-xml: what browsers refuse to render though encoding/xml lets it
 //     through: a repeated attribute, an undeclared namespace prefix
 //     (xlink:href without xmlns:xlink), a root that is not <svg> in the SVG

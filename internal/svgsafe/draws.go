@@ -3,36 +3,40 @@ package svgsafe
 import (
 	"bytes"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync"
 )
 
 // MaxCopies bounds the copies of elements that an icon's references make
-// a renderer draw: a <use> draws a copy of what it names, and mask,
-// clip-path and marker draw their element's content for each shape that
-// names them (a marker once for each vertex), copies included. A
-// kilobyte of nested references asks for billions (librsvg's
-// CVE-2019-20446). In Chromium, 10^4 copies through <use> took 1.5 s to
-// draw, 10^6 over a minute, and seven levels of ten through mask,
-// clip-path or marker over 40 s. A 16×16 icon has 256 pixels: no drawing
-// needs more than a thousand copies. No icon of the public registry uses
-// <use> or marker; the four with a mask or a clip path use each once.
+// a renderer draw: a <use> draws a copy of what it names; a mask, clip
+// path, pattern or filter is drawn for each shape that names it in
+// url(#id), whatever the property (-webkit-mask-image too), and a marker
+// once for each vertex; copies are counted with what they contain, so
+// nesting multiplies. A kilobyte of nested references asks for billions
+// (librsvg's CVE-2019-20446). In Chromium, 10^4 copies through <use> took
+// 1.5 s to draw, 10^6 over a minute; seven levels of ten through mask,
+// clip-path or marker, or nine through patterns, over 40 s. A 16×16 icon
+// has 256 pixels: no drawing needs more than a thousand copies. No icon of
+// the public registry uses <use>, a pattern or a marker; the four with a
+// mask or a clip path use each once. Gradients are not counted: their
+// stops draw nothing.
 const MaxCopies = 1000
 
 // draws is the part of a walk that counts what references make a
 // renderer draw: the element tree in document order, the ids, and the
-// references that draw another element's content.
+// references to the icon's own elements.
 type draws struct {
-	on        bool             // the icon has "use", "mask", "clip" or "marker" in it at all
+	on        bool             // the icon has a '#' at all: every local reference needs one
 	parent    []int32          // each element's parent, -1 for the root
 	edgeStart []int32          // each element's first reference in edges
-	verts     []int64          // each element's vertices (numbers in d or points, halved)
+	shape     []string         // each element's d or points, for a marker's vertices
+	gradient  []bool           // the element is a gradient: naming it draws nothing
 	open      []int32          // the open elements, outermost first
 	ids       map[string]int32 // id → the first element with it, as browsers pick
 	edges     []edge           // the elements' references, grouped by element
 	sheet     []edge           // references in <style> sheets: they may apply to any element
-	allVerts  int64
 
 	// The count, after the walk.
 	kids, kidStart, cursor []int32
@@ -40,88 +44,35 @@ type draws struct {
 	state                  []uint8 // 0 not counted, 1 being counted, 2 counted
 }
 
-// edge is one reference that draws element name's content.
+// edge is one reference to the element with id name.
 type edge struct {
-	name   string // the id, without "#"
+	name   string // the id, without "#", percent-decoded as browsers do
 	off    int    // where it is written
 	marker bool   // drawn once for each vertex
 	target int32  // resolved after the walk; -1 when no element has the id
 }
 
-// reset readies d for data: most icons reference nothing, and skip the
-// bookkeeping.
+// reset readies d for data: an icon without '#' references nothing of
+// its own, and skips the bookkeeping.
 func (d *draws) reset(data []byte) {
-	d.on = mayDraw(data)
-	d.parent, d.edgeStart, d.verts, d.open = d.parent[:0], d.edgeStart[:0], d.verts[:0], d.open[:0]
-	d.allVerts = 0
+	d.on = bytes.IndexByte(data, '#') >= 0
+	d.parent, d.edgeStart, d.gradient, d.open = d.parent[:0], d.edgeStart[:0], d.gradient[:0], d.open[:0]
 	d.release()
 }
 
 // release drops the icon's strings; a map a crafted icon grew is dropped
 // whole rather than cleared for every icon after it.
 func (d *draws) release() {
-	d.edges, d.sheet = clearAll(d.edges), clearAll(d.sheet)
+	d.edges, d.sheet, d.shape = clearAll(d.edges), clearAll(d.sheet), clearAll(d.shape)
 	if len(d.ids) > 64 {
 		d.ids = nil
 	}
 	clear(d.ids)
 }
 
-// mayDraw reports whether data holds a word that starts a drawing
-// reference (use, mask, clip-path, marker) in any ASCII case. Most icons
-// hold none (clip-rule, common, is not one), and skip the bookkeeping.
-func mayDraw(data []byte) bool {
-	for _, w := range [...]string{"use", "mask", "clip-path", "marker"} {
-		if indexFold(data, w) >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// indexFold is the index of word (lower-case ASCII letters and '-') in
-// data in any ASCII case, or -1. It reads data once: the next lower- and
-// upper-case first letters are each searched for only when passed.
-func indexFold(data []byte, word string) int {
-	lo, up := word[0], word[0]-('a'-'A')
-	nextLo, nextUp := indexFrom(data, 0, lo), indexFrom(data, 0, up)
-	for {
-		i := nextLo
-		if i < 0 || (nextUp >= 0 && nextUp < i) {
-			i = nextUp
-		}
-		if i < 0 || i+len(word) > len(data) {
-			return -1
-		}
-		k := 1
-		// b|0x20 lower-cases an ASCII letter and leaves '-' as it is (a
-		// carriage return passes for '-' too: this only decides whether
-		// to look closer).
-		for k < len(word) && data[i+k]|0x20 == word[k] {
-			k++
-		}
-		if k == len(word) {
-			return i
-		}
-		if i == nextLo {
-			nextLo = indexFrom(data, i+1, lo)
-		} else {
-			nextUp = indexFrom(data, i+1, up)
-		}
-	}
-}
-
-// indexFrom is the index of the first c in data at or after from, or -1.
-func indexFrom(data []byte, from int, c byte) int {
-	if j := bytes.IndexByte(data[from:], c); j >= 0 {
-		return from + j
-	}
-	return -1
-}
-
-// openElement records an element; what it references follows, until the
-// next element opens.
-func (d *draws) openElement() {
+// openElement records an element (local: its name in lower case); what it
+// references follows, until the next element opens.
+func (d *draws) openElement(local string) {
 	if !d.on {
 		return
 	}
@@ -132,7 +83,8 @@ func (d *draws) openElement() {
 	d.open = append(d.open, int32(len(d.parent)))
 	d.parent = append(d.parent, p)
 	d.edgeStart = append(d.edgeStart, int32(len(d.edges)))
-	d.verts = append(d.verts, 0)
+	d.shape = append(d.shape, "")
+	d.gradient = append(d.gradient, strings.HasSuffix(local, "gradient"))
 }
 
 func (d *draws) closeElement() {
@@ -142,7 +94,7 @@ func (d *draws) closeElement() {
 }
 
 func (d *draws) current() int32 {
-	if len(d.open) == 0 {
+	if !d.on || len(d.open) == 0 {
 		return -1
 	}
 	return d.open[len(d.open)-1]
@@ -162,39 +114,25 @@ func (d *draws) id(v string) {
 	}
 }
 
-// shape counts the current element's vertices from its d or points.
-func (d *draws) shape(value string) {
-	if !d.on {
-		return
+// setShape keeps the current element's d or points, whose vertices a
+// marker is drawn at (counted only if one is).
+func (d *draws) setShape(value string) {
+	if i := d.current(); i >= 0 {
+		d.shape[i] = value
 	}
-	i := d.current()
-	if i < 0 {
-		return
-	}
-	n := int64(countNumbers(value)/2 + 1)
-	d.verts[i] += n
-	d.allVerts += n
-}
-
-// countNumbers counts the runs of digits in s: a path's or a polyline's
-// coordinates, near enough to weigh a marker drawn at each vertex.
-func countNumbers(s string) int {
-	n, in := 0, false
-	for i := 0; i < len(s); i++ {
-		digit := s[i] >= '0' && s[i] <= '9'
-		if digit && !in {
-			n++
-		}
-		in = digit || (in && s[i] == '.')
-	}
-	return n
 }
 
 // ref records that the current element (or, from a <style> sheet, any
-// element) draws the content of the element named by #name.
+// element) names the element #name.
 func (d *draws) ref(name string, off int, marker bool, where cssPlace) {
 	if !d.on || name == "" {
 		return
+	}
+	if strings.IndexByte(name, '%') >= 0 {
+		// Browsers percent-decode a fragment before they look it up.
+		if n, err := url.PathUnescape(name); err == nil {
+			name = n
+		}
 	}
 	e := edge{name: name, off: off, marker: marker, target: -1}
 	if where == inSheet {
@@ -214,51 +152,50 @@ const (
 	inSheet                     // a <style> element: it may apply to any element
 )
 
-// drawProperty says whether a property (in lower case) draws the content
-// of the element its url(#id) names, and whether once per vertex.
-func drawProperty(name string) (draws, marker bool) {
-	switch name {
-	case "mask", "clip-path":
-		return true, false
-	case "marker", "marker-start", "marker-mid", "marker-end":
-		return true, true
+// hrefDraws says whether an element's href="#id" makes what it names
+// drawn or used (a <use>, a pattern's or filter's template, feImage,
+// textPath…): not a link, which goes there, nor an animation, which
+// changes it.
+func hrefDraws(local string) bool {
+	switch local {
+	case "a", "discard":
+		return false
 	}
-	return false, false
+	return !animationElement(local)
 }
 
 // drawPatterns are compiled on first use (see cssPatterns).
 var drawPatterns = sync.OnceValue(func() (p struct{ decl, local *regexp.Regexp }) {
-	// A declaration of a drawing property, as cssPatterns' colour one.
-	p.decl = regexp.MustCompile(`(?i)(?:^|[\s;{])(mask|clip-path|marker|marker-start|marker-mid|marker-end)\s*:\s*([^;}]*)`)
+	// Any declaration: its property, then its value.
+	p.decl = regexp.MustCompile(`(?i)(?:^|[\s;{])(-?[a-z][-a-z0-9]*)\s*:\s*([^;{}]*)`)
 	// url(#id), quoted or not.
 	p.local = regexp.MustCompile(`(?i)url\(\s*["']?#([^"')\s]+)`)
 	return p
 })
 
-// drawRefs records the url(#id) references in value, a drawing
-// property's, at off (a value's offset maps through at).
-func (w *Walker) drawRefs(prop, value string, at func(int) int, where cssPlace) {
-	if !w.draws.on {
+// localRefs records the url(#id) references in value, the value of
+// property prop (in lower case), written at off (a value's offset maps
+// through at).
+func (w *Walker) localRefs(prop, value string, at func(int) int, where cssPlace) {
+	if !w.draws.on || !hasURL(value) {
 		return
 	}
-	draws, marker := drawProperty(prop)
-	if !draws || !hasURL(value) {
-		return
-	}
+	marker := strings.HasPrefix(strings.TrimPrefix(prop, "-webkit-"), "marker")
 	for _, m := range drawPatterns().local.FindAllStringSubmatchIndex(value, -1) {
 		w.draws.ref(value[m[2]:m[3]], at(m[0]), marker, where)
 	}
 }
 
-// drawDeclarations records the drawing references of CSS text.
-func (w *Walker) drawDeclarations(css string, at func(int) int, where cssPlace) {
+// cssRefs records the url(#id) references of CSS text, declaration by
+// declaration (a marker's are drawn at each vertex).
+func (w *Walker) cssRefs(css string, at func(int) int, where cssPlace) {
 	if !w.draws.on || !hasURL(css) {
 		return
 	}
 	for _, m := range drawPatterns().decl.FindAllStringSubmatchIndex(css, -1) {
 		prop := strings.ToLower(css[m[2]:m[3]])
 		start := m[4]
-		w.drawRefs(prop, css[m[4]:m[5]], func(i int) int { return at(start + i) }, where)
+		w.localRefs(prop, css[m[4]:m[5]], func(i int) int { return at(start + i) }, where)
 	}
 }
 
@@ -271,12 +208,8 @@ func (w *Walker) checkDraws() {
 		return
 	}
 	n := len(d.parent)
-	for k := range d.edges {
-		d.edges[k].target = d.lookup(d.edges[k].name)
-	}
-	for k := range d.sheet {
-		d.sheet[k].target = d.lookup(d.sheet[k].name)
-	}
+	d.resolve(d.edges)
+	d.resolve(d.sheet)
 	// Children grouped by parent (a counting sort), so that an element's
 	// count can add its children's.
 	d.kidStart = fill(d.kidStart, n+1, 0)
@@ -300,60 +233,68 @@ func (w *Walker) checkDraws() {
 	d.state = fill(d.state, n, 0)
 
 	const limit = MaxCopies + 1
-	var copies int64
-	worstCopies, worstOff := int64(-1), 0
 	for i := range n {
 		loop := false
 		d.count(int32(i), limit, &loop)
 		if loop {
-			w.Add(RuleUnsafe, d.loopAt(), "this reference leads into a loop (an element drawn inside itself through <use>, mask, clip-path or marker), which renderers must catch; reference only elements that do not contain the reference: remove it")
+			w.Add(RuleUnsafe, d.loopAt(), "this reference leads into a loop (an element drawn inside itself through <use>, mask, clip-path, a pattern or a marker), which renderers must catch; reference only elements that do not contain the reference: remove it")
 			return
 		}
 	}
 	// What each reference adds: its target's count, times the vertices
 	// for a marker.
+	var copies int64
+	worstCopies, worstOff := int64(-1), 0
+	add := func(c int64, off int) {
+		if c > worstCopies {
+			worstCopies, worstOff = c, off
+		}
+		copies = min(copies+c, limit)
+	}
 	for i := range n {
 		for _, e := range d.edgesOf(int32(i)) {
-			if e.target < 0 {
-				continue
+			if e.target >= 0 {
+				add(mulCap(d.size[e.target], d.weight(int32(i), e), limit), e.off)
 			}
-			c := mulCap(d.size[e.target], d.weight(int32(i), e), limit)
-			if c > worstCopies {
-				worstCopies, worstOff = c, e.off
-			}
-			copies = min(copies+c, limit)
 		}
 	}
 	// A <style> sheet's reference may apply to every element (every
 	// vertex, for a marker): its selectors are not matched here.
+	var allVerts int64 = -1
 	for _, e := range d.sheet {
 		if e.target < 0 {
 			continue
 		}
 		times := int64(n)
 		if e.marker {
-			times = max(d.allVerts, 1)
+			if allVerts < 0 {
+				allVerts = 0
+				for _, s := range d.shape {
+					allVerts += int64(countVertices(s))
+				}
+			}
+			times = max(allVerts, 1)
 		}
-		c := mulCap(d.size[e.target], times, limit)
-		if c > worstCopies {
-			worstCopies, worstOff = c, e.off
-		}
-		copies = min(copies+c, limit)
+		add(mulCap(d.size[e.target], times, limit), e.off)
 	}
 	if copies > MaxCopies {
 		alone := fmt.Sprint(worstCopies)
 		if worstCopies >= MaxCopies {
 			alone = fmt.Sprintf("%d or more", MaxCopies) // counting stopped there
 		}
-		w.Add(RuleUnsafe, worstOff, "the icon's references (<use>, mask, clip-path, marker) make renderers draw more than %d copies of its elements (this one alone %s), which freezes an editor drawing it; draw the shapes once, or reuse them a few times without nesting references", MaxCopies, alone)
+		w.Add(RuleUnsafe, worstOff, "the icon's references to its own elements (<use>, and url(#…) in mask, clip-path, fill, filter, marker…) make renderers draw more than %d copies of its elements (this one alone %s), which freezes an editor drawing it; draw the shapes once, or reuse them a few times without nesting references", MaxCopies, alone)
 	}
 }
 
-func (d *draws) lookup(name string) int32 {
-	if t, ok := d.ids[name]; ok {
-		return t
+// resolve finds each reference's element. A gradient counts as nothing
+// found: naming one draws no element.
+func (d *draws) resolve(es []edge) {
+	for k := range es {
+		es[k].target = -1
+		if t, ok := d.ids[es[k].name]; ok && !d.gradient[t] {
+			es[k].target = t
+		}
 	}
-	return -1
 }
 
 // edgesOf is element i's references.
@@ -365,12 +306,66 @@ func (d *draws) edgesOf(i int32) []edge {
 	return d.edges[d.edgeStart[i]:end]
 }
 
-// weight is how many times element i draws e's target.
+// weight is how many times element i draws e's target: once, or for a
+// marker at each vertex of i's shape (an animation's marker: of the
+// shape it animates, its parent's).
 func (d *draws) weight(i int32, e edge) int64 {
-	if e.marker {
-		return max(d.verts[i], 1)
+	if !e.marker {
+		return 1
 	}
-	return 1
+	s := d.shape[i]
+	if s == "" && d.parent[i] >= 0 {
+		s = d.shape[d.parent[i]]
+	}
+	return int64(max(countVertices(s), 1))
+}
+
+// countVertices estimates a path's or polyline's vertices, a marker's
+// places: its commands (each "z" too) and half its numbers, read as SVG
+// reads them (".5.5" is two numbers, "1e-3" one). A run of one-number
+// commands (h1 1 1) is undercounted by half at most.
+func countVertices(s string) int {
+	letters, numbers := 0, 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9', c == '.':
+			numbers++
+			i = numberEnd(s, i)
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
+			letters++
+			i++
+		default:
+			i++
+		}
+	}
+	return letters + (numbers+1)/2
+}
+
+// numberEnd is where the number starting at s[i] (a digit or '.') ends:
+// a second '.' starts the next number.
+func numberEnd(s string, i int) int {
+	dot := false
+	for i < len(s) {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+		case c == '.' && !dot:
+			dot = true
+		case (c == 'e' || c == 'E') && i+1 < len(s):
+			i++
+			if s[i] == '+' || s[i] == '-' {
+				i++
+			}
+			for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+				i++
+			}
+			return i
+		default:
+			return i
+		}
+		i++
+	}
+	return i
 }
 
 // count is how many elements a renderer draws for element i, copies

@@ -32,12 +32,19 @@ func TestIndexImageSet(t *testing.T) {
 	}
 }
 
-func TestIndexFold(t *testing.T) {
-	for _, c := range []struct {
-		s, word string
-	}{{"", "use"}, {"us", "use"}, {"<USE", "use"}, {"MMMmask", "mask"}, {"Mmm", "mask"}, {"clip-rule clip-path", "clip-path"}, {"CLIP-PATH", "clip-path"}, {"Marke", "marker"}, {"mARKERs", "marker"}, {"uu use", "use"}} {
-		if got, want := indexFold([]byte(c.s), c.word), strings.Index(asciiLower(c.s), c.word); got != want {
-			t.Errorf("indexFold(%q, %q) = %d, want %d", c.s, c.word, got, want)
+func TestCountVertices(t *testing.T) {
+	for s, want := range map[string]int{
+		"":                0,
+		"M0 0":            2,
+		"M0 0.5.5.5":      3, // M, and 0 .5 .5 .5 halved
+		"M1 1zzzz":        6,
+		"M1e-3 2E+2L3 4":  4,
+		"0,0 1,1 2,2":     3,
+		"m0 0h1v1h-1z":    8,
+		"M10.5.25-3e1,7z": 4,
+	} {
+		if got := countVertices(s); got != want {
+			t.Errorf("countVertices(%q) = %d, want %d", s, got, want)
 		}
 	}
 }

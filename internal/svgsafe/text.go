@@ -198,3 +198,11 @@ func Printable(s string) string {
 
 // Quote writes an untrusted value as a double-quoted, escaped string.
 func Quote(s string) string { return `"` + Printable(s) + `"` }
+
+// trimURL trims what browsers' URL parser trims around a URL: C0
+// controls and spaces, not Unicode spaces. strings.TrimSpace would take
+// "\u00a0#a" for the local "#a", where browsers fetch the relative URL
+// "%C2%A0#a".
+func trimURL(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
+}

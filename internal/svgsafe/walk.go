@@ -122,7 +122,8 @@ type Walker struct {
 	style      []byte
 	styleMap   []segment
 
-	lowered map[string]string // see Lower
+	lowered   map[string]string // see Lower
+	animating bool              // the element being read is an animation (see animation)
 
 	draws draws // the references that draw other elements, counted after the walk
 }
@@ -442,16 +443,17 @@ func (w *Walker) element(t xml.StartElement, raw []RawAttr, off, depth int) {
 	if len(t.Attr) > 32 {
 		seen = make(map[xml.Name]bool, len(t.Attr))
 	}
-	w.draws.openElement()
+	w.draws.openElement(local)
+	w.animating = animationElement(local)
 	var href string
 	for i, a := range t.Attr {
 		switch {
 		case a.Name.Local == "id" && a.Name.Space == "":
 			w.draws.id(a.Value)
 		case a.Name.Local == "href":
-			href = strings.TrimSpace(a.Value)
+			href = trimURL(a.Value)
 		case (a.Name.Local == "d" || a.Name.Local == "points") && a.Name.Space == "":
-			w.draws.shape(a.Value)
+			w.draws.setShape(a.Value)
 		}
 		ra := MatchAttr(raw, i, a, off)
 		// encoding/xml lets a repeated attribute through; browsers refuse
@@ -473,7 +475,7 @@ func (w *Walker) element(t xml.StartElement, raw []RawAttr, off, depth int) {
 	if animationElement(local) {
 		w.animation(t, raw, off)
 	}
-	if local == "use" && strings.HasPrefix(href, "#") {
+	if strings.HasPrefix(href, "#") && hrefDraws(local) {
 		w.draws.ref(href[1:], off, false, inAttribute)
 	}
 }
@@ -516,6 +518,35 @@ func animationElement(local string) bool {
 	return false
 }
 
+// animationRefs records what an animation would set that names the
+// icon's own elements, as if written on the element it animates (its
+// parent): <set attributeName="mask" to="url(#m)"/> draws #m as surely as
+// mask="url(#m)".
+func (w *Walker) animationRefs(t xml.StartElement, raw []RawAttr, off int, prop string, href bool) {
+	if !w.draws.on {
+		return
+	}
+	for i, a := range t.Attr {
+		switch {
+		case a.Name.Space != "":
+			continue
+		case a.Name.Local == "to", a.Name.Local == "from", a.Name.Local == "by", a.Name.Local == "values":
+		default:
+			continue
+		}
+		ra := MatchAttr(raw, i, a, off)
+		at := func(int) int { return ra.NameOff }
+		w.localRefs(prop, a.Value, at, inAttribute)
+		if href {
+			for v := range strings.SplitSeq(a.Value, ";") {
+				if v = trimURL(v); strings.HasPrefix(v, "#") {
+					w.draws.ref(v[1:], ra.NameOff, false, inAttribute)
+				}
+			}
+		}
+	}
+}
+
 // animation checks what an animation would set: <set attributeName="fill"
 // to="red"/> hard-codes a colour as surely as fill="red", and <set
 // attributeName="href" to="javascript:…"/> links out as surely as href.
@@ -529,6 +560,7 @@ func (w *Walker) animation(t xml.StartElement, raw []RawAttr, off int) {
 	// Browsers resolve a prefix in attributeName through the element's
 	// namespace declarations, so any prefix may stand for xlink.
 	href := prop == "href" || strings.HasSuffix(prop, ":href")
+	w.animationRefs(t, raw, off, prop, href)
 	paints := w.rules != nil && colorProperty(prop)
 	if !paints && !href {
 		return
@@ -548,7 +580,7 @@ func (w *Walker) animation(t xml.StartElement, raw []RawAttr, off int) {
 		}
 		ra := MatchAttr(raw, i, a, off)
 		for _, v := range values {
-			v = strings.TrimSpace(v)
+			v = trimURL(v)
 			if v == "" {
 				continue
 			}
@@ -577,7 +609,7 @@ func (w *Walker) attribute(a xml.Attr, ra RawAttr) {
 		w.Add(RuleUnsafe, ra.NameOff, "the attribute %s makes browsers load or go to %s; icons may not carry it: remove it", Printable(a.Name.Local), Quote(a.Value))
 		return
 	case local == "href":
-		v := strings.TrimSpace(a.Value)
+		v := trimURL(a.Value)
 		if v != "" && !strings.HasPrefix(v, "#") {
 			w.Add(RuleUnsafe, ra.NameOff, "%s=%s refers to something outside the icon, which editors would load; icons may only reference their own elements (href=\"#id\"): inline it or remove it", Printable(a.Name.Local), Quote(v))
 		}
@@ -597,7 +629,14 @@ func (w *Walker) attribute(a xml.Attr, ra RawAttr) {
 	}
 	nameOff := func(int) int { return ra.NameOff }
 	w.references(a.Name.Local, a.Value, nameOff)
-	w.drawRefs(local, a.Value, nameOff, inAttribute)
+	switch {
+	case !w.animating:
+		w.localRefs(local, a.Value, nameOff, inAttribute)
+	case local == "attributename", local == "to", local == "from", local == "by", local == "values":
+		// What an animation sets: see animation.
+	default:
+		w.localRefs(local, a.Value, nameOff, inAttribute)
+	}
 }
 
 func (w *Walker) styleText(s string, off, end int) {
