@@ -263,3 +263,36 @@ func TestReferenceBombsInDisguise(t *testing.T) {
 		}
 	}
 }
+
+// TestCostlyFiltersRefused: a filter costs its region's area for every
+// primitive. Measured in headless Chromium: 300 blurs over a 2000×2000
+// region took 25 s, and fifty shapes with 1000px CSS blurs over 40 s; over
+// 3× the viewBox, or with 16px radii, they drew in normal time.
+func TestCostlyFiltersRefused(t *testing.T) {
+	region := func(attrs string) string {
+		return open + `<filter id="f"` + attrs + `><feGaussianBlur stdDeviation="1000"/></filter><rect width="16" height="16" fill="currentColor" filter="url(#f)"/></svg>`
+	}
+	for name, c := range map[string]struct {
+		svg  string
+		want bool
+	}{
+		"user space, 125× the icon":  {region(` x="-1000" y="-1000" width="2000" height="2000" filterUnits="userSpaceOnUse"`), true},
+		"user space, 3× the icon":    {region(` x="-16" y="-16" width="48" height="48" filterUnits="userSpaceOnUse"`), false},
+		"user space, in inches":      {region(` width="2in" filterUnits="userSpaceOnUse"`), true},
+		"box, 1000 boxes wide":       {region(` width="1000"`), true},
+		"box, 1000%":                 {region(` width="1000%"`), true},
+		"box, the default":           {region(``), false},
+		"box, a shadow's room":       {region(` x="-50%" y="-50%" width="200%" height="200%"`), false},
+		"CSS blur 1000px":            {open + `<rect width="16" height="16" style="filter: blur(1000px) drop-shadow(0 0 500px red)"/></svg>`, true},
+		"CSS drop-shadow in em":      {open + `<rect width="16" height="16" style="-webkit-filter:drop-shadow(0 0 10em red)"/></svg>`, true},
+		"attribute blur":             {open + `<rect width="16" height="16" filter="blur(100px)"/></svg>`, true},
+		"sheet blur":                 {open + `<style>rect{filter:BLUR(5in)}</style><rect width="16" height="16"/></svg>`, true},
+		"CSS blur 16px and a shadow": {open + `<rect width="16" height="16" style="filter: blur(16px) drop-shadow(0 0 16px red) blur(2px)"/></svg>`, false},
+	} {
+		ps := Check([]byte(c.svg))
+		got := len(ps) == 1 && ps[0].Rule == RuleUnsafe
+		if got != c.want || (!c.want && len(ps) != 0) {
+			t.Errorf("%s: %+v, want refused: %v", name, ps, c.want)
+		}
+	}
+}

@@ -54,6 +54,12 @@ func (w *Walker) declarations(css string, at func(int) int, where cssPlace) {
 	}
 	w.references("style", css, at)
 	w.cssRefs(css, at, where)
+	if strings.Contains(strings.ToLower(css), "filter") {
+		for _, m := range drawPatterns().decl.FindAllStringSubmatchIndex(css, -1) {
+			start := m[4]
+			w.filterFunctions(strings.ToLower(css[m[2]:m[3]]), css[m[4]:m[5]], func(i int) int { return at(start + i) })
+		}
+	}
 }
 
 // references reports what a value or style sheet would load from outside

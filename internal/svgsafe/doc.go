@@ -20,7 +20,8 @@
 //     set href to something outside the icon, and references to the
 //     icon's own elements (<use>, url(#id) in any property, what an
 //     animation sets) that loop or make more than MaxCopies copies (a
-//     reference bomb).
+//     reference bomb), and filters that cost far more than the icon: a
+//     region over 4 times it, a CSS blur() or drop-shadow() over 64px.
 //   - icon-xml: what browsers refuse to render though encoding/xml lets it
 //     through: a repeated attribute, an undeclared namespace prefix
 //     (xlink:href without xmlns:xlink), a root that is not <svg> in the SVG

@@ -124,6 +124,7 @@ type Walker struct {
 
 	lowered   map[string]string // see Lower
 	animating bool              // the element being read is an animation (see animation)
+	extent    float64           // the icon's size in user units (see filterRegion)
 
 	draws draws // the references that draw other elements, counted after the walk
 }
@@ -379,6 +380,7 @@ func (w *Walker) root(t xml.StartElement, raw []RawAttr, off int) {
 		}
 		w.Add(RuleXML, off, "the icon's root element is <%s>; it must be <svg xmlns=\"%s\">", name, svgNamespace)
 	}
+	w.extent = extent(t)
 	if w.rules != nil {
 		w.rules.Root(t, raw, off)
 	}
@@ -474,6 +476,9 @@ func (w *Walker) element(t xml.StartElement, raw []RawAttr, off, depth int) {
 	}
 	if animationElement(local) {
 		w.animation(t, raw, off)
+	}
+	if local == "filter" {
+		w.filterRegion(t, raw, off)
 	}
 	if strings.HasPrefix(href, "#") && hrefDraws(local) {
 		w.draws.ref(href[1:], off, false, inAttribute)
@@ -629,6 +634,7 @@ func (w *Walker) attribute(a xml.Attr, ra RawAttr) {
 	}
 	nameOff := func(int) int { return ra.NameOff }
 	w.references(a.Name.Local, a.Value, nameOff)
+	w.filterFunctions(local, a.Value, nameOff)
 	switch {
 	case !w.animating:
 		w.localRefs(local, a.Value, nameOff, inAttribute)
