@@ -53,12 +53,25 @@ func (w *Walker) declarations(css string, at func(int) int, where cssPlace) {
 		w.Add(RuleUnsafe, at(m[0]), "the icon's CSS uses @import, which editors would fetch; delete it")
 	}
 	w.references("style", css, at)
-	w.cssRefs(css, at, where)
-	if strings.Contains(strings.ToLower(css), "filter") {
-		for _, m := range drawPatterns().decl.FindAllStringSubmatchIndex(css, -1) {
-			start := m[4]
-			w.filterFunctions(strings.ToLower(css[m[2]:m[3]]), css[m[4]:m[5]], func(i int) int { return at(start + i) })
+	w.byProperty(css, at, where)
+}
+
+// byProperty runs, declaration by declaration, the checks that need the
+// property: references to the icon's own elements (a marker's are drawn
+// at each vertex) and filter lengths. Most CSS has neither, and is not
+// split.
+func (w *Walker) byProperty(css string, at func(int) int, where cssPlace) {
+	refs := w.draws.on && hasURL(css)
+	if !refs && !strings.Contains(strings.ToLower(css), "filter") {
+		return
+	}
+	for _, m := range drawPatterns().decl.FindAllStringSubmatchIndex(css, -1) {
+		prop, value, start := strings.ToLower(css[m[2]:m[3]]), css[m[4]:m[5]], m[4]
+		valueAt := func(i int) int { return at(start + i) }
+		if refs {
+			w.localRefs(prop, value, valueAt, where)
 		}
+		w.filterFunctions(prop, value, valueAt)
 	}
 }
 

@@ -186,19 +186,6 @@ func (w *Walker) localRefs(prop, value string, at func(int) int, where cssPlace)
 	}
 }
 
-// cssRefs records the url(#id) references of CSS text, declaration by
-// declaration (a marker's are drawn at each vertex).
-func (w *Walker) cssRefs(css string, at func(int) int, where cssPlace) {
-	if !w.draws.on || !hasURL(css) {
-		return
-	}
-	for _, m := range drawPatterns().decl.FindAllStringSubmatchIndex(css, -1) {
-		prop := strings.ToLower(css[m[2]:m[3]])
-		start := m[4]
-		w.localRefs(prop, css[m[4]:m[5]], func(i int) int { return at(start + i) }, where)
-	}
-}
-
 // checkDraws reports references that lead into a loop (an element drawn
 // inside itself, which renderers must catch) or that make more than
 // MaxCopies copies: one problem, at the reference where it shows.

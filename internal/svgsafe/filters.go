@@ -27,17 +27,10 @@ const (
 // 16×16 icon).
 func extent(t xml.StartElement) float64 {
 	for _, a := range t.Attr {
-		if a.Name.Space != "" || a.Name.Local != "viewBox" {
-			continue
-		}
-		f := strings.FieldsFunc(a.Value, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' })
-		if len(f) != 4 {
-			break
-		}
-		w, err1 := strconv.ParseFloat(f[2], 64)
-		h, err2 := strconv.ParseFloat(f[3], 64)
-		if err1 == nil && err2 == nil && w > 0 && h > 0 && !math.IsInf(w, 0) && !math.IsInf(h, 0) {
-			return max(w, h)
+		if a.Name.Space == "" && a.Name.Local == "viewBox" {
+			if w, h, ok := ParseViewBox(a.Value); ok {
+				return max(w, h)
+			}
 		}
 	}
 	return 16
@@ -124,8 +117,8 @@ func cssLength(s string) (v float64, unit string, ok bool) {
 		(s[i] == 'e' || s[i] == 'E') && i+1 < len(s) && (s[i+1] >= '0' && s[i+1] <= '9' || s[i+1] == '-' || s[i+1] == '+')) {
 		i++
 	}
-	v, err := strconv.ParseFloat(s[:i], 64)
-	if err != nil || math.IsNaN(v) {
+	v, ok = ParseNumber(s[:i])
+	if !ok {
 		return 0, "", false
 	}
 	return v, strings.ToLower(strings.TrimSpace(s[i:])), true

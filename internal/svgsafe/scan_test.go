@@ -1,7 +1,9 @@
 package svgsafe
 
 import (
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -45,6 +47,20 @@ func TestCountVertices(t *testing.T) {
 	} {
 		if got := countVertices(s); got != want {
 			t.Errorf("countVertices(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// numberPattern is the regular expression isNumber replaced.
+var numberPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+})
+
+func TestIsNumber(t *testing.T) {
+	for _, s := range []string{"", "0", "16", "+1", "-1.", ".5", "-.5e3", "1e", "1e+", "1E-2", ".", "+", "-.", "1..2", "1.2.3",
+		"1e2.5", "Inf", "NaN", "0x10", "1_0", " 1", "1 ", "1\n", "١", "e5", ".e5", "5.e5", "++1"} {
+		if got, want := isNumber(s), numberPattern().MatchString(s); got != want {
+			t.Errorf("isNumber(%q) = %v, want %v", s, got, want)
 		}
 	}
 }
